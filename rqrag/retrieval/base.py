@@ -1,0 +1,60 @@
+"""The retrieval interface every backend implements, shaped like pyserini's searchers.
+
+`Hit` is what every stage passes around (evidence in trajectories, sources in server answers);
+`Retriever` is the protocol the tree decoder, the data builder and the evaluator call.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass
+from typing import Protocol, runtime_checkable
+
+
+@dataclass(frozen=True)
+class Hit:
+    """One retrieved passage. `score` is backend-specific: larger is better within one result list."""
+
+    docid: str
+    title: str
+    text: str
+    score: float
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, d: dict) -> Hit:
+        return cls(docid=str(d["docid"]), title=d.get("title", ""), text=d.get("text", ""), score=float(d["score"]))
+
+
+class RetrieverError(RuntimeError):
+    """A retriever could not answer (index missing, service unreachable, bad query scope)."""
+
+
+class RetrieverUnavailable(RetrieverError):
+    """The backend cannot be reached at all (e.g. web search offline); the message names an alternative."""
+
+
+@runtime_checkable
+class Retriever(Protocol):
+    """`search` one query, or `batch_search` many at once (the tree decoder always batches).
+
+    `qids` name the *question* each query belongs to. Global retrievers (corpus, web) ignore them;
+    the candidates retriever needs them to search only that question's paragraphs. Unlike pyserini,
+    results are a list aligned with `queries` rather than a dict keyed by qid, because one question
+    issues several queries per tree level and a dict would collapse them.
+    """
+
+    name: str
+
+    def search(self, query: str, k: int = 3, qid: str | None = None) -> list[Hit]: ...
+
+    def batch_search(
+        self, queries: Sequence[str], k: int = 3, qids: Sequence[str] | None = None
+    ) -> list[list[Hit]]: ...
+
+
+def check_qids(queries: Sequence[str], qids: Sequence[str] | None) -> None:
+    if qids is not None and len(qids) != len(queries):
+        raise ValueError(f"got {len(queries)} queries but {len(qids)} qids; they must align one to one")

@@ -1,0 +1,153 @@
+"""Model resolution, special tokens with mean-initialised rows, and the real default model on CPU."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import torch
+from transformers import AutoModelForCausalLM, AutoTokenizer, LlamaConfig, LlamaForCausalLM
+
+from rqrag.models import ModelResolutionError, load_model_and_tokenizer, materialized_dir, resolve_model
+from rqrag.special_tokens import add_special_tokens, missing_special_tokens
+from rqrag.trajectory import SPECIAL_TOKENS
+
+
+def _tiny_model(vocab_size: int, tied: bool = True) -> LlamaForCausalLM:
+    torch.manual_seed(0)
+    config = LlamaConfig(
+        vocab_size=vocab_size,
+        hidden_size=16,
+        intermediate_size=32,
+        num_hidden_layers=2,
+        num_attention_heads=4,
+        num_key_value_heads=2,
+        tie_word_embeddings=tied,
+    )
+    return LlamaForCausalLM(config)
+
+
+@pytest.fixture()
+def base_tokenizer(smollm2_dir):
+    return AutoTokenizer.from_pretrained(smollm2_dir)  # fresh, without our tokens
+
+
+@pytest.mark.parametrize("tied", [True, False])
+def test_new_rows_are_the_mean_of_old_rows_and_idempotent(base_tokenizer, tied):
+    tok = base_tokenizer
+    old_len = len(tok)
+    model = _tiny_model(old_len, tied=tied)
+    old_in = model.get_input_embeddings().weight.detach().clone()
+    old_out = model.get_output_embeddings().weight.detach().clone()
+
+    assert add_special_tokens(tok, model) == len(SPECIAL_TOKENS)
+    assert len(tok) == old_len + len(SPECIAL_TOKENS) == model.get_input_embeddings().weight.shape[0]
+    new_ids = tok.convert_tokens_to_ids(list(SPECIAL_TOKENS))
+    assert sorted(new_ids) == list(range(old_len, old_len + len(SPECIAL_TOKENS)))
+    emb_in = model.get_input_embeddings().weight
+    assert torch.allclose(emb_in[:old_len], old_in)  # old rows untouched
+    assert torch.allclose(emb_in[new_ids], old_in.mean(0).expand(len(new_ids), -1), atol=1e-6)
+    emb_out = model.get_output_embeddings().weight
+    assert torch.allclose(emb_out[new_ids], old_out.mean(0).expand(len(new_ids), -1), atol=1e-6)
+    assert (emb_out.data_ptr() == emb_in.data_ptr()) is tied
+
+    snapshot = emb_in.detach().clone()
+    assert add_special_tokens(tok, model) == 0
+    assert len(tok) == old_len + len(SPECIAL_TOKENS)
+    assert torch.equal(model.get_input_embeddings().weight, snapshot)
+
+
+def test_padded_vocab_uses_spare_rows_without_resizing(base_tokenizer):
+    tok = base_tokenizer
+    model = _tiny_model(len(tok) + 64)  # like Qwen: more embedding rows than tokens
+    old = model.get_input_embeddings().weight.detach().clone()
+    add_special_tokens(tok, model)
+    assert model.get_input_embeddings().weight.shape[0] == len(tok) - len(SPECIAL_TOKENS) + 64
+    new_ids = tok.convert_tokens_to_ids(list(SPECIAL_TOKENS))
+    expected = old[: len(tok) - len(SPECIAL_TOKENS)].mean(0)
+    assert torch.allclose(model.get_input_embeddings().weight[new_ids], expected.expand(len(new_ids), -1), atol=1e-6)
+
+
+def test_special_tokens_survive_save_and_load(base_tokenizer, tmp_path):
+    tok = base_tokenizer
+    model = _tiny_model(len(tok))
+    add_special_tokens(tok, model)
+    tok.save_pretrained(tmp_path)
+    model.save_pretrained(tmp_path)
+
+    tok2 = AutoTokenizer.from_pretrained(tmp_path)
+    model2 = AutoModelForCausalLM.from_pretrained(tmp_path)
+    assert missing_special_tokens(tok2) == []
+    assert tok2.convert_tokens_to_ids(list(SPECIAL_TOKENS)) == tok.convert_tokens_to_ids(list(SPECIAL_TOKENS))
+    text = "[S_Rewritten_Query] capital of France[EOS]"
+    ids = tok2(text, add_special_tokens=False)["input_ids"]
+    assert ids[0] == tok2.convert_tokens_to_ids("[S_Rewritten_Query]")
+    assert ids[-1] == tok2.convert_tokens_to_ids("[EOS]")
+    assert tok2.decode(ids) == text
+    assert tok2.decode(ids, skip_special_tokens=True).strip() == "capital of France"
+    assert torch.equal(model2.get_input_embeddings().weight, model.get_input_embeddings().weight)
+    assert add_special_tokens(tok2, model2) == 0
+
+
+def test_resolve_local_folder_hub_id_and_errors(tmp_path):
+    (tmp_path / "config.json").write_text("{}")
+    assert resolve_model(tmp_path) == str(tmp_path)
+    assert resolve_model("meta-llama/Llama-2-7b-hf") == "meta-llama/Llama-2-7b-hf"
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    with pytest.raises(ModelResolutionError, match="no config.json"):
+        resolve_model(empty)
+    with pytest.raises(ModelResolutionError, match="cannot resolve"):
+        resolve_model("./not/a/model/folder")
+
+
+def test_materialized_checkpoint_is_plain_safetensors(smollm2_dir):
+    folder = Path(smollm2_dir)
+    config = json.loads((folder / "config.json").read_text())
+    assert "quantization_config" not in config
+    assert list(folder.glob("*.safetensors")) and not list(folder.glob("*.gguf"))
+    assert folder == materialized_dir("smollm2-135m-instruct")
+
+
+@pytest.mark.slow
+def test_two_processes_materialize_once_into_the_same_folder(tmp_path):
+    env = {**os.environ, "RQRAG_CACHE_DIR": str(tmp_path / "cache")}
+    code = "import logging,sys; logging.basicConfig(level=logging.INFO); from rqrag.models import resolve_model; print(resolve_model())"
+    procs = [
+        subprocess.Popen(
+            [sys.executable, "-c", code], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+        )
+        for _ in range(2)
+    ]
+    outs = [p.communicate(timeout=600) for p in procs]
+    assert all(p.returncode == 0 for p in procs), [err[-2000:] for _, err in outs]
+    paths = {out.strip() for out, _ in outs}
+    assert len(paths) == 1
+    folder = Path(paths.pop())
+    assert (folder / "rqrag_materialized.json").is_file()
+    # Exactly one process did the dequantization; the other waited on the lock and reused it.
+    assert sum("materialising" in err for _, err in outs) == 1
+    # No temporary folders left behind.
+    assert [p.name for p in folder.parent.iterdir() if p.name.startswith(".")] == []
+    marker_mtime = (folder / "rqrag_materialized.json").stat().st_mtime
+    again = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=120)
+    assert again.stdout.strip() == str(folder) and "materialising" not in again.stderr
+    assert (folder / "rqrag_materialized.json").stat().st_mtime == marker_mtime
+
+
+@pytest.mark.slow
+def test_default_model_loads_and_generates_on_cpu():
+    model, tok = load_model_and_tokenizer(add_rqrag_tokens=True)
+    assert model.get_input_embeddings().weight.shape[0] == len(tok)
+    prompt = tok.apply_chat_template(
+        [{"role": "user", "content": "What is the capital of France?"}], tokenize=False, add_generation_prompt=True
+    )
+    inputs = tok(prompt, return_tensors="pt", add_special_tokens=False)
+    with torch.no_grad():
+        out = model.generate(**inputs, max_new_tokens=16, do_sample=False)
+    answer = tok.decode(out[0, inputs["input_ids"].shape[1] :], skip_special_tokens=True)
+    assert "Paris" in answer

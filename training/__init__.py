@@ -1,0 +1,4 @@
+"""Supervised fine-tuning of the RQ-RAG generator with TRL (`accelerate launch training/sft.py`).
+
+Filled by the training issue.
+"""
