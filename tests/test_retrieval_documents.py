@@ -1,0 +1,83 @@
+"""Corpus files: formats, field names, stable docids, and malformed lines skipped but counted."""
+
+from __future__ import annotations
+
+import gzip
+import hashlib
+import json
+import logging
+
+import pytest
+
+from rqrag.retrieval.documents import (
+    Document,
+    content_docid,
+    deduplicate_docids,
+    read_documents,
+    write_documents,
+)
+
+
+def test_jsonl_with_all_text_field_names_and_ids(tmp_path):
+    path = tmp_path / "c.jsonl"
+    records = [
+        {"docid": "a", "title": "A", "text": "first"},
+        {"id": 7, "title": "B", "paragraph_text": "second", "sources": ["hotpotqa"]},
+        {"title": "C", "contents": "third"},
+    ]
+    path.write_text("".join(json.dumps(r) + "\n" for r in records))
+    docs, stats = read_documents(path)
+    assert [(d.docid, d.title, d.text) for d in docs] == [
+        ("a", "A", "first"),
+        ("7", "B", "second"),
+        (content_docid("C", "third"), "C", "third"),
+    ]
+    assert docs[1].extra == {"sources": ["hotpotqa"]}
+    assert (stats.documents, stats.skipped) == (3, 0)
+
+
+def test_content_docid_is_sha1_of_title_newline_text():
+    expected = "doc-" + hashlib.sha1(b"Title\nSome text").hexdigest()[:16]
+    assert content_docid("Title", "Some text") == expected
+
+
+def test_malformed_lines_are_skipped_counted_and_logged(tmp_path, caplog):
+    path = tmp_path / "c.jsonl"
+    path.write_text(
+        '{"title": "ok", "text": "good"}\n'
+        "{not json\n"
+        '{"title": "no text field"}\n'
+        "[1, 2]\n"
+        "\n"
+        '{"title": "ok2", "text": "also good"}\n'
+    )
+    with caplog.at_level(logging.WARNING):
+        docs, stats = read_documents(path)
+    assert [d.title for d in docs] == ["ok", "ok2"]
+    assert (stats.documents, stats.skipped) == (2, 3)
+    assert "skipped 3 malformed" in caplog.text
+
+
+def test_gzip_and_json_array_round_trip(tmp_path):
+    docs = [Document("x", "X", "ex"), Document("y", "Y", "why", extra={"sources": ["musique"]})]
+    gz = tmp_path / "c.jsonl.gz"
+    assert write_documents(docs, gz) == 2
+    with gzip.open(gz, "rt") as f:
+        assert json.loads(f.readline())["docid"] == "x"
+    assert read_documents(gz)[0] == docs
+
+    array = tmp_path / "c.json"
+    array.write_text(json.dumps([d.to_dict() for d in docs] + ["not an object"]))
+    read, stats = read_documents(array)
+    assert read == docs and stats.skipped == 1
+
+
+def test_missing_file_is_an_error(tmp_path):
+    with pytest.raises(FileNotFoundError):
+        read_documents(tmp_path / "nope.jsonl")
+
+
+def test_deduplicate_keeps_first():
+    docs = [Document("a", "1", "x"), Document("b", "2", "y"), Document("a", "3", "z")]
+    kept, dropped = deduplicate_docids(docs)
+    assert [d.title for d in kept] == ["1", "2"] and dropped == 1

@@ -1,0 +1,60 @@
+"""`build_retriever` kinds, cache wrapping, and a light `import rqrag.retrieval`."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from rqrag.retrieval import (
+    BM25Retriever,
+    CachedRetriever,
+    CandidateRetriever,
+    CorpusIndex,
+    Document,
+    Retriever,
+    WebRetriever,
+    build_retriever,
+)
+
+
+def test_import_does_not_load_heavy_backends():
+    code = (
+        "import sys, rqrag.retrieval as r; "
+        "print(sorted(m for m in ('bm25s', 'torch', 'faiss', 'sentence_transformers', 'numpy') if m in sys.modules))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "[]"
+
+
+def test_corpus_kind_over_a_built_index_with_cache(tmp_path):
+    docs = [Document("a", "Alpha", "apples and pears"), Document("b", "Beta", "bananas")]
+    CorpusIndex.build(docs, tmp_path / "idx", modes=["bm25"], show_progress=False)
+    retriever = build_retriever("corpus", mode="bm25", index_dir=tmp_path / "idx", cache_path=tmp_path / "c.sqlite")
+    assert isinstance(retriever, CachedRetriever) and isinstance(retriever.inner, BM25Retriever)
+    assert isinstance(retriever, Retriever)
+    assert retriever.search("pears", k=2)[0].docid == "a"
+    assert retriever.search("pears", k=2)[0].docid == "a" and retriever.hits == 1
+
+
+def test_candidates_kind_from_a_file(tmp_path):
+    path = tmp_path / "q.jsonl"
+    record = {
+        "question_id": "q",
+        "contexts": [{"idx": 0, "title": "T", "paragraph_text": "river", "is_supporting": True}],
+    }
+    path.write_text(json.dumps(record) + "\n")
+    retriever = build_retriever("candidates", candidates_path=path)
+    assert isinstance(retriever, CandidateRetriever) and retriever.mode == "bm25"
+    assert retriever.search("river", k=1, qid="q")[0].docid == "q::0"
+    with pytest.raises(ValueError, match="candidates_path"):
+        build_retriever("candidates")
+
+
+def test_web_kind_and_unknown_kind():
+    web = build_retriever("web", timeout=3, retries=0)
+    assert isinstance(web, WebRetriever) and web.timeout == 3 and web.retries == 0
+    with pytest.raises(ValueError, match="corpus"):
+        build_retriever("elasticsearch")
