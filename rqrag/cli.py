@@ -1,6 +1,7 @@
 """The `rqrag` command: one entry point, one subcommand per job.
 
     rqrag --help
+    rqrag ask "Who portrayed Corliss Archer in Kiss and Tell, and what office did she hold?" --show-tree
     rqrag search "Who portrayed Corliss Archer?" --mode hybrid -k 5
     rqrag index build --corpus my_docs.jsonl --out indexes/my_docs
     rqrag model materialize
@@ -19,6 +20,7 @@ from collections.abc import Sequence
 
 # name -> (module, one-line help). Only subcommands that exist are listed; later stages add theirs here.
 SUBCOMMANDS: dict[str, tuple[str, str]] = {
+    "ask": ("rqrag.commands.ask", "answer a question with the RQ-RAG tree decoder (refine, retrieve, select)"),
     "search": ("rqrag.commands.search", "search a local index (the embedded corpus by default) and print the hits"),
     "index": ("rqrag.commands.index", "build a local BM25 / dense index from a corpus file (`rqrag index build`)"),
     "model": (

@@ -1,0 +1,240 @@
+"""transformers generation backend: batched, prefix-sharing, per-request sampling, logprobs from the same pass.
+
+    from inference.backend_hf import HFGenerator
+    gen = HFGenerator.from_pretrained(resolve_model(), add_rqrag_tokens=True)
+    completions = gen.generate([GenerationRequest(prompt_ids=ids, params=SamplingParams(max_tokens=32))])
+
+On a CPU the cost of RQ-RAG decoding is the prefill of evidence-laden prompts, and siblings in the tree
+(every action and sample expanded from one node) share all of their prompt but the last few tokens. So a
+batch is processed in three phases:
+
+1. **prefix**: each distinct shared prefix is run once (left-padded batch) into a `DynamicCache`;
+2. **suffix**: the cache rows are repeated for each request of that prefix and the per-request suffixes
+   (e.g. the forced action token) are run in one padded forward;
+3. **decode**: one token per step for all live requests, each with its own temperature / top-p / seed /
+   stop tokens / max tokens. Finished rows are dropped from the batch and the cache, so short answers do
+   not pay for long queries. The log-probability of each emitted token is read from the same logits
+   (raw distribution, before temperature), so scoring needs no second pass.
+
+`generate`'s own `GenerationConfig` is one per call, which is why this runs its own small loop.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import torch
+
+from inference.backend import Completion, GenerationRequest, GeneratorStats
+
+
+logger = logging.getLogger(__name__)
+
+
+@dataclass
+class _Row:
+    """Decoding state of one request inside a chunk."""
+
+    index: int  # position in the caller's request list
+    request: GenerationRequest
+    generator: torch.Generator | None
+    token_ids: list[int]
+    logprobs: list[float]
+    finish_reason: str | None = None
+
+
+class HFGenerator:
+    """The `Generator` protocol over a transformers causal LM (CPU by default)."""
+
+    def __init__(self, model, tokenizer, *, max_batch_size: int = 32, prefix_sharing: bool = True, seed: int = 0):
+        self.model = model.eval()
+        self.tokenizer = tokenizer
+        self.max_batch_size = max_batch_size
+        self.prefix_sharing = prefix_sharing
+        self.seed = seed
+        self.stats = GeneratorStats()
+        self.pad_id = tokenizer.pad_token_id if tokenizer.pad_token_id is not None else tokenizer.eos_token_id
+        eos = model.generation_config.eos_token_id if model.generation_config is not None else None
+        eos = eos if eos is not None else tokenizer.eos_token_id
+        self.eos_ids = frozenset(eos if isinstance(eos, list) else [eos]) - {None}
+
+    @classmethod
+    def from_pretrained(cls, path: str, *, dtype: str = "float32", add_rqrag_tokens: bool = False, **kwargs):
+        from rqrag.models import load_model_and_tokenizer
+
+        model, tokenizer = load_model_and_tokenizer(path, dtype=dtype, add_rqrag_tokens=add_rqrag_tokens)
+        return cls(model, tokenizer, **kwargs)
+
+    @property
+    def max_context(self) -> int:
+        return int(getattr(self.model.config, "max_position_embeddings", 2048))
+
+    # ------------------------------------------------------------------------------------------ API
+
+    @torch.inference_mode()
+    def generate(self, requests: Sequence[GenerationRequest]) -> list[Completion]:
+        self.stats.model_calls += 1
+        self.stats.requests += len(requests)
+        self.stats.batch_sizes.append(len(requests))
+        for r in requests:
+            if len(r.prompt_ids) + r.params.max_tokens > self.max_context:
+                raise ValueError(
+                    f"prompt of {len(r.prompt_ids)} tokens + {r.params.max_tokens} new tokens exceeds the "
+                    f"context window of {self.max_context}"
+                )
+        results: list[Completion | None] = [None] * len(requests)
+        for chunk in self._chunks(requests):
+            for row in self._run_chunk(chunk):
+                results[row.index] = self._completion(row)
+        return results  # type: ignore[return-value]
+
+    # ------------------------------------------------------------------------------------ internals
+
+    def _prefix_len(self, request: GenerationRequest) -> int:
+        """How many leading tokens to share; at least one token is always left for the suffix phase."""
+        if not self.prefix_sharing:
+            return 0
+        n = request.shared_prefix_len if request.shared_prefix_len is not None else len(request.prompt_ids) - 1
+        return max(0, min(n, len(request.prompt_ids) - 1))
+
+    def _chunks(self, requests: Sequence[GenerationRequest]) -> list[list[tuple[int, GenerationRequest]]]:
+        """Split into chunks of at most `max_batch_size` rows, keeping requests of one prefix together
+        (and sorting by length so that padding stays small)."""
+        groups: dict[tuple[int, ...], list[tuple[int, GenerationRequest]]] = {}
+        for i, r in enumerate(requests):
+            groups.setdefault(tuple(r.prompt_ids[: self._prefix_len(r)]), []).append((i, r))
+        ordered = sorted(groups.values(), key=lambda g: len(g[0][1].prompt_ids))
+        chunks: list[list[tuple[int, GenerationRequest]]] = [[]]
+        for group in ordered:
+            for item in group:
+                if len(chunks[-1]) >= self.max_batch_size:
+                    chunks.append([])
+                chunks[-1].append(item)
+        return [c for c in chunks if c]
+
+    def _forward(self, input_ids, attention_mask, position_ids, cache):
+        out = self.model(
+            input_ids=input_ids,
+            attention_mask=attention_mask,
+            position_ids=position_ids,
+            past_key_values=cache,
+            use_cache=True,
+        )
+        return out.logits[:, -1, :], out.past_key_values
+
+    def _run_chunk(self, chunk: list[tuple[int, GenerationRequest]]) -> list[_Row]:
+        from transformers import DynamicCache
+
+        device = self.model.device
+        prefixes: dict[tuple[int, ...], int] = {}
+        row_prefix: list[int] = []
+        for _, r in chunk:
+            key = tuple(r.prompt_ids[: self._prefix_len(r)])
+            row_prefix.append(prefixes.setdefault(key, len(prefixes)))
+        unique = list(prefixes)
+
+        # Phase 1: every distinct non-empty prefix once, left-padded.
+        cache = DynamicCache()
+        width = max(len(p) for p in unique)
+        if width > 0:
+            ids = torch.full((len(unique), width), self.pad_id, dtype=torch.long)
+            mask = torch.zeros((len(unique), width), dtype=torch.long)
+            for i, p in enumerate(unique):
+                if p:
+                    ids[i, width - len(p) :] = torch.tensor(p)
+                    mask[i, width - len(p) :] = 1
+            positions = (mask.cumsum(-1) - 1).clamp(min=0)
+            _, cache = self._forward(ids.to(device), mask.to(device), positions.to(device), cache)
+            self.stats.prompt_tokens_computed += sum(len(p) for p in unique)
+            index = torch.tensor(row_prefix, dtype=torch.long, device=device)
+            cache.reorder_cache(index)  # repeat each prefix's keys/values for each of its requests
+            mask = mask[index.cpu()]
+        else:
+            mask = torch.zeros((len(chunk), 0), dtype=torch.long)
+
+        # Phase 2: the per-request suffixes, left-padded inside their own block.
+        suffixes = [r.prompt_ids[len(unique[g]) :] for (_, r), g in zip(chunk, row_prefix)]
+        s_width = max(len(s) for s in suffixes)
+        s_ids = torch.full((len(chunk), s_width), self.pad_id, dtype=torch.long)
+        s_mask = torch.zeros((len(chunk), s_width), dtype=torch.long)
+        for i, s in enumerate(suffixes):
+            s_ids[i, s_width - len(s) :] = torch.tensor(s)
+            s_mask[i, s_width - len(s) :] = 1
+        mask = torch.cat([mask, s_mask], dim=1)
+        positions = (mask.cumsum(-1) - 1).clamp(min=0)[:, -s_width:]
+        logits, cache = self._forward(s_ids.to(device), mask.to(device), positions.to(device), cache)
+        self.stats.prompt_tokens_computed += sum(len(s) for s in suffixes)
+        self.stats.prompt_tokens += sum(len(r.prompt_ids) for _, r in chunk)
+
+        rows = [_Row(i, r, self._rng(r), [], []) for i, r in chunk]
+        return self._decode(rows, logits, cache, mask.to(device))
+
+    def _rng(self, request: GenerationRequest) -> torch.Generator | None:
+        if request.params.greedy:
+            return None
+        # Per-request generators make sampling independent of how requests are batched.
+        g = torch.Generator(device="cpu")
+        g.manual_seed(self.seed if request.seed is None else request.seed)
+        return g
+
+    def _decode(self, rows: list[_Row], logits: torch.Tensor, cache, mask: torch.Tensor) -> list[_Row]:
+        live = list(range(len(rows)))  # indices into `rows` of the rows still in the batch
+        done: list[_Row] = []
+        while live:
+            raw = torch.log_softmax(logits.float(), dim=-1)
+            next_tokens: list[int] = []
+            keep: list[int] = []
+            for b, row_i in enumerate(live):
+                row = rows[row_i]
+                token = self._pick(raw[b], row)
+                row.token_ids.append(token)
+                row.logprobs.append(float(raw[b, token]))
+                if token in row.request.stop_token_ids:
+                    row.finish_reason = "stop"
+                elif token in self.eos_ids:
+                    row.finish_reason = "eos"
+                elif len(row.token_ids) >= row.request.params.max_tokens:
+                    row.finish_reason = "length"
+                if row.finish_reason is None:
+                    keep.append(b)
+                    next_tokens.append(token)
+                else:
+                    done.append(row)
+            self.stats.generated_tokens += len(live)
+            if not keep:
+                break
+            if len(keep) < len(live):  # drop finished rows from the batch and the cache
+                index = torch.tensor(keep, dtype=torch.long, device=mask.device)
+                cache.reorder_cache(index)
+                mask = mask[index]
+            live = [live[b] for b in keep]
+            mask = torch.cat([mask, torch.ones((len(live), 1), dtype=mask.dtype, device=mask.device)], dim=1)
+            positions = mask.sum(-1, keepdim=True) - 1
+            ids = torch.tensor(next_tokens, dtype=torch.long, device=mask.device).unsqueeze(1)
+            logits, cache = self._forward(ids, mask, positions, cache)
+        return done
+
+    @staticmethod
+    def _pick(raw_logprobs: torch.Tensor, row: _Row) -> int:
+        params = row.request.params
+        if params.greedy:
+            return int(raw_logprobs.argmax())
+        probs = torch.softmax(raw_logprobs / params.temperature, dim=-1)
+        if params.top_p < 1.0:
+            sorted_probs, order = probs.sort(descending=True)
+            # Keep the smallest set whose mass reaches top_p (the first token is always kept).
+            cut = (sorted_probs.cumsum(-1) - sorted_probs) >= params.top_p
+            sorted_probs[cut] = 0.0
+            probs = torch.zeros_like(probs).scatter_(0, order, sorted_probs)
+        return int(torch.multinomial(probs, 1, generator=row.generator))
+
+    def _completion(self, row: _Row) -> Completion:
+        ids = row.token_ids
+        # The terminating token stays in token_ids (so scores include it) but not in the text.
+        shown = ids[:-1] if row.finish_reason in ("stop", "eos") else ids
+        text = self.tokenizer.decode(shown, skip_special_tokens=False)
+        return Completion(
+            text=text, token_ids=tuple(ids), logprobs=tuple(row.logprobs), finish_reason=row.finish_reason
+        )

@@ -1,0 +1,59 @@
+"""Assemble a `TreeDecoder` from a `DecodeConfig`: model, generation backend and retriever.
+
+Every entry point that answers questions (`rqrag ask`, the evaluator, the server) goes through here, so
+they all load the same things the same way.
+"""
+
+from __future__ import annotations
+
+import logging
+
+from inference.config import DecodeConfig
+from inference.decoder import TreeDecoder
+
+
+logger = logging.getLogger(__name__)
+
+
+def build_generator(config: DecodeConfig):
+    """(generator, tokenizer) for `config.backend`; the model folder is resolved once (materialised if needed)."""
+    from rqrag.models import load_tokenizer, resolve_model
+
+    path = resolve_model(config.model)
+    if config.backend == "vllm":
+        from inference.backend_vllm import VLLMGenerator
+
+        return VLLMGenerator(path, seed=config.seed), load_tokenizer(path)
+    from inference.backend_hf import HFGenerator
+
+    generator = HFGenerator.from_pretrained(
+        path, dtype=config.dtype, max_batch_size=config.max_batch_size, seed=config.seed
+    )
+    return generator, generator.tokenizer
+
+
+def build_retriever(config: DecodeConfig):
+    from rqrag.retrieval import build_retriever as make
+
+    kind = config.retriever
+    mode = config.retrieval_mode
+    if kind == "candidates" and mode == "hybrid":
+        mode = "bm25"  # per-question pools are tiny; fusion adds nothing there
+    return make(
+        kind,
+        mode=mode if kind != "web" else None,
+        index_dir=config.index if kind == "corpus" else None,
+        candidates_path=config.candidates_file if kind == "candidates" else None,
+        cache_path=config.retrieval_cache,
+    )
+
+
+def build_decoder(config: DecodeConfig, retriever=None) -> TreeDecoder:
+    generator, tokenizer = build_generator(config)
+    decoder = TreeDecoder(
+        config, generator, tokenizer, retriever if retriever is not None else build_retriever(config)
+    )
+    logger.info(
+        "tree decoder ready: %s mode, %s backend, %s retriever", decoder.mode, config.backend, config.retriever
+    )
+    return decoder

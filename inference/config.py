@@ -1,0 +1,103 @@
+"""`DecodeConfig`: every knob of the tree decoder, as one dataclass (YAML + CLI overrides via rqrag.config).
+
+Defaults follow the original RQ-RAG code where the paper is silent: refined queries are *sampled*
+(temperature 1.0) so siblings differ, answers are *greedy* so their confidences are comparable across
+paths; 3 documents per search; depth 2 (the paper's setting for single-hop tasks and HotpotQA).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Literal
+
+from inference.backend import SamplingParams
+from rqrag.trajectory import Action
+
+
+@dataclass
+class DecodeConfig:
+    # model and backend
+    model: str = field(
+        default="smollm2-135m-instruct",
+        metadata={"help": "packaged model alias, local HF folder or hub id (online users)"},
+    )
+    mode: Literal["auto", "trained", "prompted"] = field(
+        default="auto",
+        metadata={
+            "help": "trained: the model emits RQ-RAG special tokens; prompted: a plain instruct model is asked "
+            "for each refinement by an instruction; auto: trained if the tokenizer already has the tokens"
+        },
+    )
+    backend: Literal["hf", "vllm"] = field(default="hf", metadata={"help": "generation backend"})
+    dtype: str = field(default="float32", metadata={"help": "model dtype for the hf backend (float32 on CPU)"})
+    max_batch_size: int = field(default=32, metadata={"help": "hf backend: rows decoded together"})
+    seed: int = field(default=0, metadata={"help": "base seed; each expansion derives its own from its path id"})
+
+    # tree shape
+    max_depth: int = field(
+        default=2,
+        metadata={"help": "search steps allowed before the answer is forced (paper: 2, or 4 for 2Wiki/MuSiQue)"},
+    )
+    actions: list[str] = field(
+        default_factory=lambda: ["rewrite", "decompose", "disambiguate"],
+        metadata={"help": "query actions to expand at each depth (the answer action is always available)"},
+    )
+    width: int = field(default=1, metadata={"help": "samples per query action at each node"})
+    answer_at_every_depth: bool = field(
+        default=True,
+        metadata={"help": "also expand an answer at depths before the last (trajectories of 0..max_depth searches)"},
+    )
+    max_paths: int = field(
+        default=32, metadata={"help": "cap on live paths per question; the lowest-perplexity ones are kept"}
+    )
+    schedule: Literal["batched", "per_action", "sequential"] = field(
+        default="batched",
+        metadata={
+            "help": "batched: one generate call per depth; per_action: one per action per depth (FlashRAG); "
+            "sequential: one path at a time (the original code) — the last two exist for benchmarking"
+        },
+    )
+
+    # sampling, per action kind
+    query_temperature: float = field(default=1.0, metadata={"help": "temperature of refined queries"})
+    query_top_p: float = field(default=1.0, metadata={"help": "top-p of refined queries"})
+    query_max_tokens: int = field(default=48, metadata={"help": "max new tokens of one query"})
+    answer_temperature: float = field(default=0.0, metadata={"help": "temperature of answers (0 = greedy)"})
+    answer_top_p: float = field(default=1.0, metadata={"help": "top-p of answers"})
+    answer_max_tokens: int = field(default=48, metadata={"help": "max new tokens of one answer"})
+
+    # retrieval
+    retriever: Literal["corpus", "candidates", "web"] = field(
+        default="corpus", metadata={"help": "corpus (local index), candidates (per-question paragraphs) or web"}
+    )
+    retrieval_mode: Literal["bm25", "dense", "hybrid"] = field(
+        default="hybrid", metadata={"help": "corpus/candidates retrievers: bm25, dense or hybrid (corpus only)"}
+    )
+    index: str | None = field(default=None, metadata={"help": "corpus index directory (default: the embedded corpus)"})
+    candidates_file: str | None = field(
+        default=None,
+        metadata={"help": "IRCoT/MuSiQue-format JSONL whose paragraphs the candidates retriever searches"},
+    )
+    docs_per_search: int = field(default=3, metadata={"help": "documents retrieved per query (paper: 3)"})
+    retrieval_cache: str | None = field(default=None, metadata={"help": "SQLite file caching search results"})
+
+    # selection
+    strategy: Literal["ppl", "confidence", "ensemble"] = field(
+        default="ppl", metadata={"help": "how the answer is chosen among trajectories"}
+    )
+
+    def __post_init__(self):
+        if self.max_depth < 0 or self.width < 1 or self.max_paths < 1 or self.docs_per_search < 1:
+            raise ValueError("max_depth >= 0, width >= 1, max_paths >= 1 and docs_per_search >= 1 are required")
+        for name in self.actions:
+            if not Action.from_name(name).is_query:
+                raise ValueError(f"`actions` lists query actions only; the answer is always available, got {name!r}")
+
+    @property
+    def query_actions(self) -> list[Action]:
+        return [Action.from_name(a) for a in self.actions]
+
+    def sampling_for(self, action: Action) -> SamplingParams:
+        if action is Action.ANSWER:
+            return SamplingParams(self.answer_temperature, self.answer_top_p, self.answer_max_tokens)
+        return SamplingParams(self.query_temperature, self.query_top_p, self.query_max_tokens)

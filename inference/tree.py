@@ -1,0 +1,126 @@
+"""The state of a search tree: paths addressed by (question id, path id), and what the decoder returns.
+
+A path id spells its ancestry ("0" is the root, "0.2" its third child, "0.2.0" that child's first child),
+so a trajectory printed in a report says where in the tree it came from, and nothing ever depends on a
+position inside a batch.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+from inference.select import Scored
+from rqrag.trajectory import ParseStatus, Step, Trajectory
+
+
+@dataclass
+class Question:
+    """One input of a batch. `messages` ends with the user question; earlier turns are the conversation."""
+
+    qid: str
+    messages: list[dict]
+
+    @property
+    def text(self) -> str:
+        return self.messages[-1]["content"] if self.messages else ""
+
+
+@dataclass
+class Path:
+    """A partial trajectory that can still be expanded."""
+
+    qid: str
+    path_id: str
+    steps: tuple[Step, ...] = ()
+    prompt_ids: tuple[int, ...] = ()  # trained mode: the exact tokens the model has seen so far
+    generated_logprobs: tuple[float, ...] = ()  # every token the model emitted on this path
+    parse_statuses: tuple[ParseStatus, ...] = ()
+
+    @property
+    def depth(self) -> int:
+        return len(self.steps)
+
+    def child_id(self, n: int) -> str:
+        return f"{self.path_id}.{n}"
+
+    @property
+    def running_perplexity(self) -> float:
+        if not self.generated_logprobs:
+            return 1.0
+        return math.exp(-sum(self.generated_logprobs) / len(self.generated_logprobs))
+
+
+@dataclass
+class FinishedTrajectory:
+    """A leaf of the tree: an answered trajectory with its scores, or a failed one with the reason."""
+
+    path_id: str
+    trajectory: Trajectory
+    generated_logprobs: tuple[float, ...]
+    answer_logprobs: tuple[float, ...]
+    parse_statuses: tuple[ParseStatus, ...] = ()
+    error: str | None = None
+    sequence_ids: tuple[int, ...] = ()  # the full token sequence of the last request + answer (for rescoring)
+
+    @property
+    def ok(self) -> bool:
+        return self.error is None and self.trajectory.is_complete and bool(self.trajectory.answer)
+
+    @property
+    def well_formed(self) -> bool:
+        return self.ok and all(s is ParseStatus.OK for s in self.parse_statuses)
+
+    def scored(self) -> Scored:
+        return Scored(self.trajectory.answer or "", self.generated_logprobs, self.answer_logprobs)
+
+    def to_dict(self) -> dict:
+        scored = self.scored()
+        return {
+            "path_id": self.path_id,
+            "answer": self.trajectory.answer,
+            "steps": [s.to_dict() for s in self.trajectory.steps],
+            "perplexity": scored.perplexity if self.ok else None,
+            "confidence": scored.confidence if self.ok else None,
+            "num_generated_tokens": len(self.generated_logprobs),
+            "parse_statuses": [s.value for s in self.parse_statuses],
+            "error": self.error,
+        }
+
+
+@dataclass
+class QuestionResult:
+    """Everything the decoder learned about one question."""
+
+    qid: str
+    question: str
+    trajectories: list[FinishedTrajectory] = field(default_factory=list)
+    selected: dict[str, int] = field(default_factory=dict)  # strategy -> index into trajectories
+    strategy: str = "ppl"
+    error: str | None = None
+
+    @property
+    def answer(self) -> str | None:
+        best = self.best
+        return best.trajectory.answer if best is not None else None
+
+    @property
+    def best(self) -> FinishedTrajectory | None:
+        index = self.selected.get(self.strategy)
+        return self.trajectories[index] if index is not None else None
+
+    def answer_by(self, strategy: str) -> str | None:
+        index = self.selected.get(strategy)
+        return self.trajectories[index].trajectory.answer if index is not None else None
+
+    def to_dict(self) -> dict:
+        return {
+            "qid": self.qid,
+            "question": self.question,
+            "answer": self.answer,
+            "strategy": self.strategy,
+            "selected": self.selected,
+            "answers_by_strategy": {s: self.answer_by(s) for s in self.selected},
+            "error": self.error,
+            "trajectories": [t.to_dict() for t in self.trajectories],
+        }

@@ -1,0 +1,127 @@
+"""rqrag ask "QUESTION" [--retriever corpus|candidates|web] [--strategy ppl|confidence|ensemble] [--depth N]
+                      [--show-tree] [--json] [--config YAML] [--history conversation.json] [--output_dir DIR]
+
+    rqrag ask "Which university did the author of The Old Man and the Sea attend?" --show-tree
+    rqrag ask "When was he born?" --history tests/assets/conversation.json       # multi-turn follow-up
+    rqrag ask "Who wrote Hamlet?" --config configs/decode/smollm2_prompted.yaml --depth 1
+
+Answers one question with the RQ-RAG tree decoder and prints the answer, the selected trajectory (each
+refined query with the titles of the evidence it retrieved) and where the time went. On the embedded
+default (SmolLM2-135M, prompted mode until a trained model is configured, the embedded Wikipedia corpus)
+it runs offline on a CPU. `--history` takes a JSON list of earlier {"role", "content"} turns.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from inference.config import DecodeConfig
+from rqrag.config import log_config, make_parser, parse, save_resolved_config
+
+
+@dataclass
+class AskOptions:
+    show_tree: bool = field(default=False, metadata={"help": "print every trajectory with its scores"})
+    json_output: bool = field(default=False, metadata={"help": "print the full result as JSON", "aliases": ["--json"]})
+    history: str | None = field(
+        default=None, metadata={"help": "JSON file with the earlier turns of the conversation"}
+    )
+    output_dir: str | None = field(
+        default=None, metadata={"help": "also write result.json and resolved_config.yaml here"}
+    )
+
+
+def _messages(question: str, history_file: str | None) -> list[dict]:
+    history = json.loads(Path(history_file).read_text()) if history_file else []
+    if not isinstance(history, list) or not all(
+        isinstance(m, dict) and {"role", "content"} <= set(m) for m in history
+    ):
+        raise SystemExit(f"rqrag ask: {history_file} must hold a JSON list of {{'role', 'content'}} objects")
+    return [*history, {"role": "user", "content": question}]
+
+
+def _print_trajectory(t, indent: str = "  ") -> None:
+    for i, step in enumerate(t.trajectory.steps, start=1):
+        print(f"{indent}{i}. [{step.action.short}] {step.text}")
+        if step.evidence:
+            print(f"{indent}     evidence: " + " | ".join(h.title for h in step.evidence))
+
+
+def _report(result, decoder, seconds: float, show_tree: bool) -> None:
+    best = result.best
+    if best is None:
+        print(f"No answer: {result.error}")
+        return
+    scored = best.scored()
+    print(f"Answer: {result.answer}\n")
+    print(
+        f"Selected trajectory ({result.strategy}; path {best.path_id}; perplexity {scored.perplexity:.2f}; "
+        f"answer confidence {scored.confidence:.2f}):"
+    )
+    _print_trajectory(best)
+    answers = "; ".join(f"{s} -> {result.answer_by(s)!r}" for s in result.selected)
+    ok = sum(t.ok for t in result.trajectories)
+    print(f"\nBy strategy: {answers}  ({ok} of {len(result.trajectories)} trajectories finished)")
+    if show_tree:
+        print("\nAll trajectories:")
+        for t in result.trajectories:
+            if t.ok:
+                s = t.scored()
+                head = f"path {t.path_id}: {t.trajectory.answer!r}  ppl {s.perplexity:.2f}  conf {s.confidence:.2f}"
+            else:
+                head = f"path {t.path_id}: failed ({t.error})"
+            statuses = ",".join(p.value for p in t.parse_statuses)
+            print(f"- {head}  [{statuses}]")
+            _print_trajectory(t, indent="    ")
+    g, d = decoder.generator.stats, decoder.stats
+    print(
+        f"\nTime: {seconds:.1f} s total; generation {d.generate_seconds:.1f} s in {g.model_calls} model call(s) "
+        f"({g.requests} expansions, {g.prompt_tokens_computed} of {g.prompt_tokens} prompt tokens computed, "
+        f"{g.generated_tokens} generated); retrieval {d.retrieval_seconds:.2f} s for {d.searches} search(es). "
+        f"Mode {decoder.mode}, backend {decoder.config.backend}, retriever {decoder.config.retriever}."
+    )
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = make_parser(DecodeConfig, AskOptions, prog="rqrag ask", description=__doc__.split("\n\n")[2])
+    parser.add_argument("question", nargs="+", help="the question (quote it)")
+    parser.add_argument("--depth", type=int, default=None, help="shortcut for --max_depth")
+    config, options, extra = parse(parser, argv)
+    if extra.depth is not None:
+        config.max_depth = extra.depth
+    question = " ".join(extra.question)
+    log_config("rqrag ask", config, options)
+
+    from inference.build import build_decoder
+    from inference.tree import Question
+
+    decoder = build_decoder(config)
+    started = time.perf_counter()
+    (result,) = decoder.decode([Question("q0", _messages(question, options.history))])
+    seconds = time.perf_counter() - started
+
+    record = {
+        **result.to_dict(),
+        "seconds": round(seconds, 3),
+        "generator": decoder.generator.stats.as_dict(),
+        "decoder": decoder.stats.as_dict(),
+        "mode": decoder.mode,
+    }
+    if options.output_dir:
+        out = Path(options.output_dir)
+        save_resolved_config(out, "rqrag ask", config, options)
+        (out / "result.json").write_text(json.dumps(record, indent=2, ensure_ascii=False) + "\n")
+    if options.json_output:
+        print(json.dumps(record, indent=2, ensure_ascii=False))
+    else:
+        _report(result, decoder, seconds, options.show_tree)
+    return 0 if result.answer is not None else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

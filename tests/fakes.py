@@ -1,0 +1,48 @@
+"""A scripted generator for unit tests of decoder logic: no model, known tokens and logprobs.
+
+It reads the forced action token at the end of each trained-mode prompt and the question's marker in the
+prompt, and answers from a script, so a test knows exactly which text and which logprobs each expansion
+gets. It implements the same `Generator` protocol as the real backends, including the call counters.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+
+from inference.backend import Completion, GenerationRequest, GeneratorStats
+from rqrag.trajectory import EOS, Action
+
+
+class FakeGenerator:
+    def __init__(
+        self, tokenizer, script: Callable[[str, Action, GenerationRequest], tuple[str, float]], max_context=4096
+    ):
+        """`script(prompt_text, action, request) -> (text, per-token probability)`."""
+        self.tokenizer = tokenizer
+        self.script = script
+        self.stats = GeneratorStats()
+        self._max_context = max_context
+        self.eos_id = tokenizer.convert_tokens_to_ids(EOS)
+        self.action_by_id = {tokenizer.convert_tokens_to_ids(a.value): a for a in Action}
+        self.calls: list[list[GenerationRequest]] = []
+
+    @property
+    def max_context(self) -> int:
+        return self._max_context
+
+    def generate(self, requests: Sequence[GenerationRequest]) -> list[Completion]:
+        self.stats.model_calls += 1
+        self.calls.append(list(requests))
+        out = []
+        for r in requests:
+            action = self.action_by_id[r.prompt_ids[-1]]
+            prompt = self.tokenizer.decode(r.prompt_ids, skip_special_tokens=False)
+            text, prob = self.script(prompt, action, r)
+            ids = self.tokenizer(" " + text, add_special_tokens=False)["input_ids"] if text else []
+            ids = [*ids[: r.params.max_tokens - 1], self.eos_id]
+            self.stats.requests += 1
+            self.stats.prompt_tokens += len(r.prompt_ids)
+            self.stats.generated_tokens += len(ids)
+            out.append(Completion(text, tuple(ids), tuple([math.log(prob)] * len(ids)), "stop"))
+        return out

@@ -1,0 +1,193 @@
+"""Tree decoder logic with a scripted generator and a real BM25 index over a tiny corpus."""
+
+from __future__ import annotations
+
+import pytest
+from fakes import FakeGenerator
+
+from inference.config import DecodeConfig
+from inference.decoder import TreeDecoder
+from inference.tree import Question
+from rqrag.retrieval.bm25 import BM25Retriever
+from rqrag.retrieval.documents import Document
+from rqrag.trajectory import Action
+
+
+DOCS = [
+    Document("d-kili", "Mount Kilimanjaro", "Kilimanjaro is a dormant volcano in Tanzania."),
+    Document("d-jaguar", "Jaguar", "The jaguar is a large cat native to the Americas."),
+    Document("d-paris", "Paris", "Paris is the capital of France."),
+]
+
+
+@pytest.fixture(scope="module")
+def retriever():
+    return BM25Retriever.from_documents(DOCS, show_progress=False)
+
+
+QUERY_PROB = {Action.REWRITE: 0.9, Action.DECOMPOSE: 0.5, Action.DISAMBIGUATE: 0.2}
+
+
+def script(prompt, action, request):
+    topic = "volcano Tanzania" if "alpha" in prompt else "large cat Americas"
+    if action is Action.ANSWER:
+        depth = prompt.count("[R_Evidences]")
+        answer = "Kilimanjaro" if "alpha" in prompt else "Jaguar"
+        # Depth-0 answers are very probable overall; answers after a rewrite are the most confident.
+        prob = 0.99 if depth == 0 else (0.995 if "rewrite" in prompt.split("[R_Evidences]")[0] else 0.7)
+        return answer, prob
+    return f"{action.short} {topic}", QUERY_PROB[action]
+
+
+def _questions():
+    return [
+        Question("qa", [{"role": "user", "content": "alpha: which volcano is in Tanzania?"}]),
+        Question("qb", [{"role": "user", "content": "beta: which large cat lives in the Americas?"}]),
+    ]
+
+
+def _decoder(tok, retriever, script_fn=script, **overrides):
+    config = DecodeConfig(mode="trained", **overrides)
+    gen = FakeGenerator(tok, script_fn)
+    return TreeDecoder(config, gen, tok, retriever), gen
+
+
+@pytest.mark.parametrize(
+    ("overrides", "depth_sizes", "n_finished"),
+    [
+        ({"max_depth": 2}, [4, 12, 9], 13),  # 1 answer + 3 after one search + 9 after two
+        ({"max_depth": 2, "width": 2, "max_paths": 64}, [7, 42, 36], 43),
+        ({"max_depth": 2, "width": 2}, [7, 42, 32], 39),  # default cap: 32 live paths
+        ({"max_depth": 2, "answer_at_every_depth": False}, [3, 9, 9], 9),
+        ({"max_depth": 1, "actions": ["decompose"]}, [2, 1], 2),
+        ({"max_depth": 0}, [1], 1),
+    ],
+)
+def test_tree_shape(smollm2_tokenizer, retriever, overrides, depth_sizes, n_finished):
+    decoder, gen = _decoder(smollm2_tokenizer, retriever, **overrides)
+    (result,) = decoder.decode(_questions()[:1])
+    assert decoder.stats.depth_sizes == depth_sizes
+    assert len(result.trajectories) == n_finished and all(t.ok for t in result.trajectories)
+    assert gen.stats.model_calls == len(depth_sizes)  # one generate call per depth, nothing else
+    ids = [t.path_id for t in result.trajectories]
+    assert len(set(ids)) == len(ids) and all(i.startswith("0.") for i in ids)
+
+
+def test_paths_stay_with_their_question_across_a_batch(smollm2_tokenizer, retriever):
+    def lopsided(prompt, action, request):
+        # Question b's decompositions come out empty, so its tree is smaller than a's.
+        if "beta" in prompt and action is Action.DECOMPOSE:
+            return "", 0.5
+        return script(prompt, action, request)
+
+    decoder, _ = _decoder(smollm2_tokenizer, retriever, lopsided, max_depth=2)
+    qa, qb = decoder.decode(_questions())
+    assert len([t for t in qa.trajectories if t.ok]) == 13
+    ok_b = [t for t in qb.trajectories if t.ok]
+    assert len(ok_b) == 1 + 2 + 4  # rewrite/disambiguate only: 2 after one search, 2x2 after two
+    assert {t.error for t in qb.trajectories if not t.ok} == {"unusable decompose output: empty"}
+    for t in qa.trajectories:
+        assert all("volcano" in s.text for s in t.trajectory.steps if s.action.is_query)
+        assert all(h.docid == "d-kili" for s in t.trajectory.steps for h in s.evidence[:1])
+    for t in ok_b:
+        assert all("cat" in s.text for s in t.trajectory.steps if s.action.is_query)
+        assert t.trajectory.answer == "Jaguar"
+    # Path ids spell the ancestry: every step of a trajectory extends its parent's id.
+    deep = next(
+        t for t in qa.trajectories if t.trajectory.steps[0].action is Action.DECOMPOSE and len(t.trajectory.steps) == 3
+    )
+    assert deep.path_id.startswith("0.1.") and deep.path_id.count(".") == 3
+
+
+def test_selection_strategies_on_scripted_logprobs(smollm2_tokenizer, retriever):
+    decoder, _ = _decoder(smollm2_tokenizer, retriever, max_depth=1, actions=["rewrite", "decompose"])
+    (result,) = decoder.decode(_questions()[:1])
+    by_id = {t.path_id: t for t in result.trajectories}
+    # 0.2 = depth-0 answer: every generated token has p = 0.99 -> the lowest perplexity.
+    assert result.trajectories[result.selected["ppl"]].path_id == "0.2"
+    # Confidence looks at the answer only: 0.995 after the rewrite beats 0.99.
+    assert result.trajectories[result.selected["confidence"]].path_id == "0.0.0"
+    assert by_id["0.0.0"].scored().confidence == pytest.approx(0.995)
+    # All three answer "Kilimanjaro"; the ensemble's representative is the most confident member.
+    assert result.trajectories[result.selected["ensemble"]].path_id == "0.0.0"
+    assert result.answer == "Kilimanjaro"
+
+
+def test_schedules_give_identical_trajectories(smollm2_tokenizer, retriever):
+    outcomes, calls = {}, {}
+    for schedule in ("batched", "per_action", "sequential"):
+        decoder, gen = _decoder(smollm2_tokenizer, retriever, max_depth=2, schedule=schedule)
+        results = decoder.decode(_questions())
+        outcomes[schedule] = [[t.to_dict() for t in r.trajectories] for r in results]
+        calls[schedule] = gen.stats.model_calls
+    assert outcomes["batched"] == outcomes["per_action"] == outcomes["sequential"]
+    assert calls == {"batched": 3, "per_action": 4 + 4 + 1, "sequential": 2 * (4 + 12 + 9)}
+
+
+def test_trained_prompts_extend_token_by_token(smollm2_tokenizer, retriever):
+    decoder, gen = _decoder(smollm2_tokenizer, retriever, max_depth=1, actions=["rewrite"])
+    decoder.decode(_questions()[:1])
+    depth0, depth1 = gen.calls
+    root = depth0[0].prompt_ids[:-1]
+    assert all(r.shared_prefix_len == len(root) and r.prompt_ids[:-1] == root for r in depth0)
+    child = depth1[0].prompt_ids
+    assert child[: len(root)] == root  # the child's prompt starts with the parent's exact ids
+    text = smollm2_tokenizer.decode(child, skip_special_tokens=False)
+    assert text.endswith(
+        "[S_Rewritten_Query] rewrite volcano Tanzania[EOS]\n[R_Evidences]Title: Mount Kilimanjaro\n"
+        "Text: Kilimanjaro is a dormant volcano in Tanzania.[/R_Evidences]\n[A_Response]"
+    )
+
+
+def test_bad_inputs_fail_alone(smollm2_tokenizer, retriever):
+    decoder, gen = _decoder(smollm2_tokenizer, retriever, max_depth=1)
+    gen._max_context = 300
+    questions = [
+        Question("empty", [{"role": "user", "content": "   "}]),
+        Question("long", [{"role": "user", "content": "alpha " + "word " * 400}]),
+        *_questions(),
+    ]
+    empty, long, qa, qb = decoder.decode(questions)
+    assert empty.error.startswith("empty question") and not empty.trajectories
+    assert long.error.startswith("question too long") and "context window of 300" in long.error
+    assert qa.answer == "Kilimanjaro" and qb.answer == "Jaguar"
+
+
+def test_retriever_failure_marks_only_its_paths(smollm2_tokenizer, retriever):
+    class Flaky:
+        uses_qids = False
+        name = "flaky"
+
+        def batch_search(self, queries, k=3, qids=None):
+            raise RuntimeError("index offline")
+
+        def search(self, query, k=3, qid=None):
+            if "decompose" in query:
+                raise RuntimeError("index offline")
+            return retriever.search(query, k=k)
+
+    decoder, _ = _decoder(smollm2_tokenizer, Flaky(), max_depth=1)
+    (qa,) = decoder.decode(_questions()[:1])
+    failed = [t for t in qa.trajectories if not t.ok]
+    assert [t.error for t in failed] == ["retrieval failed: index offline"]
+    assert len([t for t in qa.trajectories if t.ok]) == 1 + 2
+    assert qa.answer == "Kilimanjaro"
+
+
+def test_generator_failure_is_reported_not_raised(smollm2_tokenizer, retriever):
+    def broken(prompt, action, request):
+        raise MemoryError("out of memory")
+
+    decoder, _ = _decoder(smollm2_tokenizer, retriever, broken, max_depth=1)
+    qa, qb = decoder.decode(_questions())
+    assert qa.answer is None and "generation failed: MemoryError" in qa.error
+    assert qb.answer is None and qb.error.startswith("no trajectory finished")
+
+
+def test_live_path_cap_keeps_the_most_probable(smollm2_tokenizer, retriever):
+    decoder, _ = _decoder(smollm2_tokenizer, retriever, max_depth=2, max_paths=1)
+    (qa,) = decoder.decode(_questions()[:1])
+    deepest = [t for t in qa.trajectories if len(t.trajectory.steps) == 3]
+    # Only the rewrite path (p = 0.9 per token) survives the cap after depth 0.
+    assert deepest and all(t.trajectory.steps[0].action is Action.REWRITE for t in deepest)
+    assert decoder.stats.depth_sizes == [4, 4, 1]  # 3 queries capped to 1 after each depth
