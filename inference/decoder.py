@@ -83,6 +83,12 @@ class TreeDecoder:
             raise ValueError("trained mode needs a tokenizer with the RQ-RAG special tokens (a fine-tuned model)")
         self.prompter = TrainedPrompter(tokenizer) if mode == "trained" else PromptedPrompter(tokenizer)
         self.stats = DecodeStats()
+        if mode == "prompted" and config.query_temperature > 0.5:
+            logger.warning(
+                "prompted mode with query_temperature=%.1f: a small plain model writes noisy queries when "
+                "sampled; configs/decode/smollm2_prompted.yaml decodes them greedily",
+                config.query_temperature,
+            )
 
     @property
     def mode(self) -> str:

@@ -144,6 +144,8 @@ def backends(names: list[str], model: str, max_batch_size: int) -> dict:
         engine = VLLMGenerator(path)
 
         def fresh():
+            # Each run starts cold: cached prefixes of the previous run would make it look cheaper.
+            engine.llm.reset_prefix_cache()
             engine.stats = GeneratorStats()
             return engine
 

