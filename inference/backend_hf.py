@@ -8,7 +8,7 @@ On a CPU the cost of RQ-RAG decoding is the prefill of evidence-laden prompts, a
 (every action and sample expanded from one node) share all of their prompt but the last few tokens. So a
 batch is processed in three phases:
 
-1. **prefix**: each distinct shared prefix is run once (left-padded batch) into a `DynamicCache`;
+1. **prefix**: each distinct shared prefix is run once (alone, unpadded) and the caches are stacked;
 2. **suffix**: the cache rows are repeated for each request of that prefix and the per-request suffixes
    (e.g. the forced action token) are run in one padded forward;
 3. **decode**: one token per step for all live requests, each with its own temperature / top-p / seed /
@@ -127,7 +127,7 @@ class HFGenerator:
         return out.logits[:, -1, :], out.past_key_values
 
     def _run_chunk(self, chunk: list[tuple[int, GenerationRequest]]) -> list[_Row]:
-        from transformers import DynamicCache
+        from inference.kv_cache import growable_cache
 
         started = time.perf_counter()
         device = self.model.device
@@ -138,18 +138,35 @@ class HFGenerator:
             row_prefix.append(prefixes.setdefault(key, len(prefixes)))
         unique = list(prefixes)
 
-        # Phase 1: every distinct non-empty prefix once, left-padded.
-        cache = DynamicCache()
+        # Phase 1: every distinct non-empty prefix once. Each runs alone (no padding: prefixes differ by
+        # hundreds of tokens, and padded rows cost as much as real ones), then the caches are stacked
+        # right-aligned, i.e. left-padded, with the padding masked out.
+        cache = growable_cache()
         width = max(len(p) for p in unique)
         if width > 0:
-            ids = torch.full((len(unique), width), self.pad_id, dtype=torch.long)
             mask = torch.zeros((len(unique), width), dtype=torch.long)
+            stacked: list[tuple[torch.Tensor, torch.Tensor]] | None = None
             for i, p in enumerate(unique):
-                if p:
-                    ids[i, width - len(p) :] = torch.tensor(p)
-                    mask[i, width - len(p) :] = 1
-            positions = (mask.cumsum(-1) - 1).clamp(min=0)
-            _, cache = self._forward(ids.to(device), mask.to(device), positions.to(device), cache)
+                if not p:
+                    continue
+                mask[i, width - len(p) :] = 1
+                ids = torch.tensor([p], device=device)
+                _, single = self._forward(ids, None, torch.arange(len(p), device=device)[None], growable_cache())
+                if stacked is None:
+                    stacked = [
+                        (
+                            layer.keys.new_zeros((len(unique), *layer.keys.shape[1:2], width, layer.keys.shape[-1])),
+                            layer.values.new_zeros(
+                                (len(unique), *layer.values.shape[1:2], width, layer.values.shape[-1])
+                            ),
+                        )
+                        for layer in single.layers
+                    ]
+                for (keys, values), layer in zip(stacked, single.layers):
+                    keys[i, :, width - len(p) :] = layer.keys[0]
+                    values[i, :, width - len(p) :] = layer.values[0]
+            for layer_idx, (keys, values) in enumerate(stacked):
+                cache.update(keys, values, layer_idx)
             self.stats.prompt_tokens_computed += sum(len(p) for p in unique)
             index = torch.tensor(row_prefix, dtype=torch.long, device=device)
             cache.reorder_cache(index)  # repeat each prefix's keys/values for each of its requests

@@ -1,0 +1,39 @@
+"""Every YAML under configs/ loads into its stage's dataclass; unknown keys would fail."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from inference.config import DecodeConfig
+from rqrag.commands.index import IndexBuildConfig
+from rqrag.commands.search import SearchConfig
+from rqrag.config import load_yaml_config
+
+
+CONFIGS = Path(__file__).resolve().parent.parent / "configs"
+# configs/<stage>/... -> the dataclass(es) that stage parses
+STAGES = {
+    "decode": (DecodeConfig,),
+    "retrieval/embedded_hybrid.yaml": (SearchConfig,),
+    "retrieval/index_build.yaml": (IndexBuildConfig,),
+}
+
+
+def _classes_for(path: Path):
+    relative = path.relative_to(CONFIGS).as_posix()
+    for key, classes in STAGES.items():
+        if relative == key or relative.startswith(key + "/"):
+            return classes
+    raise AssertionError(f"{relative}: no dataclass registered for this config; add it to STAGES")
+
+
+@pytest.mark.parametrize("path", sorted(CONFIGS.rglob("*.yaml")), ids=lambda p: str(p.relative_to(CONFIGS)))
+def test_config_loads_into_its_dataclass(path):
+    classes = _classes_for(path)
+    data = load_yaml_config(path, classes)
+    fields = {c: {k: v for k, v in data.items() if k in c.__dataclass_fields__} for c in classes}
+    for cls, values in fields.items():
+        cls(**values)  # runs __post_init__ validation too
+    assert path.read_text().startswith("#"), "each config opens with a comment giving its launch command"
