@@ -103,11 +103,11 @@ class TreeDecoder:
         by_id = {q.qid: q for q in questions}
         live: list[Path] = []
         for q in questions:
-            error = self._check_question(q)
+            root, error = self._root_path(q)
             if error:
                 results[q.qid].error = error
                 continue
-            live.append(Path(q.qid, "0", prompt_ids=self.prompter.root_ids(q)))
+            live.append(root)
 
         for depth in range(self.config.max_depth + 1):
             if not live:
@@ -138,23 +138,18 @@ class TreeDecoder:
 
     # ------------------------------------------------------------------------------------- phases
 
-    def _check_question(self, q: Question) -> str | None:
+    def _root_path(self, q: Question) -> tuple[Path | None, str | None]:
+        """The question's root path, or the reason it cannot be decoded (empty, or beyond the context)."""
         if not q.messages or q.messages[-1].get("role") != "user" or not q.text.strip():
-            return "empty question: the last message must be a non-empty user turn"
-        probe = self.prompter.request(
-            q,
-            Path(q.qid, "0", prompt_ids=self.prompter.root_ids(q)),
-            Action.ANSWER,
-            self.config.sampling_for(Action.ANSWER),
-            0,
-        )
-        need = len(probe.prompt_ids) + self.config.answer_max_tokens
-        if need > self.generator.max_context:
-            return (
+            return None, "empty question: the last message must be a non-empty user turn"
+        root = Path(q.qid, "0", prompt_ids=self.prompter.root_ids(q))
+        probe = self.prompter.request(q, root, Action.ANSWER, self.config.sampling_for(Action.ANSWER), 0)
+        if len(probe.prompt_ids) + self.config.answer_max_tokens > self.generator.max_context:
+            return None, (
                 f"question too long: its prompt is {len(probe.prompt_ids)} tokens and the answer needs "
                 f"{self.config.answer_max_tokens} more, beyond the model's context window of {self.generator.max_context}"
             )
-        return None
+        return root, None
 
     def _actions_at(self, depth: int) -> list[tuple[Action, int]]:
         actions: list[tuple[Action, int]] = []
