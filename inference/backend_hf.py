@@ -123,6 +123,9 @@ class HFGenerator:
             position_ids=position_ids,
             past_key_values=cache,
             use_cache=True,
+            # Only the last position's logits are ever read: skip the LM head (49k-wide on SmolLM2) on
+            # every other prompt token.
+            logits_to_keep=1,
         )
         return out.logits[:, -1, :], out.past_key_values
 
