@@ -37,7 +37,9 @@ def test_greedy_batch_equals_transformers_generate_and_teacher_forcing(model_and
             logprobs = torch.log_softmax(model(full).logits[0, len(prompt) - 1 : -1].float(), -1)
         assert list(c.token_ids) == reference.tolist()[: len(c.token_ids)]
         forced = logprobs.gather(-1, torch.tensor(c.token_ids)[:, None]).squeeze(-1)
-        assert torch.allclose(forced, torch.tensor(c.logprobs), atol=1e-4)
+        # Same tokens exactly; logprobs to float32 accuracy: a cached step reduces in another order than one
+        # full forward, which on some CPUs (CI's) moves the fourth decimal.
+        assert torch.allclose(forced, torch.tensor(c.logprobs), atol=1e-3)
         assert c.finish_reason in ("eos", "length") and len(c.logprobs) == len(c.token_ids)
     assert gen.stats.model_calls == 1 and gen.stats.requests == 3
 
@@ -53,7 +55,7 @@ def test_prefix_sharing_changes_cost_not_results(model_and_tokenizer):
     a, b = shared.generate(requests), plain.generate(requests)
     assert [c.token_ids for c in a] == [c.token_ids for c in b]
     for x, y in zip(a, b):
-        assert torch.allclose(torch.tensor(x.logprobs), torch.tensor(y.logprobs), atol=1e-4)
+        assert torch.allclose(torch.tensor(x.logprobs), torch.tensor(y.logprobs), atol=1e-3)
     assert plain.stats.prompt_tokens_computed == 3 * (len(base) + 1)
     assert shared.stats.prompt_tokens_computed == len(base) + 3  # the prefix once, each action token once
 
