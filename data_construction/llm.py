@@ -1,0 +1,179 @@
+"""The annotator's side of the wire: async chat calls to any OpenAI-compatible endpoint, cached on disk.
+
+- Transport: `openai.AsyncOpenAI` with a per-call timeout and the client's own retries, which back off
+  exponentially on connection errors, timeouts, 408/409/429 and 5xx (honouring `Retry-After`).
+- Concurrency: at most `concurrency` calls in flight (an `asyncio.Semaphore`), however many examples wait.
+- Cache: every successful reply is stored in SQLite under a hash of (model, messages, parameters), so a rerun
+  or a resumed run pays nothing for what it already asked; failures are never cached, so they are retried.
+- Structured output: `response_format` is `json_schema` (OpenAI and vLLM enforce the schema), `json_object`
+  (older OpenAI models such as gpt-3.5-turbo) or `text` (the prompt alone asks for JSON).
+
+A call that still fails after its retries raises `LLMUnavailable`; the pipeline leaves that example for the
+next run instead of recording it as dropped. A request the endpoint rejects as invalid (`LLMRejected`) is
+the example's fault and is dropped with a reason; a wrong key, model or URL (401/403/404) stops the run.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import json
+import os
+import sqlite3
+import threading
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+
+RESPONSE_FORMATS = ("json_schema", "json_object", "text")
+
+
+class LLMUnavailable(RuntimeError):
+    """The endpoint could not be reached or kept failing after retries (not the example's fault)."""
+
+
+class LLMRejected(ValueError):
+    """The endpoint refused this request as invalid (HTTP 400/413/422, e.g. a prompt beyond its context)."""
+
+
+@dataclass(frozen=True)
+class Reply:
+    content: str
+    finish_reason: str | None
+    refusal: str | None = None
+    cached: bool = False
+
+
+@dataclass
+class LLMStats:
+    calls: int = 0  # requests that reached the endpoint and returned
+    cache_hits: int = 0
+    failures: int = 0  # calls that raised LLMUnavailable
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+
+    def as_dict(self) -> dict[str, int]:
+        return dict(self.__dict__)
+
+
+class ReplyCache:
+    """SQLite key -> reply. One connection guarded by a lock: writes are tiny and the event loop is one thread."""
+
+    def __init__(self, path: str | os.PathLike):
+        Path(path).parent.mkdir(parents=True, exist_ok=True)
+        self._conn = sqlite3.connect(str(path), check_same_thread=False, isolation_level=None)
+        self._conn.execute("PRAGMA journal_mode=WAL")
+        self._conn.execute("CREATE TABLE IF NOT EXISTS replies (key TEXT PRIMARY KEY, reply TEXT NOT NULL)")
+        self._lock = threading.Lock()
+
+    def get(self, key: str) -> Reply | None:
+        with self._lock:
+            row = self._conn.execute("SELECT reply FROM replies WHERE key = ?", (key,)).fetchone()
+        return Reply(**json.loads(row[0]), cached=True) if row else None
+
+    def put(self, key: str, reply: Reply) -> None:
+        payload = json.dumps(
+            {"content": reply.content, "finish_reason": reply.finish_reason, "refusal": reply.refusal}
+        )
+        with self._lock:
+            self._conn.execute("INSERT OR REPLACE INTO replies VALUES (?, ?)", (key, payload))
+
+    def __len__(self) -> int:
+        with self._lock:
+            return self._conn.execute("SELECT COUNT(*) FROM replies").fetchone()[0]
+
+    def close(self) -> None:
+        with self._lock:
+            self._conn.close()
+
+
+class ChatClient:
+    """Cached, concurrency-limited chat completions returning the reply text."""
+
+    def __init__(
+        self,
+        *,
+        base_url: str | None,
+        model: str,
+        api_key: str | None = None,
+        temperature: float = 0.0,
+        max_tokens: int = 512,
+        timeout: float = 60.0,
+        max_retries: int = 4,
+        concurrency: int = 8,
+        response_format: str = "json_schema",
+        cache_path: str | os.PathLike | None = None,
+    ):
+        import openai
+
+        if response_format not in RESPONSE_FORMATS:
+            raise ValueError(f"response_format must be one of {RESPONSE_FORMATS}, got {response_format!r}")
+        self.model = model
+        self.base_url = base_url
+        self.params = {"temperature": temperature, "max_tokens": max_tokens}
+        self.response_format = response_format
+        # Local servers take any key; the client insists on one being set.
+        self._client = openai.AsyncOpenAI(
+            base_url=base_url, api_key=api_key or "EMPTY", timeout=timeout, max_retries=max_retries
+        )
+        self._openai = openai
+        self._semaphore = asyncio.Semaphore(concurrency)
+        self.cache = ReplyCache(cache_path) if cache_path else None
+        self.stats = LLMStats()
+
+    def _key(self, messages: tuple[dict, ...], schema: dict | None) -> str:
+        blob = json.dumps(
+            [self.model, list(messages), self.params, self.response_format, schema], sort_keys=True, ensure_ascii=False
+        )
+        return hashlib.sha256(blob.encode()).hexdigest()
+
+    def _format_argument(self, name: str, schema: dict | None) -> dict | None:
+        if schema is None or self.response_format == "text":
+            return None
+        if self.response_format == "json_object":
+            return {"type": "json_object"}
+        return {"type": "json_schema", "json_schema": {"name": name, "schema": schema, "strict": True}}
+
+    async def chat(self, messages: tuple[dict, ...], *, schema: dict | None = None, name: str = "reply") -> Reply:
+        key = self._key(messages, schema)
+        if self.cache is not None and (hit := self.cache.get(key)) is not None:
+            self.stats.cache_hits += 1
+            return hit
+        kwargs: dict[str, Any] = {"model": self.model, "messages": list(messages), **self.params}
+        if (response_format := self._format_argument(name, schema)) is not None:
+            kwargs["response_format"] = response_format
+        async with self._semaphore:
+            try:
+                response = await self._client.chat.completions.create(**kwargs)
+            except (self._openai.APIConnectionError, self._openai.APITimeoutError, self._openai.RateLimitError) as err:
+                self.stats.failures += 1
+                raise LLMUnavailable(f"{type(err).__name__}: {err}") from err
+            except self._openai.APIStatusError as err:
+                self.stats.failures += 1
+                if err.status_code >= 500:
+                    raise LLMUnavailable(f"HTTP {err.status_code}: {err.message}") from err
+                if err.status_code in (400, 413, 422):
+                    raise LLMRejected(f"HTTP {err.status_code}: {err.message}") from err
+                raise  # 401/403/404: wrong key, model or URL; no example will get through, so stop the run
+        self.stats.calls += 1
+        if response.usage is not None:
+            self.stats.prompt_tokens += response.usage.prompt_tokens or 0
+            self.stats.completion_tokens += response.usage.completion_tokens or 0
+        if not response.choices:
+            self.stats.failures += 1
+            raise LLMUnavailable("the endpoint returned no choices")
+        choice = response.choices[0]
+        reply = Reply(
+            content=choice.message.content or "",
+            finish_reason=choice.finish_reason,
+            refusal=getattr(choice.message, "refusal", None),
+        )
+        if self.cache is not None:
+            self.cache.put(key, reply)
+        return reply
+
+    async def close(self) -> None:
+        await self._client.close()
+        if self.cache is not None:
+            self.cache.close()

@@ -1,0 +1,96 @@
+"""rqrag data build --config configs/data/<variant>.yaml [--out_dir DIR] [--sources hotpotqa:50 ...]
+
+    rqrag data build --config configs/data/offline.yaml
+    rqrag data build --config configs/data/paper.yaml --llm_model gpt-3.5-turbo   # OPENAI_API_KEY set
+
+Build search-augmented training trajectories (paper §2.1): read the raw tasks, refine each question into
+queries (an LLM through any OpenAI-compatible endpoint, or the dataset's own refinements), search, write a
+grounded answer, and append one JSONL record per example (HF chat `messages` plus `trajectory` and
+`metadata`). Rerunning the same command resumes: finished records are kept, none is written twice, and the
+LLM and search caches make repeated calls free. Output folder: data.jsonl, dropped.jsonl, report.json,
+lengths.png, resolved_config.yaml.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import dataclasses
+import json
+import logging
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+from rqrag.config import log_config, make_parser, parse, save_resolved_config
+
+
+logger = logging.getLogger(__name__)
+
+VERBS = {"build": "annotate raw tasks into trajectory records (resumable)"}
+
+
+def _usage() -> str:
+    verbs = "\n".join(f"  {verb:<6}  {help_}" for verb, help_ in VERBS.items())
+    return f"usage: rqrag data <verb> [options]   (rqrag data build --help for its options)\n\nverbs:\n{verbs}"
+
+
+def _serve_locally(config, out_dir: Path, stack: contextlib.ExitStack):
+    """Start a vLLM OpenAI server for `serve_model` for the length of the run; returns the config pointing at it."""
+    from rqrag.local_server import start_openai_server
+    from rqrag.models import resolve_model
+
+    log_path = out_dir / "annotator_server.log"
+    logger.info("starting a local vLLM server for %s (log: %s); ~35 s on CPU", config.serve_model, log_path)
+    server = stack.enter_context(
+        start_openai_server(resolve_model(config.serve_model), served_name=config.llm_model, log_path=log_path)
+    )
+    logger.info("annotator endpoint %s ready after %.0f s", server.base_url, server.start_seconds)
+    return dataclasses.replace(config, llm_base_url=server.base_url)
+
+
+def build(argv: Sequence[str]) -> int:
+    from data_construction.config import DataBuildConfig
+
+    parser = make_parser(DataBuildConfig, prog="rqrag data build", description=__doc__.split("\n\n")[2])
+    (config, _extra) = parse(parser, argv)
+    log_config("rqrag data build", config)
+    out_dir = Path(config.out_dir)
+    save_resolved_config(out_dir, "rqrag data build", config)
+
+    from data_construction.pipeline import run_build
+    from data_construction.report import format_report, write_report
+    from rqrag.models import load_tokenizer
+
+    tokenizer = load_tokenizer(config.tokenizer, add_rqrag_tokens=True)
+    with contextlib.ExitStack() as stack:
+        if config.serve_model:
+            config = _serve_locally(config, out_dir, stack)
+        result = asyncio.run(run_build(config, out_dir, tokenizer))
+    report = write_report(result)
+    print(format_report(report))
+    print(json.dumps({"out_dir": str(out_dir), **report["this_run"]}))
+    if result.pending:
+        print(
+            f"rqrag data build: {result.pending} example(s) could not reach the endpoint or the search engine; "
+            "rerun the same command to finish them (finished records are kept)",
+            file=sys.stderr,
+        )
+        return 1
+    return 0
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if not argv or argv[0] in ("-h", "--help"):
+        print(_usage())
+        return 0
+    verb, rest = argv[0], argv[1:]
+    if verb not in VERBS:
+        print(f"rqrag data: unknown verb {verb!r}\n\n{_usage()}", file=sys.stderr)
+        return 2
+    return build(rest)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

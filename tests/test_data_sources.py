@@ -1,0 +1,129 @@
+"""Loaders: every shipped benchmark file parses, hub layouts parse, bad lines and records are counted."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from conftest import SHARED_BENCHMARKS
+
+from data_construction.records import ReadStats, read_records
+from data_construction.sources import DEFAULT_FILES, LOADERS, SourceExample, musique_gold_queries, parse_records
+
+
+needs_shared = pytest.mark.skipif(not SHARED_BENCHMARKS.is_dir(), reason="../shared/data/benchmarks not present")
+
+EXPECTED_COUNTS = {
+    "hotpotqa": 500,
+    "2wikimultihopqa": 164,
+    "musique": 292,
+    "asqa": 948,
+    "arc_challenge": 1172,
+    "openbookqa": 500,
+    "popqa": 1399,
+    "alpaca": 1000,
+    "self_instruct": 175,
+    "oasst": 100,
+    "mt_bench": 80,
+}
+
+
+def _load(source: str, path) -> tuple[list[SourceExample], ReadStats, list]:
+    stats, bad = ReadStats(), []
+    examples = list(parse_records(source, read_records(path, stats), lambda i, why: bad.append((i, why))))
+    return examples, stats, bad
+
+
+@needs_shared
+@pytest.mark.parametrize("source", sorted(DEFAULT_FILES))
+def test_every_shipped_file_loads_completely(source):
+    examples, stats, bad = _load(source, SHARED_BENCHMARKS / DEFAULT_FILES[source])
+    assert stats.skipped == 0 and bad == []
+    assert len(examples) == EXPECTED_COUNTS[source]
+    assert len({ex.source_id for ex in examples}) == len(examples)  # ids are unique within a source
+    for ex in examples:
+        assert ex.messages[-1]["role"] == "user" and ex.question.strip()
+        assert ex.category in ("multi_turn", "decompose", "disambiguate", "single_hop")
+        if source != "mt_bench":
+            assert ex.answer.strip()
+
+
+@needs_shared
+def test_multihop_examples_carry_their_candidates_and_supporting_paragraphs():
+    examples, _, _ = _load("hotpotqa", SHARED_BENCHMARKS / DEFAULT_FILES["hotpotqa"])
+    first = examples[0]
+    assert first.answer == "Chief of Protocol" and first.category == "decompose"
+    assert sum(p["is_supporting"] for p in first.pool) == 2 and len(first.pool) == 10
+    record = first.pool_record()
+    assert record["question_id"] == "hotpotqa:" + first.source_id  # unique across benchmark files
+
+
+@needs_shared
+def test_multiple_choice_question_lists_options_and_answer_names_the_key():
+    examples, _, _ = _load("arc_challenge", SHARED_BENCHMARKS / DEFAULT_FILES["arc_challenge"])
+    ex = examples[0]
+    assert ex.question.splitlines()[1:] == [f"{label}. {text}" for label, text in ex.choices]
+    assert ex.answer == "C. Planetary days will become shorter." and ex.extra["answer_label"] == "C"
+
+
+def test_musique_decomposition_fills_hop_answers_and_flattens_triples():
+    decomposition = [
+        {
+            "question": "Van Hook Township >> located in the administrative territorial entity",
+            "answer": "Mountrail County",
+        },
+        {"question": "#1 >> capital", "answer": "Stanley"},
+        {"question": "Who founded #2?", "answer": "someone"},
+    ]
+    queries, answers = musique_gold_queries(decomposition)
+    assert queries == (
+        "Van Hook Township located in the administrative territorial entity",
+        "Mountrail County capital",
+        "Who founded Stanley?",
+    )
+    assert answers == ("Mountrail County", "Stanley", "someone")
+
+
+def test_hub_layouts_parse():
+    hotpot = {
+        "id": "h1",
+        "question": "Which came first?",
+        "answer": "A",
+        "context": {"title": ["A", "B"], "sentences": [["A was 1990.", "More."], ["B was 2000."]]},
+        "supporting_facts": {"title": ["A"], "sent_id": [0]},
+    }
+    arc = {"id": "a1", "question": "Q?", "choices": {"text": ["x", "y"], "label": ["A", "B"]}, "answerKey": "B"}
+    asqa = {
+        "sample_id": "s1",
+        "ambiguous_question": "Who won?",
+        "qa_pairs": [{"question": "Who won in 2001?", "short_answers": ["X"]}],
+        "annotations": [{"long_answer": "X won in 2001."}],
+    }
+    (h,) = [LOADERS["hotpotqa"](hotpot, 0)]
+    assert [p["is_supporting"] for p in h.pool] == [True, False] and h.pool[0]["paragraph_text"] == "A was 1990. More."
+    assert LOADERS["arc_challenge"](arc, 0).answer == "B. y"
+    assert LOADERS["asqa"](asqa, 0).gold_queries == ("Who won in 2001?",)
+
+
+def test_malformed_lines_and_unusable_records_are_counted_not_fatal(tmp_path):
+    path = tmp_path / "mixed.jsonl"
+    good = {"id": "1", "question_stem": "Q?", "choices": {"text": ["a", "b"], "label": ["A", "B"]}, "answerKey": "A"}
+    no_key = {**good, "id": "2", "answerKey": "Z"}  # answer key not among the options
+    path.write_text("\n".join([json.dumps(good), "{not json", "[1, 2]", "", json.dumps(no_key), '{"id": "3"']) + "\n")
+    examples, stats, bad = _load("openbookqa", path)
+    assert [ex.source_id for ex in examples] == ["1"]
+    assert stats.read == 2 and stats.skipped == 3
+    assert [n for n, _ in stats.malformed] == [2, 3, 6]
+    assert len(bad) == 1 and "answer key" in bad[0][1]
+
+
+def test_a_broken_json_array_is_a_clear_error(tmp_path):
+    path = tmp_path / "broken.json"
+    path.write_text('[{"instruction": "a", "output": "b"},')
+    with pytest.raises(ValueError, match="not a valid JSON array"):
+        list(read_records(path))
+
+
+def test_unknown_source_is_rejected():
+    with pytest.raises(ValueError, match="unknown source"):
+        list(parse_records("nope", iter([]), lambda i, why: None))
