@@ -49,7 +49,8 @@ class Reply:
 class LLMStats:
     calls: int = 0  # requests that reached the endpoint and returned
     cache_hits: int = 0
-    failures: int = 0  # calls that raised LLMUnavailable
+    failures: int = 0  # calls that raised LLMUnavailable (or stopped the run)
+    rejected: int = 0  # requests the endpoint refused as invalid (HTTP 400/413/422)
     prompt_tokens: int = 0
     completion_tokens: int = 0
 
@@ -150,11 +151,12 @@ class ChatClient:
                 self.stats.failures += 1
                 raise LLMUnavailable(f"{type(err).__name__}: {err}") from err
             except self._openai.APIStatusError as err:
+                if err.status_code in (400, 413, 422):
+                    self.stats.rejected += 1
+                    raise LLMRejected(f"HTTP {err.status_code}: {err.message}") from err
                 self.stats.failures += 1
                 if err.status_code >= 500:
                     raise LLMUnavailable(f"HTTP {err.status_code}: {err.message}") from err
-                if err.status_code in (400, 413, 422):
-                    raise LLMRejected(f"HTTP {err.status_code}: {err.message}") from err
                 raise  # 401/403/404: wrong key, model or URL; no example will get through, so stop the run
         self.stats.calls += 1
         if response.usage is not None:

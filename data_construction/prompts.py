@@ -71,6 +71,9 @@ _REFUSAL = re.compile(
 )
 
 
+_LIST_MARKER = re.compile(r"^(\d{1,2}[.)]|[-*\u2022])\s+")
+
+
 class FormatError(ValueError):
     """The annotator's reply is not the requested JSON shape."""
 
@@ -171,7 +174,8 @@ def parse_queries(task: str, reply: str, max_queries: int) -> list[str]:
         if not query:
             raise FormatError("empty query")
         return [query]
-    queries = [clean_text(q) for q in data["queries"]]
+    # Small annotators number their list items ("1. ...", "- ..."); the numbering is not part of the query.
+    queries = [_LIST_MARKER.sub("", clean_text(q)) for q in data["queries"]]
     queries = list(dict.fromkeys(q for q in queries if q))  # drop empties and exact repeats, keep order
     if not queries:
         raise FormatError("no non-empty queries")

@@ -63,7 +63,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"rqrag: unknown command {name!r}\n\n{_usage()}", file=sys.stderr)
         return 2
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
-    for noisy in ("faiss", "sentence_transformers", "httpx", "urllib3", "filelock", "bm25s", "openai"):
+    for noisy in ("faiss", "sentence_transformers", "httpx", "httpx2", "urllib3", "filelock", "bm25s", "openai"):
         logging.getLogger(noisy).setLevel(logging.WARNING)  # their INFO lines drown ours
     from rqrag.config import ConfigError
 

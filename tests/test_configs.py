@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 
+from data_construction.config import DataBuildConfig
 from inference.config import DecodeConfig
 from rqrag.commands.index import IndexBuildConfig
 from rqrag.commands.search import SearchConfig
@@ -15,6 +16,7 @@ from rqrag.config import load_yaml_config
 CONFIGS = Path(__file__).resolve().parent.parent / "configs"
 # configs/<stage>/... -> the dataclass(es) that stage parses
 STAGES = {
+    "data": (DataBuildConfig,),
     "decode": (DecodeConfig,),
     "retrieval/embedded_hybrid.yaml": (SearchConfig,),
     "retrieval/index_build.yaml": (IndexBuildConfig,),

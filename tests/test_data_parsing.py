@@ -20,6 +20,8 @@ def test_queries_parse_strictly():
         "b",
     ]
     assert parse_queries("decompose", '```json\n{"queries": ["a", "b", "c"]}\n```', 2) == ["a", "b"]
+    numbered = '{"queries": ["1. Who won?", "2. Who won?", "- When?", "1990s music"]}'
+    assert parse_queries("decompose", numbered, 4) == ["Who won?", "When?", "1990s music"]
     assert parse_queries("multi_turn", '{"needs_search": false, "query": ""}', 4) == []
     assert parse_queries("multi_turn", '{"needs_search": true, "query": "capital of France"}', 4) == [
         "capital of France"
@@ -123,4 +125,3 @@ def test_resumable_jsonl_with_a_single_partial_line(tmp_path):
     out = ResumableJsonl(path)
     assert out.ids == set() and path.read_text() == ""
     out.close()
-
