@@ -22,17 +22,11 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
+from rqrag.commands import run_verb
 from rqrag.config import log_config, make_parser, parse, save_resolved_config
 
 
 logger = logging.getLogger(__name__)
-
-VERBS = {"build": "annotate raw tasks into trajectory records (resumable)"}
-
-
-def _usage() -> str:
-    verbs = "\n".join(f"  {verb:<6}  {help_}" for verb, help_ in VERBS.items())
-    return f"usage: rqrag data <verb> [options]   (rqrag data build --help for its options)\n\nverbs:\n{verbs}"
 
 
 def _serve_locally(config, out_dir: Path, stack: contextlib.ExitStack):
@@ -81,15 +75,7 @@ def build(argv: Sequence[str]) -> int:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    argv = list(sys.argv[1:] if argv is None else argv)
-    if not argv or argv[0] in ("-h", "--help"):
-        print(_usage())
-        return 0
-    verb, rest = argv[0], argv[1:]
-    if verb not in VERBS:
-        print(f"rqrag data: unknown verb {verb!r}\n\n{_usage()}", file=sys.stderr)
-        return 2
-    return build(rest)
+    return run_verb("data", {"build": ("annotate raw tasks into trajectory records (resumable)", build)}, argv)
 
 
 if __name__ == "__main__":

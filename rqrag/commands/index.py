@@ -16,12 +16,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from rqrag.commands import run_verb
 from rqrag.config import ConfigError, log_config, make_parser, parse, save_resolved_config
 
 
 logger = logging.getLogger(__name__)
-
-VERBS = {"build": "build an index from a corpus file"}
 
 
 @dataclass
@@ -41,21 +40,8 @@ class IndexBuildConfig:
     overwrite: bool = field(default=False, metadata={"help": "replace an existing index at --out"})
 
 
-def _usage() -> str:
-    verbs = "\n".join(f"  {verb:<6}  {help_}" for verb, help_ in VERBS.items())
-    return f"usage: rqrag index <verb> [options]   (rqrag index build --help for its options)\n\nverbs:\n{verbs}"
-
-
 def main(argv: Sequence[str] | None = None) -> int:
-    argv = list(sys.argv[1:] if argv is None else argv)
-    if not argv or argv[0] in ("-h", "--help"):
-        print(_usage())
-        return 0
-    verb, rest = argv[0], argv[1:]
-    if verb not in VERBS:
-        print(f"rqrag index: unknown verb {verb!r}\n\n{_usage()}", file=sys.stderr)
-        return 2
-    return build(rest)
+    return run_verb("index", {"build": ("build an index from a corpus file", build)}, argv)
 
 
 def build(argv: Sequence[str]) -> int:
