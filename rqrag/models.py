@@ -5,7 +5,8 @@
   dequantized once into `<cache>/models/` as safetensors without a `quantization_config`. Two processes
   starting at once take a file lock; the loser waits and reuses the winner's folder, and the folder only
   appears (atomic rename) once it is complete. Later resolutions are a directory check.
-* Any local Hugging Face folder is used as is.
+* Any local Hugging Face folder is used as is; a LoRA adapter folder (from `training/sft.py`) is merged into
+  its base once (`rqrag.adapters`).
 * Anything else that looks like a hub id (`org/name`) is passed through for users who are online.
 
 `add_special_tokens` (in `rqrag.special_tokens`) then makes any of them speak the trajectory language.
@@ -61,6 +62,10 @@ def resolve_model(name_or_path: str | os.PathLike | None = None) -> str:
         return str(materialize_packaged_gguf(name))
     path = Path(name).expanduser()
     if path.exists():
+        from rqrag.adapters import is_adapter_folder, materialize_adapter
+
+        if is_adapter_folder(path):  # a LoRA adapter from training/sft.py: merged into its base once
+            return str(materialize_adapter(path))
         if not (path / "config.json").is_file():
             raise ModelResolutionError(f"{path} exists but has no config.json: not a Hugging Face model folder")
         return str(path)

@@ -1,0 +1,180 @@
+"""Training: the loss mask, packing without cross-talk, `accelerate launch training/sft.py`, reload and resume.
+
+python -m pytest tests/test_training.py -q
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import torch
+
+from rqrag.retrieval.base import Hit
+from rqrag.trajectory import Action, Step, Trajectory, render_assistant, render_example
+from training.data import IGNORE_INDEX, tokenize_record
+
+
+REPO = Path(__file__).resolve().parent.parent
+
+FACTS = [
+    ("Who directed Titanic?", "Titanic (1997 film)", "Titanic was directed by James Cameron.", "James Cameron"),
+    ("Where is the Eiffel Tower?", "Eiffel Tower", "The Eiffel Tower stands in Paris, France.", "Paris"),
+    ("Who wrote Dune?", "Dune (novel)", "Dune is a 1965 novel by Frank Herbert.", "Frank Herbert"),
+    ("What is the capital of Peru?", "Lima", "Lima is the capital of Peru.", "Lima"),
+]
+
+
+def _record(i: int, question: str, title: str, text: str, answer: str) -> dict:
+    action = [Action.REWRITE, Action.DECOMPOSE, Action.DISAMBIGUATE][i % 3]
+    trajectory = Trajectory(
+        (
+            Step(
+                action,
+                question.rstrip("?"),
+                (Hit(f"d{i}", title, text, 1.0), Hit(f"e{i}", "Other", "Unrelated text.", 0.5)),
+            ),
+            Step(Action.ANSWER, answer),
+        )
+    )
+    messages = [{"role": "user", "content": question}, {"role": "assistant", "content": render_assistant(trajectory)}]
+    return {"id": f"t{i}", "messages": messages, "trajectory": trajectory.to_dict()}
+
+
+@pytest.fixture()
+def tiny_dataset(tmp_path) -> Path:
+    path = tmp_path / "tiny.jsonl"
+    path.write_text("".join(json.dumps(_record(i, *fact)) + "\n" for i, fact in enumerate(FACTS)))
+    return path
+
+
+def test_labels_mask_exactly_the_prompt_and_the_evidence(smollm2_tokenizer):
+    tok = smollm2_tokenizer
+    record = _record(1, *FACTS[0])
+    features = tokenize_record(record, tok)
+    ids, labels = features["input_ids"], features["labels"]
+    assert len(ids) == len(labels)
+    segments = render_example(tok, record["messages"][:-1], Trajectory.from_dict(record["trajectory"])).segments
+    assert tok.decode(ids) == "".join(s.text for s in segments)
+    # Token by token, segment by segment: supervised tokens carry their id, the others -100.
+    position = 0
+    for segment in segments:
+        n = len(tok(segment.text, add_special_tokens=False)["input_ids"])
+        expected = ids[position : position + n] if segment.supervise else [IGNORE_INDEX] * n
+        assert labels[position : position + n] == expected, segment
+        assert segment.supervise == (segment.kind not in ("prompt", "evidence"))
+        position += n
+    assert position == len(ids)
+    supervised = tok.decode([t for t, lab in zip(ids, labels) if lab != IGNORE_INDEX])
+    assert supervised == "[S_Decomposed_Query] Who directed Titanic[EOS][A_Response] James Cameron[EOS]<|im_end|>\n"
+    assert "James Cameron." not in supervised  # the evidence text is never a target
+
+
+def test_a_record_without_a_trajectory_is_parsed_from_its_assistant_message(smollm2_tokenizer):
+    record = _record(0, *FACTS[1])
+    with_trajectory = tokenize_record(record, smollm2_tokenizer)
+    del record["trajectory"]
+    assert tokenize_record(record, smollm2_tokenizer) == with_trajectory
+
+
+@pytest.mark.slow
+def test_packed_batch_has_no_attention_across_examples(smollm2_dir):
+    """TRL's padding-free collator + transformers' position-id masking == each example run alone."""
+    from trl.trainer.sft_trainer import DataCollatorForLanguageModeling
+
+    from rqrag.models import load_model_and_tokenizer
+
+    model, tokenizer = load_model_and_tokenizer(smollm2_dir, add_rqrag_tokens=True)
+    features = [tokenize_record(_record(i, *fact), tokenizer) for i, fact in enumerate(FACTS[:3])]
+    batch = DataCollatorForLanguageModeling(pad_token_id=tokenizer.pad_token_id, padding_free=True)(features)
+    assert batch["input_ids"].shape[0] == 1 and "attention_mask" not in batch
+    with torch.no_grad():
+        # use_cache=False as SFTTrainer passes it: transformers derives the block-diagonal mask from position_ids
+        # only when there is no cache.
+        packed = model(input_ids=batch["input_ids"], position_ids=batch["position_ids"], use_cache=False).logits[0]
+        start = 0
+        for feature in features:
+            n = len(feature["input_ids"])
+            alone = model(input_ids=torch.tensor([feature["input_ids"]])).logits[0]
+            assert torch.allclose(packed[start : start + n], alone, atol=2e-3), (
+                "packed examples attended to each other"
+            )
+            start += n
+
+
+def _sft(*args: str, timeout: int = 900) -> subprocess.CompletedProcess:
+    command = [
+        str(Path(sys.executable).parent / "accelerate"), "launch", "--config_file", "configs/accelerate/cpu.yaml",
+        "--num_cpu_threads_per_process", "2",
+        "training/sft.py", "--config", "configs/train/smollm2_135m_cpu.yaml", *args,
+    ]  # fmt: skip
+    done = subprocess.run(command, cwd=REPO, capture_output=True, text=True, timeout=timeout)
+    assert done.returncode == 0, done.stderr[-4000:]
+    return done
+
+
+@pytest.mark.slow
+def test_accelerate_launch_trains_saves_reloads_and_resumes(tiny_dataset, tmp_path, smollm2_dir):
+    out = tmp_path / "run"
+    common = ["--dataset_path", str(tiny_dataset), "--output_dir", str(out), "--per_device_train_batch_size", "2"]
+    common += ["--gradient_accumulation_steps", "1", "--save_steps", "1", "--logging_steps", "1"]
+    _sft(*common, "--max_steps", "2")
+    for name in ("adapter_model.safetensors", "token_rows.safetensors", "resolved_config.yaml", "loss.png"):
+        assert (out / name).is_file(), name
+    assert (out / "adapter_model.safetensors").stat().st_size < 20e6  # LoRA + 7 token rows, not the embeddings
+    assert json.loads((out / "adapter_config.json").read_text())["base_model_name_or_path"] == "smollm2-135m-instruct"
+    assert (out / "checkpoint-2" / "token_rows.safetensors").is_file()
+    resolved = (out / "resolved_config.yaml").read_text()
+    assert "git_commit" in resolved and "dataset_path" in resolved
+
+    # The adapter folder loads like any model: merged once into the cache, special tokens intact and trained.
+    from safetensors.torch import load_file
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+
+    from inference.backend import GenerationRequest, SamplingParams
+    from inference.backend_hf import HFGenerator
+    from rqrag.models import resolve_model
+    from rqrag.trajectory import SPECIAL_TOKENS
+
+    merged = resolve_model(str(out))
+    assert merged != str(out) and Path(merged, "config.json").is_file()
+    tokenizer = AutoTokenizer.from_pretrained(merged)
+    model = AutoModelForCausalLM.from_pretrained(merged, dtype=torch.float32)
+    for token in SPECIAL_TOKENS:
+        ids = tokenizer(token, add_special_tokens=False)["input_ids"]
+        assert len(ids) == 1 and tokenizer.decode(ids) == token
+    rows = load_file(str(out / "token_rows.safetensors"))
+    embedding = model.get_input_embeddings().weight.detach()
+    assert torch.allclose(embedding[rows["ids"]], rows["input"])
+    assert not torch.allclose(rows["input"][0], rows["input"][1])  # trained apart from their common mean start
+    prompt = tokenizer.apply_chat_template(
+        [{"role": "user", "content": "Who wrote Dune?"}], tokenize=False, add_generation_prompt=True
+    )
+    prompt_ids = tokenizer(prompt, add_special_tokens=False)["input_ids"]
+    (completion,) = HFGenerator(model, tokenizer).generate(
+        [GenerationRequest(prompt_ids, SamplingParams(max_tokens=8))]
+    )
+    assert completion.token_ids
+
+    # Resume from the last checkpoint: training continues at step 3, it does not restart.
+    _sft(*common, "--max_steps", "3", "--resume_from_checkpoint", "true")
+    summary = json.loads((out / "train_summary.json").read_text())
+    assert summary["steps"] == 3
+    assert [e["step"] for e in summary["log_history"] if "loss" in e][-1] == 3
+
+
+@pytest.mark.slow
+def test_loss_decreases_on_a_small_overfit_set(tiny_dataset, tmp_path):
+    done = _sft(
+        "--dataset_path", str(tiny_dataset), "--output_dir", str(tmp_path / "overfit"),
+        "--max_steps", "12", "--learning_rate", "2e-3", "--per_device_train_batch_size", "4",
+        "--gradient_accumulation_steps", "1", "--logging_steps", "1", "--save_strategy", "no", "--warmup_steps", "0",
+    )  # fmt: skip
+    del done
+    history = json.loads((tmp_path / "overfit" / "train_summary.json").read_text())["log_history"]
+    losses = [e["loss"] for e in history if "loss" in e]
+    assert len(losses) == 12
+    assert sum(losses[-3:]) / 3 < 0.5 * sum(losses[:3]) / 3, losses
