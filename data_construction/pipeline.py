@@ -31,7 +31,7 @@ from data_construction.splits import load_split
 from rqrag.paths import benchmarks_dir
 from rqrag.retrieval.base import Hit, Retriever, RetrieverUnavailable
 from rqrag.retrieval.candidates import candidate_docid
-from rqrag.trajectory import Action, Step, Trajectory, chat_frame, format_evidence, render_assistant, render_example
+from rqrag.trajectory import Action, Step, Trajectory, chat_frame, format_evidence, render_assistant
 
 
 logger = logging.getLogger(__name__)
@@ -229,11 +229,10 @@ class Pipeline:
         kept = [(i, o) for i, o in enumerate(outcomes) if isinstance(o, dict)]
         if not kept:
             return outcomes
-        after_texts = [
-            render_example(self.tokenizer, chunk[i].messages, Trajectory.from_dict(o["trajectory"])).text
-            for i, o in kept
-        ]
-        before_texts = [chat_frame(self.tokenizer, chunk[i].messages)[0] + chunk[i].answer for i, _ in kept]
+        # One chat frame per example serves both texts; the assistant turn is already rendered in the record.
+        frames = [chat_frame(self.tokenizer, chunk[i].messages) for i, _ in kept]
+        after_texts = [prompt + o["messages"][-1]["content"] + end for (prompt, end), (_, o) in zip(frames, kept)]
+        before_texts = [prompt + chunk[i].answer for (prompt, _), (i, _) in zip(frames, kept)]
         encoded = self.tokenizer([*after_texts, *before_texts], add_special_tokens=False)["input_ids"]
         for n, (i, record) in enumerate(kept):
             after, before = len(encoded[n]), len(encoded[len(kept) + n])

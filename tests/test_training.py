@@ -168,12 +168,11 @@ def test_accelerate_launch_trains_saves_reloads_and_resumes(tiny_dataset, tmp_pa
 
 @pytest.mark.slow
 def test_loss_decreases_on_a_small_overfit_set(tiny_dataset, tmp_path):
-    done = _sft(
+    _sft(
         "--dataset_path", str(tiny_dataset), "--output_dir", str(tmp_path / "overfit"),
         "--max_steps", "12", "--learning_rate", "2e-3", "--per_device_train_batch_size", "4",
         "--gradient_accumulation_steps", "1", "--logging_steps", "1", "--save_strategy", "no", "--warmup_steps", "0",
     )  # fmt: skip
-    del done
     history = json.loads((tmp_path / "overfit" / "train_summary.json").read_text())["log_history"]
     losses = [e["loss"] for e in history if "loss" in e]
     assert len(losses) == 12
