@@ -217,6 +217,8 @@ def _asqa(record: Mapping[str, Any]) -> SourceExample:
         aliases=tuple(_text(s) for p in pairs for s in p.get("short_answers") or []),
         gold_queries=tuple(_text(p["question"]) for p in pairs),
         gold_query_answers=tuple(" / ".join(_text(s) for s in p.get("short_answers") or []) for p in pairs),
+        # Per reading, every accepted short answer: what ASQA's STR-EM checks a long answer against.
+        extra={"answer_sets": [[_text(s) for s in p.get("short_answers") or [] if _text(s)] for p in pairs]},
     )
 
 

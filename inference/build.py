@@ -19,7 +19,7 @@ def build_generator(config: DecodeConfig):
     """(generator, tokenizer) for `config.backend`; the model folder is resolved once (materialised if needed)."""
     from rqrag.models import load_tokenizer, resolve_model
 
-    path = resolve_model(config.model)
+    path = resolve_model(config.model_to_load)
     if config.backend == "vllm":
         from inference.backend_vllm import VLLMGenerator
 

@@ -18,8 +18,11 @@ from rqrag.trajectory import Action
 class DecodeConfig:
     # model and backend
     model: str = field(
-        default="smollm2-135m-instruct",
-        metadata={"help": "packaged model alias, local HF folder or hub id (online users)"},
+        default="rqrag-smollm2-135m",
+        metadata={
+            "help": "rqrag-smollm2-135m (the shipped RQ-RAG model; with --mode prompted its base is used instead), "
+            "smollm2-135m-instruct (the plain base), a training/sft.py output folder, or a hub id (online users)"
+        },
     )
     mode: Literal["auto", "trained", "prompted"] = field(
         default="auto",
@@ -92,6 +95,13 @@ class DecodeConfig:
         for name in self.actions:
             if not Action.from_name(name).is_query:
                 raise ValueError(f"`actions` lists query actions only; the answer is always available, got {name!r}")
+
+    @property
+    def model_to_load(self) -> str:
+        """Prompted mode is for plain instruct models: asked for the shipped model, it runs that model's base."""
+        from rqrag.models import DEFAULT_MODEL, SHIPPED_MODEL
+
+        return DEFAULT_MODEL if self.model == SHIPPED_MODEL and self.mode == "prompted" else self.model
 
     @property
     def query_actions(self) -> list[Action]:

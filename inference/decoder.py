@@ -142,7 +142,7 @@ class TreeDecoder:
         """The question's root path, or the reason it cannot be decoded (empty, or beyond the context)."""
         if not q.messages or q.messages[-1].get("role") != "user" or not q.text.strip():
             return None, "empty question: the last message must be a non-empty user turn"
-        root = Path(q.qid, "0", prompt_ids=self.prompter.root_ids(q))
+        root = Path(q.qid, "0", steps=tuple(q.steps), prompt_ids=self.prompter.root_ids(q))
         probe = self.prompter.request(q, root, Action.ANSWER, self.config.sampling_for(Action.ANSWER), 0)
         if len(probe.prompt_ids) + self.config.answer_max_tokens > self.generator.max_context:
             return None, (

@@ -22,10 +22,12 @@ from rqrag.trajectory import (
     SPECIAL_TOKENS,
     Action,
     ParsedStep,
+    Segment,
     Step,
+    as_messages,
+    chat_frame,
     clean_text,
     parse_generation,
-    render_prompt,
     step_segments,
     tokenize_segments,
 )
@@ -53,8 +55,11 @@ class TrainedPrompter:
         self.eos_id = tokenizer.convert_tokens_to_ids(EOS)
 
     def root_ids(self, question: Question) -> tuple[int, ...]:
-        prompt = render_prompt(self.tokenizer, question.messages)
-        return tuple(self.tokenizer(prompt, add_special_tokens=False)["input_ids"])
+        """The chat prompt, then any given steps, tokenized segment by segment exactly as training did."""
+        prompt, _ = chat_frame(self.tokenizer, as_messages(question.messages))
+        segments = [Segment(prompt, False, "prompt"), *(seg for step in question.steps for seg in step_segments(step))]
+        ids, _ = tokenize_segments(self.tokenizer, segments)
+        return tuple(ids)
 
     def request(self, question: Question, path: Path, action: Action, params: SamplingParams, seed: int):
         return GenerationRequest(

@@ -20,6 +20,9 @@ class Question:
 
     qid: str
     messages: list[dict]
+    # Steps taken before decoding starts, evidence included: the standard-RAG baseline's one search with the
+    # question itself. The tree grows from there; the model is never scored on these tokens.
+    steps: tuple[Step, ...] = ()
 
     @property
     def text(self) -> str:

@@ -4,6 +4,7 @@
     rqrag ask "Who portrayed Corliss Archer in Kiss and Tell, and what office did she hold?" --show-tree
     rqrag search "Who portrayed Corliss Archer?" --mode hybrid -k 5
     rqrag data build --config configs/data/offline.yaml
+    rqrag eval --config configs/eval/hotpotqa.yaml --limit 200
     rqrag index build --corpus my_docs.jsonl --out indexes/my_docs
     rqrag model materialize
 
@@ -26,6 +27,14 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "data": (
         "rqrag.commands.data",
         "build search-augmented training trajectories with an LLM annotator (`rqrag data build`)",
+    ),
+    "eval": (
+        "rqrag.commands.eval",
+        "benchmark the tree decoder and its baselines on a QA task (`rqrag eval --config configs/eval/TASK.yaml`)",
+    ),
+    "rag-metrics": (
+        "eval.rag_metrics",
+        "Ragas metrics (faithfulness, relevancy, context precision/recall, correctness) of an eval run file",
     ),
     "index": ("rqrag.commands.index", "build a local BM25 / dense index from a corpus file (`rqrag index build`)"),
     "model": (

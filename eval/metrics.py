@@ -1,0 +1,153 @@
+"""Answer and retrieval metrics of the benchmarks, as pure functions (paper §3, App. B.3).
+
+* `exact_match` / `f1` — SQuAD-style, after the usual normalisation (lower case, no punctuation, no
+  articles, single spaces), maximised over the gold aliases: HotpotQA, 2WikiMultihopQA, MuSiQue.
+* `match` — PopQA (as in Self-RAG and RQ-RAG): 1 if any gold alias, normalised, occurs inside the
+  normalised prediction. Lenient on purpose: long-tail entities are rarely phrased exactly.
+* `choice_label` / `choice_accuracy` — ARC-Challenge, OpenBookQA: the option the prediction names, by its
+  label ("B", "B.", "(B)", "answer is B") or, failing that, by containing one option's text and no other's.
+* `str_em` — ASQA: the share of the disambiguated readings whose short answers appear in the prediction.
+* `retrieval_ranks` and friends — for tasks whose gold paragraphs are known: recall of the supporting
+  paragraphs over a trajectory's searches, and per search the rank of the first gold hit, from which MR
+  (mean rank of the first gold hit, over searches that found one), MRR and P@1.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Iterable, Sequence
+
+from inference.select import normalize_answer
+
+
+__all__ = [
+    "choice_accuracy",
+    "choice_label",
+    "exact_match",
+    "f1",
+    "match",
+    "normalize_answer",
+    "rank_metrics",
+    "retrieval_ranks",
+    "str_em",
+    "supporting_recall",
+]
+
+
+def exact_match(prediction: str, golds: Sequence[str]) -> float:
+    """1.0 if the normalised prediction equals any normalised gold answer."""
+    norm = normalize_answer(prediction or "")
+    return float(any(norm == normalize_answer(g) for g in golds))
+
+
+def _f1_one(prediction_tokens: list[str], gold_tokens: list[str]) -> float:
+    common = Counter(prediction_tokens) & Counter(gold_tokens)
+    overlap = sum(common.values())
+    if overlap == 0:
+        return 0.0
+    precision = overlap / len(prediction_tokens)
+    recall = overlap / len(gold_tokens)
+    return 2 * precision * recall / (precision + recall)
+
+
+# HotpotQA's official script: a yes/no/noanswer answer scores only on an exact match, never on overlap.
+_SPECIAL = {"yes", "no", "noanswer"}
+
+
+def f1(prediction: str, golds: Sequence[str]) -> float:
+    """Token-level F1 between the normalised prediction and the best-matching gold answer."""
+    pred = normalize_answer(prediction or "")
+    best = 0.0
+    for gold in golds:
+        gold_norm = normalize_answer(gold)
+        if (pred in _SPECIAL or gold_norm in _SPECIAL) and pred != gold_norm:
+            continue
+        if not pred.split() or not gold_norm.split():
+            best = max(best, float(pred == gold_norm))
+            continue
+        best = max(best, _f1_one(pred.split(), gold_norm.split()))
+    return best
+
+
+def match(prediction: str, golds: Sequence[str]) -> float:
+    """1.0 if any non-empty normalised gold answer occurs in the normalised prediction (word-aligned)."""
+    pred = f" {normalize_answer(prediction or '')} "
+    return float(any(norm and f" {norm} " in pred for norm in (normalize_answer(g) for g in golds)))
+
+
+# "B", "B.", "(B)", "B)", "answer is B", "Answer: B" — a standalone label, upper case as datasets write them.
+_LABEL_PATTERNS = (
+    re.compile(r"^\s*\(?([A-Z1-9])\s*[\).:]"),  # leads with "B." / "(B)" / "B:"
+    re.compile(r"^\s*([A-Z1-9])\s*$"),  # the whole reply is a label
+    re.compile(r"\banswer(?: is|:)?\s*\(?([A-Z1-9])\b[\).]?", re.IGNORECASE),
+    re.compile(r"\boption\s*\(?([A-Z1-9])\b", re.IGNORECASE),
+)
+
+
+def choice_label(prediction: str, choices: Sequence[tuple[str, str]]) -> str | None:
+    """The label of the option `prediction` picks, or None if it names none (or several by text)."""
+    labels = [label for label, _ in choices]
+    text = prediction or ""
+    for pattern in _LABEL_PATTERNS:
+        found = pattern.search(text)
+        if found and found.group(1).upper() in labels:
+            return found.group(1).upper()
+    norm = normalize_answer(text)
+    if not norm:
+        return None
+    options = {label: normalize_answer(option) for label, option in choices}
+    exact = [label for label, option in options.items() if option == norm]
+    if len(exact) == 1:
+        return exact[0]
+    named = [label for label, option in options.items() if option and _contains(norm, option)]
+    # An option inside another ("cold" in "very cold") is not a second pick: keep the one that holds the rest.
+    for label in named:
+        if all(_contains(options[label], options[other]) for other in named):
+            return label
+    return None
+
+
+def _contains(text: str, phrase: str) -> bool:
+    return f" {phrase} " in f" {text} "
+
+
+def choice_accuracy(prediction: str, choices: Sequence[tuple[str, str]], gold_label: str) -> float:
+    return float(choice_label(prediction, choices) == gold_label)
+
+
+def str_em(prediction: str, answer_sets: Sequence[Sequence[str]]) -> float:
+    """ASQA STR-EM: the share of readings (each a list of accepted short answers) the prediction contains."""
+    if not answer_sets:
+        return 0.0
+    return sum(match(prediction, answers) for answers in answer_sets) / len(answer_sets)
+
+
+# ------------------------------------------------------------------------------------------ retrieval
+
+
+def supporting_recall(retrieved_docids: Iterable[str], supporting: set[str]) -> float | None:
+    """Share of the supporting paragraphs found anywhere in a trajectory's searches (None: no gold known)."""
+    if not supporting:
+        return None
+    return len(set(retrieved_docids) & supporting) / len(supporting)
+
+
+def retrieval_ranks(searches: Sequence[Sequence[str]], supporting: set[str]) -> list[int | None]:
+    """Per search, the 1-based rank of its first supporting hit, or None if it found none."""
+    ranks: list[int | None] = []
+    for docids in searches:
+        ranks.append(next((i for i, docid in enumerate(docids, 1) if docid in supporting), None))
+    return ranks
+
+
+def rank_metrics(ranks: Sequence[int | None]) -> dict[str, float | None]:
+    """MR (mean rank of the first gold hit, over searches that found one), MRR and P@1 over searches."""
+    if not ranks:
+        return {"mr": None, "mrr": None, "p@1": None}
+    found = [r for r in ranks if r is not None]
+    return {
+        "mr": sum(found) / len(found) if found else None,
+        "mrr": sum(1.0 / r for r in found) / len(ranks),
+        "p@1": sum(r == 1 for r in found) / len(ranks),
+    }

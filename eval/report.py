@@ -1,0 +1,150 @@
+"""Summaries, the strategy chart (paper Fig. 3) and the results table, all rebuilt from prediction files.
+
+    python -m eval.report runs/eval/hotpotqa_trained runs/eval/hotpotqa_base ...   # markdown table
+
+`summarize_task` turns the per-question records of each system into means: every selection strategy's
+scores, the oracle upper bound, retrieval recall/MR/MRR/P@1 where gold paragraphs are known, the share of
+well-formed trajectories and the time per question. `write_reports` saves `summary.json` and
+`strategies.png`; `markdown_table` lays several summaries side by side for the README.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+
+from eval import metrics
+from inference.select import STRATEGIES
+
+
+SUMMARY = "summary.json"
+CHART = "strategies.png"
+
+
+def _mean(values: Sequence[float | None]) -> float | None:
+    present = [v for v in values if v is not None]
+    return sum(present) / len(present) if present else None
+
+
+def summarize_system(task, examples, records: Sequence[dict]) -> dict:
+    wanted = {ex.uid for ex in examples}
+    rows = [r for r in records if r["id"] in wanted]
+    by_strategy = {s: {m: _mean([r["scores"][s][m] for r in rows]) for m in task.metric_names} for s in STRATEGIES}
+    summary = {
+        "questions": len(rows),
+        "missing": len(wanted) - len(rows),
+        "errors": sum(r["error"] is not None for r in rows),
+        "strategies": by_strategy,
+        "oracle": {m: _mean([r["oracle"][m] for r in rows]) for m in task.metric_names},
+        "trajectories_per_question": _mean([len(r["trajectories"]) for r in rows]),
+        "well_formed": _mean([r["well_formed"] for r in rows]),
+        "seconds_per_question": _mean([r["seconds"] for r in rows]),
+    }
+    with_gold = [r["retrieval"] for r in rows if "retrieval" in r]
+    if with_gold:
+        ranks = [rank for r in with_gold for rank in r["ranks"]]
+        summary["retrieval"] = {
+            "recall": _mean([r["recall"] for r in with_gold]),
+            "recall_max": _mean([r["recall_max"] for r in with_gold]),
+            **metrics.rank_metrics(ranks),
+            "searches": len(ranks),
+        }
+    return summary
+
+
+def summarize_task(task, examples, records_by_system: Mapping[str, Sequence[dict]], label: str) -> dict:
+    return {
+        "task": task.name,
+        "label": label,
+        "metric_names": list(task.metric_names),
+        "primary_metric": task.primary_metric,
+        "questions": len(examples),
+        "systems": {s: summarize_system(task, examples, rows) for s, rows in records_by_system.items()},
+    }
+
+
+def chart_bars(summary: dict) -> list[tuple[str, float]]:
+    """(bar label, primary score) pairs: each baseline once, the tree per strategy, then its upper bound."""
+    metric = summary["primary_metric"]
+    bars: list[tuple[str, float]] = []
+    for system, s in summary["systems"].items():
+        if system == "rqrag":
+            bars += [(f"RQ-RAG {name}", s["strategies"][name][metric] or 0.0) for name in STRATEGIES]
+            bars.append(("RQ-RAG upper bound", s["oracle"][metric] or 0.0))
+        else:
+            bars.append((system.replace("_", " "), s["strategies"]["ppl"][metric] or 0.0))
+    return bars
+
+
+def plot_strategies(summary: dict, path: Path) -> Path:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    bars = chart_bars(summary)
+    fig, ax = plt.subplots(figsize=(max(5.0, 1.1 * len(bars) + 2), 3.8))
+    colors = ["#9e9e9e" if not name.startswith("RQ-RAG") else "#1f77b4" for name, _ in bars]
+    colors = ["#2ca02c" if name.endswith("upper bound") else c for (name, _), c in zip(bars, colors)]
+    positions = range(len(bars))
+    ax.bar(positions, [100 * v for _, v in bars], color=colors)
+    for x, (_, v) in zip(positions, bars):
+        ax.text(x, 100 * v + 0.5, f"{100 * v:.1f}", ha="center", va="bottom", fontsize=8)
+    ax.set_xticks(list(positions), [name for name, _ in bars], rotation=20, ha="right", fontsize=8)
+    ax.set_ylabel(f"{summary['primary_metric']} (%)")
+    ax.set_title(f"{summary['task']}: {summary['label']}, {summary['questions']} questions", fontsize=9)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return path
+
+
+def write_reports(out_dir: Path, summary: dict) -> None:
+    (out_dir / SUMMARY).write_text(json.dumps(summary, indent=2) + "\n")
+    plot_strategies(summary, out_dir / CHART)
+
+
+def _pct(value: float | None) -> str:
+    return "–" if value is None else f"{100 * value:.1f}"
+
+
+def markdown_table(summaries: Sequence[dict]) -> str:
+    """One row per (run, system): the primary metric under each strategy, the upper bound, and recall."""
+    lines = [
+        "| task | model | system | n | ppl | confidence | ensemble | upper bound | gold recall | s/question |",
+        "|---|---|---|---:|---:|---:|---:|---:|---:|---:|",
+    ]
+    for summary in summaries:
+        metric = summary["primary_metric"]
+        for system, s in summary["systems"].items():
+            strategies = [_pct(s["strategies"][name][metric]) for name in STRATEGIES]
+            recall = _pct(s["retrieval"]["recall"]) if "retrieval" in s else "–"
+            seconds = f"{s['seconds_per_question']:.1f}" if s["seconds_per_question"] is not None else "–"
+            lines.append(
+                f"| {summary['task']} ({metric}) | {summary['label']} | {system} | {s['questions']} | "
+                + " | ".join(strategies)
+                + f" | {_pct(s['oracle'][metric])} | {recall} | {seconds} |"
+            )
+    return "\n".join(lines)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description="Print the results table of one or more `rqrag eval` runs.")
+    parser.add_argument("runs", nargs="+", help="output directories of rqrag eval (each holds summary.json)")
+    args = parser.parse_args(argv)
+    summaries = []
+    for run in args.runs:
+        path = Path(run) / SUMMARY
+        if not path.is_file():
+            print(f"skipping {run}: no {SUMMARY}", file=sys.stderr)
+            continue
+        summaries.append(json.loads(path.read_text()))
+    print(markdown_table(summaries))
+    return 0 if summaries else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,176 @@
+"""Run the tree decoder (and the baselines, by the same code) on a benchmark; write predictions as they come.
+
+    rqrag eval --config configs/eval/hotpotqa.yaml --limit 200 [--resume]
+
+For every system in `EvalConfig.systems` the runner appends one JSON line per question to
+`<output_dir>/<system>/predictions.jsonl` as soon as its batch is decoded: the gold answers, the answer each
+selection strategy picks and its scores, the oracle (best trajectory) scores, retrieval recall of the gold
+paragraphs where they are known, and every trajectory with its perplexity and confidence. A killed run loses
+at most the batch in flight; `--resume` runs only the questions missing from the file, and a partial last
+line is cut off first, so nothing is lost or written twice. `summary.json` and `strategies.png` are rebuilt
+from the files at the end, so a resumed run reports on every question.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import logging
+import shutil
+import time
+from collections.abc import Sequence
+from pathlib import Path
+
+from tqdm.auto import tqdm
+
+from data_construction.output import ResumableJsonl
+from eval import metrics
+from eval.config import EvalConfig
+from eval.report import summarize_task, write_reports
+from eval.tasks import EvalExample, Task, get_task
+from inference.config import DecodeConfig
+from inference.select import STRATEGIES
+from inference.tree import Question, QuestionResult
+from rqrag.config import ConfigError, save_resolved_config
+from rqrag.trajectory import Action, Step
+
+
+logger = logging.getLogger(__name__)
+
+PREDICTIONS = "predictions.jsonl"
+
+
+def system_config(config: DecodeConfig, system: str) -> DecodeConfig:
+    """The decode config of one system: the baselines are the tree cut to a single answer step."""
+    if system == "rqrag":
+        return config
+    return dataclasses.replace(config, max_depth=0)
+
+
+def build_task_retriever(task: Task, examples: Sequence[EvalExample], config: DecodeConfig):
+    """Multi-hop tasks search each question's own candidate paragraphs (paper App. B.3); the others the
+    configured retriever (web in the paper, the embedded corpus offline)."""
+    from inference.build import build_retriever
+    from rqrag.retrieval import build_retriever as make
+
+    if task.uses_candidates:
+        return make("candidates", mode="bm25", records=[ex.pool_record() for ex in examples])
+    return build_retriever(config)
+
+
+def standard_rag_steps(retriever, examples: Sequence[EvalExample], k: int) -> dict[str, tuple[Step, ...]]:
+    """One search per question with the question itself, as a given first step (one batched call)."""
+    queries = [" ".join(ex.question.split()) for ex in examples]
+    qids = [ex.uid for ex in examples] if getattr(retriever, "uses_qids", False) else None
+    hits = retriever.batch_search(queries, k=k, qids=qids)
+    return {ex.uid: (Step(Action.REWRITE, q, tuple(h)),) for ex, q, h in zip(examples, queries, hits)}
+
+
+def question_record(task: Task, example: EvalExample, result: QuestionResult, system: str, seconds: float) -> dict:
+    """Everything about one question's outcome, scores included, as one JSON-safe dict."""
+    scores = {s: task.score(result.answer_by(s), example) for s in STRATEGIES}
+    finished = [t for t in result.trajectories if t.ok]
+    zero = dict.fromkeys(task.metric_names, 0.0)
+    per_trajectory = [task.score(t.trajectory.answer, example) for t in finished]
+    oracle = {m: max((s[m] for s in per_trajectory), default=0.0) for m in task.metric_names} if finished else zero
+    record = {
+        "id": example.uid,
+        "system": system,
+        "question": example.question,
+        "gold": example.gold_dict(),
+        "prediction": result.answer,
+        "strategy": result.strategy,
+        "selected": result.selected,  # strategy -> index into trajectories
+        "scores": scores,
+        "oracle": oracle,
+        "well_formed": sum(t.well_formed for t in result.trajectories) / max(1, len(result.trajectories)),
+        "error": result.error,
+        "seconds": round(seconds, 3),
+        "trajectories": [t.to_dict() for t in result.trajectories],
+    }
+    if example.supporting:
+        record["retrieval"] = retrieval_record(result, example)
+    return record
+
+
+def retrieval_record(result: QuestionResult, example: EvalExample) -> dict:
+    """Recall of the gold paragraphs by the selected trajectory (and the best one), and its ranks."""
+    searches_by_index = [
+        [[h.docid for h in step.evidence] for step in t.trajectory.steps if step.action.is_query]
+        for t in result.trajectories
+    ]
+    recalls = [
+        metrics.supporting_recall([d for s in searches for d in s], set(example.supporting))
+        for searches in searches_by_index
+    ]
+    best = result.selected.get(result.strategy)
+    selected_searches = searches_by_index[best] if best is not None else []
+    return {
+        "recall": recalls[best] if best is not None else 0.0,
+        "recall_max": max(recalls, default=0.0),
+        "ranks": metrics.retrieval_ranks(selected_searches, set(example.supporting)),
+    }
+
+
+def _prepare_output(config: EvalConfig) -> Path:
+    out = Path(config.output_dir)
+    existing = [out / s / PREDICTIONS for s in config.systems if (out / s / PREDICTIONS).is_file()]
+    existing = [p for p in existing if p.stat().st_size > 0]
+    if existing and config.overwrite:
+        for path in existing:
+            shutil.rmtree(path.parent)
+    elif existing and not config.resume:
+        raise ConfigError(
+            f"{out} already holds predictions ({', '.join(str(p) for p in existing)}); "
+            "pass --resume to finish that run or --overwrite to start over"
+        )
+    out.mkdir(parents=True, exist_ok=True)
+    return out
+
+
+def run_eval(config: EvalConfig, decode: DecodeConfig, decoder=None) -> dict:
+    """Evaluate every configured system on the task; returns the summary (also written to summary.json)."""
+    task = get_task(config.task)
+    examples, load_stats = task.load(config.data_file, config.split, config.limit)
+    out = _prepare_output(config)
+    save_resolved_config(out, "rqrag eval", decode, config)
+    logger.info("%s: %d questions (%s)", task.name, len(examples), load_stats.as_dict())
+
+    writers = {s: ResumableJsonl(out / s / PREDICTIONS, id_key="id") for s in config.systems}
+    pending = {s: [ex for ex in examples if ex.uid not in writers[s]] for s in config.systems}
+    if any(pending.values()):
+        retriever = build_task_retriever(task, examples, decode)
+        if decoder is None:
+            from inference.build import build_decoder
+
+            decoder = build_decoder(decode, retriever=retriever)
+        else:
+            decoder.retriever = retriever
+        for system in config.systems:
+            _run_system(task, system, pending[system], writers[system], decoder, decode, config.batch_size)
+    label = config.label or f"{Path(decode.model).name} ({decoder.mode if decoder else decode.mode})"
+    summary = summarize_task(task, examples, {s: list(writers[s].read()) for s in config.systems}, label)
+    summary["questions_loaded"] = load_stats.as_dict()
+    write_reports(out, summary)
+    return summary
+
+
+def _run_system(task, system, examples, writer, decoder, decode: DecodeConfig, batch_size: int) -> None:
+    if not examples:
+        logger.info("%s: every question already answered, nothing to run", system)
+        return
+    decoder.config = system_config(decode, system)
+    given: dict[str, tuple[Step, ...]] = {}
+    progress = tqdm(total=len(examples), desc=f"{task.name} / {system}", unit="q")
+    for start in range(0, len(examples), batch_size):
+        batch = examples[start : start + batch_size]
+        if system == "standard_rag":
+            given = standard_rag_steps(decoder.retriever, batch, decode.docs_per_search)
+        questions = [Question(ex.uid, list(ex.messages), steps=given.get(ex.uid, ())) for ex in batch]
+        started = time.perf_counter()
+        results = decoder.decode(questions)
+        per_question = (time.perf_counter() - started) / len(batch)
+        for example, result in zip(batch, results):
+            writer.append(question_record(task, example, result, system, per_question))
+        progress.update(len(batch))
+    progress.close()
+    decoder.config = decode

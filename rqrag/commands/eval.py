@@ -1,0 +1,39 @@
+"""rqrag eval --config configs/eval/TASK.yaml [--limit N] [--resume | --overwrite] [--systems rqrag ...]
+
+    rqrag eval --config configs/eval/hotpotqa.yaml --limit 200
+    rqrag eval --config configs/eval/arc_challenge.yaml --model smollm2-135m-instruct --mode prompted \\
+        --output_dir runs/eval/arc_base --limit 100
+    rqrag eval --config configs/eval/hotpotqa.yaml --resume        # after an interruption
+
+Runs the tree decoder and the baselines (no retrieval; standard RAG: one search with the question) on a
+benchmark's held-out questions and writes, under --output_dir, one predictions.jsonl per system (appended
+question by question), summary.json (every selection strategy, the upper bound, retrieval recall),
+strategies.png and resolved_config.yaml. `python -m eval.report DIR...` prints the table of several runs.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Sequence
+
+from eval.config import EvalConfig
+from inference.config import DecodeConfig
+from rqrag.config import log_config, make_parser, parse
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = make_parser(DecodeConfig, EvalConfig, prog="rqrag eval", description=__doc__.split("\n\n")[2])
+    decode, config, _ = parse(parser, argv)
+    log_config("rqrag eval", decode, config)
+
+    from eval.report import markdown_table
+    from eval.runner import run_eval
+
+    summary = run_eval(config, decode)
+    print(markdown_table([summary]))
+    print(f"\npredictions, summary.json and strategies.png in {config.output_dir}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,130 @@
+"""The benchmark runner: records, baselines, reports, and resume — with a scripted generator for the logic,
+and the real SmolLM2 through `rqrag eval` for the interrupt/resume path."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from fakes import FakeGenerator
+
+from eval.config import EvalConfig
+from eval.report import markdown_table
+from eval.runner import run_eval
+from inference.config import DecodeConfig
+from inference.decoder import TreeDecoder
+from rqrag.config import ConfigError
+from rqrag.trajectory import Action
+
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def _script(prompt, action, request):
+    # Queries name the question's first words; answers change with the number of evidence blocks read, so
+    # deeper trajectories answer differently and the oracle can beat a strategy.
+    if action is Action.ANSWER:
+        return ["unknown", "Chief of Protocol", "Shirley Temple"][min(prompt.count("[R_Evidences]"), 2)], 0.9
+    return "Corliss Archer Kiss and Tell", {Action.REWRITE: 0.8, Action.DECOMPOSE: 0.6}.get(action, 0.3)
+
+
+def _run(tmp_path, tok, systems, **overrides):
+    decode = DecodeConfig(mode="trained", max_depth=2, actions=["rewrite", "decompose"])
+    config = EvalConfig(
+        task="hotpotqa", limit=3, systems=systems, output_dir=str(tmp_path / "run"), batch_size=2, **overrides
+    )
+    decoder = TreeDecoder(decode, FakeGenerator(tok, _script), tok, retriever=None)
+    return run_eval(config, decode, decoder=decoder), Path(config.output_dir)
+
+
+def _records(path: Path) -> list[dict]:
+    return [json.loads(line) for line in path.read_text().splitlines()]
+
+
+def test_systems_records_and_reports(tmp_path, smollm2_tokenizer):
+    summary, out = _run(tmp_path, smollm2_tokenizer, ["rqrag", "no_retrieval", "standard_rag"])
+    tree = _records(out / "rqrag" / "predictions.jsonl")
+    direct = _records(out / "no_retrieval" / "predictions.jsonl")
+    single = _records(out / "standard_rag" / "predictions.jsonl")
+    assert [r["id"] for r in tree] == [r["id"] for r in direct] == [r["id"] for r in single]
+    assert len(tree) == 3
+
+    # Depth 2 with two query actions: 1 + 2 + 4 answered trajectories; the baselines have exactly one.
+    assert all(len(r["trajectories"]) == 7 for r in tree)
+    assert all(len(r["trajectories"]) == 1 and r["trajectories"][0]["steps"][0]["action"] == "answer" for r in direct)
+    for r in single:
+        (t,) = r["trajectories"]
+        first = t["steps"][0]
+        assert first["action"] == "rewrite" and first["text"] == r["question"]  # the question itself, searched once
+        assert len(first["evidence"]) == 3 and all(h["docid"].startswith(r["id"] + "::") for h in first["evidence"])
+        assert t["answer"] == "Chief of Protocol"  # one evidence block read
+        assert 0.0 <= r["retrieval"]["recall"] <= 1.0 and len(r["retrieval"]["ranks"]) == 1
+
+    # The oracle takes the best trajectory: the one-search answer is the gold of the first question.
+    first = tree[0]
+    assert first["gold"]["answers"] == ["Chief of Protocol"]
+    assert first["oracle"]["em"] == 1.0
+    assert first["oracle"]["em"] >= max(s["em"] for s in first["scores"].values())
+    assert direct[0]["oracle"]["em"] == 0.0  # "unknown"
+
+    s = summary["systems"]
+    assert s["rqrag"]["questions"] == 3 and s["rqrag"]["missing"] == 0
+    assert s["rqrag"]["oracle"]["f1"] >= max(v["f1"] for v in s["rqrag"]["strategies"].values())
+    assert s["standard_rag"]["retrieval"]["searches"] == 3
+    assert json.loads((out / "summary.json").read_text()) == summary
+    assert (out / "strategies.png").stat().st_size > 5000
+    assert (out / "resolved_config.yaml").is_file()
+    table = markdown_table([summary])
+    assert table.count("\n") == 4 and "| rqrag |" in table
+
+
+def test_existing_run_needs_resume_or_overwrite(tmp_path, smollm2_tokenizer):
+    _run(tmp_path, smollm2_tokenizer, ["no_retrieval"])
+    with pytest.raises(ConfigError, match="--resume"):
+        _run(tmp_path, smollm2_tokenizer, ["no_retrieval"])
+    summary, out = _run(tmp_path, smollm2_tokenizer, ["no_retrieval"], resume=True)  # nothing left to do
+    assert len(_records(out / "no_retrieval" / "predictions.jsonl")) == 3
+    summary, out = _run(tmp_path, smollm2_tokenizer, ["no_retrieval"], overwrite=True)
+    assert len(_records(out / "no_retrieval" / "predictions.jsonl")) == 3
+
+
+@pytest.mark.slow
+def test_interrupted_eval_resumes_without_losing_or_repeating(tmp_path):
+    """Kill a real `rqrag eval` (SmolLM2, prompted) after its first batch, leave a torn line, and resume."""
+    out = tmp_path / "arc"
+    predictions = out / "no_retrieval" / "predictions.jsonl"
+    command = [
+        sys.executable, "-m", "rqrag.cli", "eval", "--config", str(ROOT / "configs/eval/arc_challenge.yaml"),
+        "--model", "smollm2-135m-instruct", "--mode", "prompted", "--systems", "no_retrieval",
+        "--limit", "4", "--batch_size", "1", "--answer_max_tokens", "8", "--output_dir", str(out),
+    ]  # fmt: skip
+    env = {**os.environ, "HF_HUB_OFFLINE": "1"}
+    process = subprocess.Popen(
+        command, cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True
+    )
+    deadline = time.monotonic() + 600
+    while time.monotonic() < deadline and process.poll() is None:
+        if predictions.is_file() and predictions.read_text().count("\n") >= 1:
+            break
+        time.sleep(0.2)
+    process.send_signal(signal.SIGKILL)
+    process.wait()
+    done = _records(predictions)
+    assert 1 <= len(done) < 4, "the run should have been killed part-way"
+    with predictions.open("a") as f:  # what a kill in the middle of a write leaves
+        f.write('{"id": "arc_challenge:torn", "syst')
+
+    result = subprocess.run([*command, "--resume"], cwd=ROOT, env=env, capture_output=True, text=True, timeout=900)
+    assert result.returncode == 0, result.stderr[-2000:]
+    records = _records(predictions)
+    ids = [r["id"] for r in records]
+    assert len(ids) == len(set(ids)) == 4
+    assert records[: len(done)] == done  # earlier answers kept as they were
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["systems"]["no_retrieval"]["questions"] == 4 and summary["systems"]["no_retrieval"]["missing"] == 0
