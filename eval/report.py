@@ -70,7 +70,8 @@ def chart_bars(summary: dict) -> list[tuple[str, float]]:
     """(bar label, primary score) pairs: each baseline once, the tree per strategy, then its upper bound."""
     metric = summary["primary_metric"]
     bars: list[tuple[str, float]] = []
-    for system, s in summary["systems"].items():
+    # Baselines first, then the tree: the chart reads left to right as "more search, better selection".
+    for system, s in sorted(summary["systems"].items(), key=lambda item: item[0] == "rqrag"):
         if system == "rqrag":
             bars += [(f"RQ-RAG {name}", s["strategies"][name][metric] or 0.0) for name in STRATEGIES]
             bars.append(("RQ-RAG upper bound", s["oracle"][metric] or 0.0))
@@ -131,9 +132,33 @@ def markdown_table(summaries: Sequence[dict]) -> str:
     return "\n".join(lines)
 
 
+def plot_overview(summaries: Sequence[dict], path: Path) -> Path:
+    """One group of bars per (task, model): baselines, the tree's strategies and its upper bound."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    groups = [(f"{s['task']}\n{s['label']}", dict(chart_bars(s))) for s in summaries]
+    names = list(dict.fromkeys(name for _, bars in groups for name in bars))
+    width = 0.8 / max(1, len(names))
+    fig, ax = plt.subplots(figsize=(max(6.0, 1.6 * len(groups) + 2), 4.2))
+    for k, name in enumerate(names):
+        xs = [i + k * width for i in range(len(groups))]
+        ax.bar(xs, [100 * bars.get(name, 0.0) for _, bars in groups], width, label=name)
+    ax.set_xticks([i + 0.4 - width / 2 for i in range(len(groups))], [g for g, _ in groups], fontsize=7)
+    ax.set_ylabel("primary metric (%)")
+    ax.legend(fontsize=7, ncol=3)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return path
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description="Print the results table of one or more `rqrag eval` runs.")
     parser.add_argument("runs", nargs="+", help="output directories of rqrag eval (each holds summary.json)")
+    parser.add_argument("--plot", type=Path, default=None, help="also draw every run's bars into this PNG")
     args = parser.parse_args(argv)
     summaries = []
     for run in args.runs:
@@ -143,6 +168,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             continue
         summaries.append(json.loads(path.read_text()))
     print(markdown_table(summaries))
+    if args.plot and summaries:
+        print(f"chart: {plot_overview(summaries, args.plot)}")
     return 0 if summaries else 1
 
 

@@ -107,6 +107,7 @@ def retrieval_record(result: QuestionResult, example: EvalExample) -> dict:
     return {
         "recall": recalls[best] if best is not None else 0.0,
         "recall_max": max(recalls, default=0.0),
+        "recall_by_trajectory": recalls,
         "ranks": metrics.retrieval_ranks(selected_searches, set(example.supporting)),
     }
 

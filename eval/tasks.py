@@ -21,7 +21,7 @@ of the *eval* split (`data_construction/splits/`) are used: the shipped model ne
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
@@ -212,10 +212,3 @@ def get_task(name: str) -> Task:
     if name not in TASKS:
         raise ValueError(f"unknown task {name!r}; choose from {sorted(TASKS)}")
     return TASKS[name]()
-
-
-def mean_scores(rows: Sequence[Mapping[str, float]]) -> dict[str, float]:
-    """Mean of each metric over questions (every question counts, unanswered ones as 0)."""
-    if not rows:
-        return {}
-    return {key: sum(r[key] for r in rows) / len(rows) for key in rows[0]}

@@ -20,6 +20,23 @@ def build_generator(config: DecodeConfig):
     from rqrag.models import load_tokenizer, resolve_model
 
     path = resolve_model(config.model_to_load)
+    if config.backend == "remote":
+        import os
+
+        from transformers import AutoConfig
+
+        from inference.backend_remote import RemoteGenerator
+
+        max_context = config.remote_max_context or getattr(
+            AutoConfig.from_pretrained(path), "max_position_embeddings", 4096
+        )
+        generator = RemoteGenerator(
+            config.remote_base_url,
+            config.remote_model or config.model,
+            api_key=os.environ.get(config.remote_api_key_env) or "not-needed",
+            max_context=max_context,
+        )
+        return generator, load_tokenizer(path)
     if config.backend == "vllm":
         from inference.backend_vllm import VLLMGenerator
 

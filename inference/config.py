@@ -31,7 +31,22 @@ class DecodeConfig:
             "for each refinement by an instruction; auto: trained if the tokenizer already has the tokens"
         },
     )
-    backend: Literal["hf", "vllm"] = field(default="hf", metadata={"help": "generation backend"})
+    backend: Literal["hf", "vllm", "remote"] = field(
+        default="hf",
+        metadata={
+            "help": "hf (transformers, in process), vllm (in process) or remote (an OpenAI-compatible vLLM server)"
+        },
+    )
+    remote_base_url: str | None = field(
+        default=None, metadata={"help": "remote backend: the server's base URL, e.g. http://gpu-box:8000/v1"}
+    )
+    remote_model: str | None = field(
+        default=None, metadata={"help": "remote backend: the model name the server serves (default: --model)"}
+    )
+    remote_api_key_env: str = field(default="OPENAI_API_KEY", metadata={"help": "remote backend: env var of its key"})
+    remote_max_context: int | None = field(
+        default=None, metadata={"help": "remote backend: the server's context length (default: the model config's)"}
+    )
     dtype: str = field(default="float32", metadata={"help": "model dtype for the hf backend (float32 on CPU)"})
     max_batch_size: int = field(default=32, metadata={"help": "hf backend: rows decoded together"})
     seed: int = field(default=0, metadata={"help": "base seed; each expansion derives its own from its path id"})
@@ -90,6 +105,8 @@ class DecodeConfig:
     )
 
     def __post_init__(self):
+        if self.backend == "remote" and not self.remote_base_url:
+            raise ValueError("backend 'remote' needs remote_base_url (the OpenAI-compatible server, ending in /v1)")
         if self.max_depth < 0 or self.width < 1 or self.max_paths < 1 or self.docs_per_search < 1:
             raise ValueError("max_depth >= 0, width >= 1, max_paths >= 1 and docs_per_search >= 1 are required")
         for name in self.actions:

@@ -101,20 +101,23 @@ class QuestionResult:
     selected: dict[str, int] = field(default_factory=dict)  # strategy -> index into trajectories
     strategy: str = "ppl"
     error: str | None = None
+    batch_info: dict = field(default_factory=dict)  # set by the server: size and time of the decode call
 
     @property
     def answer(self) -> str | None:
-        best = self.best
-        return best.trajectory.answer if best is not None else None
+        return self.answer_by(self.strategy)
 
     @property
     def best(self) -> FinishedTrajectory | None:
-        index = self.selected.get(self.strategy)
+        return self.best_by(self.strategy)
+
+    def best_by(self, strategy: str) -> FinishedTrajectory | None:
+        index = self.selected.get(strategy)
         return self.trajectories[index] if index is not None else None
 
     def answer_by(self, strategy: str) -> str | None:
-        index = self.selected.get(strategy)
-        return self.trajectories[index].trajectory.answer if index is not None else None
+        best = self.best_by(strategy)
+        return best.trajectory.answer if best is not None else None
 
     def to_dict(self) -> dict:
         return {

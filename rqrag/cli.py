@@ -23,6 +23,10 @@ from collections.abc import Sequence
 # name -> (module, one-line help). Only subcommands that exist are listed; later stages add theirs here.
 SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "ask": ("rqrag.commands.ask", "answer a question with the RQ-RAG tree decoder (refine, retrieve, select)"),
+    "serve": (
+        "rqrag.commands.serve",
+        "OpenAI-compatible HTTP server with sources and conversations (`rqrag serve --config configs/serve/default.yaml`)",
+    ),
     "search": ("rqrag.commands.search", "search a local index (the embedded corpus by default) and print the hits"),
     "data": (
         "rqrag.commands.data",

@@ -199,6 +199,9 @@ def server_command(
         str(max_model_len),
         "--seed",
         str(seed),
+        # Scores from the model's raw distribution, as the in-process backends return them (tree selection).
+        "--logprobs-mode",
+        "raw_logprobs",
         *extra_args,
     ]
 

@@ -7,7 +7,9 @@ from pathlib import Path
 import pytest
 
 from data_construction.config import DataBuildConfig
+from eval.config import EvalConfig
 from inference.config import DecodeConfig
+from inference.serve_config import ServeConfig
 from rqrag.commands.index import IndexBuildConfig
 from rqrag.commands.search import SearchConfig
 from rqrag.config import load_yaml_config
@@ -18,6 +20,8 @@ CONFIGS = Path(__file__).resolve().parent.parent / "configs"
 STAGES = {
     "data": (DataBuildConfig,),
     "decode": (DecodeConfig,),
+    "eval": (DecodeConfig, EvalConfig),
+    "serve": (DecodeConfig, ServeConfig),
     "retrieval/embedded_hybrid.yaml": (SearchConfig,),
     "retrieval/index_build.yaml": (IndexBuildConfig,),
 }

@@ -151,3 +151,33 @@ def test_default_model_loads_and_generates_on_cpu():
         out = model.generate(**inputs, max_new_tokens=16, do_sample=False)
     answer = tok.decode(out[0, inputs["input_ids"].shape[1] :], skip_special_tokens=True)
     assert "Paris" in answer
+
+
+def test_shipped_model_is_the_default_and_prompted_mode_runs_its_base():
+    from inference.config import DecodeConfig
+    from rqrag.models import DEFAULT_MODEL, SHIPPED_MODEL, SHIPPED_MODEL_DIR
+
+    assert DecodeConfig().model_to_load == SHIPPED_MODEL
+    assert DecodeConfig(mode="prompted").model_to_load == DEFAULT_MODEL
+    assert DecodeConfig(mode="prompted", model="/my/model").model_to_load == "/my/model"
+    # The shipped adapter is small enough for git and names the packaged base it is merged into.
+    files = {p.name: p.stat().st_size for p in SHIPPED_MODEL_DIR.iterdir()}
+    assert {"adapter_config.json", "adapter_model.safetensors", "token_rows.safetensors", "tokenizer.json"} <= set(
+        files
+    )
+    assert sum(files.values()) < 20 * 2**20
+    assert (
+        json.loads((SHIPPED_MODEL_DIR / "adapter_config.json").read_text())["base_model_name_or_path"] == DEFAULT_MODEL
+    )
+
+
+@pytest.mark.slow
+def test_shipped_model_merges_and_speaks_the_trajectory_language():
+    from rqrag.models import SHIPPED_MODEL
+
+    path = Path(resolve_model(SHIPPED_MODEL))
+    assert (path / "config.json").is_file()
+    tokenizer = AutoTokenizer.from_pretrained(path)
+    assert not missing_special_tokens(tokenizer)
+    model = AutoModelForCausalLM.from_pretrained(path)
+    assert model.get_input_embeddings().weight.shape[0] >= len(tokenizer)

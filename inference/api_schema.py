@@ -1,0 +1,80 @@
+"""Request bodies of the server, validated by pydantic; and the OpenAI-shaped error every failure returns."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+
+class ChatMessage(BaseModel):
+    model_config = ConfigDict(extra="ignore")
+
+    role: Literal["system", "user", "assistant"]
+    content: str
+
+    @field_validator("content", mode="before")
+    @classmethod
+    def _text_parts(cls, value):
+        # OpenAI clients may send content as a list of parts; only text parts mean anything here.
+        if isinstance(value, list):
+            texts = [p.get("text", "") for p in value if isinstance(p, dict) and p.get("type") == "text"]
+            if len(texts) != len(value):
+                raise ValueError("only text content parts are supported")
+            return "".join(texts)
+        return value
+
+
+class RQRAGOptions(BaseModel):
+    """Our extension of a chat request (the openai client sends it with `extra_body={"rqrag": {...}}`)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    strategy: Literal["ppl", "confidence", "ensemble"] | None = None
+    max_depth: int | None = Field(default=None, ge=0)
+    retriever: str | None = None
+    return_trajectories: bool = False
+
+
+class ChatCompletionRequest(BaseModel):
+    model_config = ConfigDict(extra="ignore")  # sampling knobs of other servers are accepted and ignored
+
+    model: str
+    messages: list[ChatMessage] = Field(min_length=1)
+    stream: bool = False
+    rqrag: RQRAGOptions = Field(default_factory=RQRAGOptions)
+
+
+class AskRequest(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    question: str
+    conversation_id: str | None = None
+    retriever: str | None = None
+    strategy: Literal["ppl", "confidence", "ensemble"] | None = None
+    max_depth: int | None = Field(default=None, ge=0)
+    return_trajectories: bool = False
+
+
+class APIError(Exception):
+    """Raised by handlers; rendered as {"error": {"message", "type", "param", "code"}} with `status`."""
+
+    def __init__(self, status: int, message: str, *, code: str | None = None, param: str | None = None):
+        super().__init__(message)
+        self.status = status
+        self.message = message
+        self.code = code
+        self.param = param
+
+    @property
+    def type(self) -> str:
+        if self.status == 401:
+            return "authentication_error"
+        if self.status == 404:
+            return "not_found_error"
+        if self.status >= 500:
+            return "server_error"
+        return "invalid_request_error"
+
+    def body(self) -> dict:
+        return {"error": {"message": self.message, "type": self.type, "param": self.param, "code": self.code}}

@@ -1,0 +1,116 @@
+"""Gather concurrent requests into tree-decoder batches: N users share model calls instead of queueing.
+
+A request waits at most `window_s` for others to join (or until `max_questions` have), then the whole group
+goes to the decoder in one `decode` call on the single model thread; the next group gathers meanwhile.
+Requests whose decoding settings differ (depth, retriever) are decoded in separate calls of the same round,
+since one tree search has one shape. A failure is delivered to the requests of the call that failed only.
+
+    batcher = DecodeBatcher(decode_fn, window_s=0.02, max_questions=16)
+    result = await batcher.submit(Question(...), settings=("corpus", 2))
+"""
+
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures
+import logging
+from collections import defaultdict
+from collections.abc import Callable, Hashable, Sequence
+from dataclasses import dataclass, field
+
+from inference.tree import Question, QuestionResult
+
+
+logger = logging.getLogger(__name__)
+
+DecodeFn = Callable[[Sequence[Question], Hashable], list[QuestionResult]]
+
+
+@dataclass
+class _Pending:
+    question: Question
+    settings: Hashable
+    future: asyncio.Future
+
+
+@dataclass
+class BatchStats:
+    batches: int = 0  # decode calls
+    questions: int = 0
+    sizes: list[int] = field(default_factory=list)  # questions per decode call (for /metrics)
+
+
+class DecodeBatcher:
+    def __init__(self, decode_fn: DecodeFn, window_s: float = 0.02, max_questions: int = 16):
+        if window_s < 0 or max_questions < 1:
+            raise ValueError("window_s >= 0 and max_questions >= 1 are required")
+        self.decode_fn = decode_fn
+        self.window_s = window_s
+        self.max_questions = max_questions
+        self.stats = BatchStats()
+        self.on_batch: Callable[[int], None] | None = None  # called with each decode call's size
+        self._queue: asyncio.Queue[_Pending] | None = None
+        self._task: asyncio.Task | None = None
+        # One thread: the model is not re-entrant, and one batch at a time is what batching is for.
+        self._executor = concurrent.futures.ThreadPoolExecutor(max_workers=1, thread_name_prefix="rqrag-decode")
+
+    def start(self) -> None:
+        self._queue = asyncio.Queue()
+        self._task = asyncio.get_running_loop().create_task(self._run(), name="rqrag-batcher")
+
+    async def stop(self) -> None:
+        if self._task is not None:
+            self._task.cancel()
+            try:
+                await self._task
+            except asyncio.CancelledError:
+                pass
+        self._executor.shutdown(wait=True, cancel_futures=True)
+
+    async def submit(self, question: Question, settings: Hashable = None) -> QuestionResult:
+        if self._queue is None:
+            raise RuntimeError("DecodeBatcher.start() was not called")
+        future = asyncio.get_running_loop().create_future()
+        await self._queue.put(_Pending(question, settings, future))
+        return await future
+
+    async def _gather(self) -> list[_Pending]:
+        batch = [await self._queue.get()]
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + self.window_s
+        while len(batch) < self.max_questions:
+            remaining = deadline - loop.time()
+            if remaining <= 0:
+                break
+            try:
+                batch.append(await asyncio.wait_for(self._queue.get(), remaining))
+            except asyncio.TimeoutError:
+                break
+        return batch
+
+    async def _run(self) -> None:
+        loop = asyncio.get_running_loop()
+        while True:
+            batch = await self._gather()
+            batch = [p for p in batch if not p.future.done()]  # a client that gave up is not decoded
+            groups: dict[Hashable, list[_Pending]] = defaultdict(list)
+            for pending in batch:
+                groups[pending.settings].append(pending)
+            for settings, group in groups.items():
+                questions = [p.question for p in group]
+                self.stats.batches += 1
+                self.stats.questions += len(group)
+                self.stats.sizes.append(len(group))
+                if self.on_batch is not None:
+                    self.on_batch(len(group))
+                try:
+                    results = await loop.run_in_executor(self._executor, self.decode_fn, questions, settings)
+                except Exception as error:  # the whole call failed: its requests get the error, others go on
+                    logger.exception("decode call of %d question(s) failed", len(group))
+                    for p in group:
+                        if not p.future.done():
+                            p.future.set_exception(error)
+                    continue
+                for p, result in zip(group, results):
+                    if not p.future.done():
+                        p.future.set_result(result)

@@ -1,0 +1,46 @@
+"""`ServeConfig`: the HTTP side of `rqrag serve` (the model and decoding are a `DecodeConfig` in the same YAML)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+
+@dataclass
+class ServeConfig:
+    host: str = field(
+        default="127.0.0.1", metadata={"help": "bind address (0.0.0.0 exposes the server; set an API key)"}
+    )
+    port: int = field(default=8000, metadata={"help": "TCP port"})
+    served_model_name: str = field(
+        default="rqrag", metadata={"help": "the model id clients send and GET /v1/models lists"}
+    )
+    api_key_env: str | None = field(
+        default=None,
+        metadata={"help": "name of an env variable holding the API key clients must send (Bearer); unset: open"},
+    )
+    database_url: str = field(
+        default="sqlite:///runs/serve/conversations.db",
+        metadata={"help": "conversation store (SQLAlchemy URL): SQLite file, or postgresql+psycopg://..."},
+    )
+    batch_window_ms: float = field(
+        default=20.0, metadata={"help": "how long a request waits for others to share its decoder batch"}
+    )
+    max_batch_questions: int = field(default=16, metadata={"help": "questions per decoder batch at most"})
+    request_timeout_s: float = field(default=600.0, metadata={"help": "a request still waiting after this gets 504"})
+    max_request_bytes: int = field(default=1_000_000, metadata={"help": "larger request bodies get 413"})
+    max_messages: int = field(default=64, metadata={"help": "chat history length accepted per request"})
+    max_depth_limit: int = field(default=4, metadata={"help": "largest max_depth a request may ask for"})
+    retrievers: list[str] = field(
+        default_factory=lambda: ["corpus", "web"],
+        metadata={"help": "retriever kinds requests may choose (the first is the default)"},
+    )
+    max_source_chars: int = field(default=1000, metadata={"help": "evidence text returned per source"})
+
+    def __post_init__(self):
+        if not self.retrievers:
+            raise ValueError("retrievers must name at least one retriever kind")
+        unknown = sorted(set(self.retrievers) - {"corpus", "web", "candidates"})
+        if unknown:
+            raise ValueError(f"unknown retriever kind(s) {unknown}")
+        if self.max_batch_questions < 1 or self.batch_window_ms < 0 or self.max_request_bytes < 1:
+            raise ValueError("max_batch_questions >= 1, batch_window_ms >= 0 and max_request_bytes >= 1 are required")

@@ -1,0 +1,228 @@
+"""The RQ-RAG HTTP server: OpenAI-compatible chat completions plus a plain `/v1/ask` with conversations.
+
+    rqrag serve --config configs/serve/default.yaml            # http://127.0.0.1:8000
+
+    from openai import OpenAI
+    client = OpenAI(base_url="http://127.0.0.1:8000/v1", api_key="unused")
+    reply = client.chat.completions.create(model="rqrag", messages=[{"role": "user", "content": "Who wrote Hamlet?"}])
+    reply.choices[0].message.content, reply.model_extra["rqrag"]["sources"]
+
+Endpoints: `POST /v1/chat/completions` (stream supported; the reply carries an extra `rqrag` object with the
+selected trajectory, its sources and timings), `POST /v1/ask` ({question, conversation_id?, retriever?,
+strategy?, max_depth?} -> {answer, sources, trajectory, conversation_id}; conversations persisted),
+`GET /v1/models`, `GET /health`, `GET /metrics` (Prometheus).
+
+The decoder is built once in the lifespan; concurrent requests are gathered into shared decoder batches
+(`inference/batcher.py`). Every failure is an OpenAI-shaped error: bad input is a 4xx with a message, never
+a 5xx; retrieved text reaches the model only inside the evidence block (and, in prompted mode, under a
+system prompt saying it is data, not instructions).
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import time
+import uuid
+from contextlib import asynccontextmanager
+
+from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import JSONResponse, Response, StreamingResponse
+from starlette.exceptions import HTTPException as StarletteHTTPException
+
+from inference.api_schema import APIError, AskRequest, ChatCompletionRequest
+from inference.config import DecodeConfig
+from inference.conversations import ConversationStore, UnknownConversation
+from inference.serve_config import ServeConfig
+from inference.server_metrics import ServerMetrics
+from inference.service import AnswerService
+
+
+logger = logging.getLogger(__name__)
+
+
+def create_app(decode: DecodeConfig, serve: ServeConfig, decoder=None) -> FastAPI:
+    """The app; `decoder` may be given (tests), otherwise it is built from `decode` when the app starts."""
+    metrics = ServerMetrics()
+
+    @asynccontextmanager
+    async def lifespan(app: FastAPI):
+        nonlocal decoder
+        if decoder is None:
+            from inference.build import build_decoder
+
+            decoder = build_decoder(decode)
+        app.state.service = AnswerService(decode, serve, decoder, metrics)
+        app.state.conversations = ConversationStore(serve.database_url)
+        app.state.service.batcher.start()
+        logger.info("rqrag server ready: model %s, %s mode", serve.served_model_name, decoder.mode)
+        yield
+        await app.state.service.batcher.stop()
+        app.state.conversations.close()
+
+    app = FastAPI(title="rq-rag", lifespan=lifespan)
+
+    @app.middleware("http")
+    async def guard(request: Request, call_next):
+        """API key, body size, and request metrics, before any handler runs."""
+        started = time.perf_counter()
+        endpoint = request.url.path
+        try:
+            if serve.api_key_env and endpoint not in ("/health", "/metrics"):
+                import os
+
+                expected = os.environ.get(serve.api_key_env)
+                if expected and request.headers.get("authorization") != f"Bearer {expected}":
+                    raise APIError(401, "missing or wrong API key (Authorization: Bearer ...)", code="invalid_api_key")
+            length = request.headers.get("content-length")
+            if length is not None and int(length) > serve.max_request_bytes:
+                raise APIError(413, f"request body over {serve.max_request_bytes} bytes", code="request_too_large")
+            response = await call_next(request)
+        except APIError as error:
+            response = JSONResponse(error.body(), status_code=error.status)
+        except ValueError:
+            response = JSONResponse(APIError(400, "bad Content-Length header").body(), status_code=400)
+        metrics.observe(endpoint, response.status_code, time.perf_counter() - started)
+        return response
+
+    @app.exception_handler(APIError)
+    async def api_error(request: Request, error: APIError):
+        return JSONResponse(error.body(), status_code=error.status)
+
+    @app.exception_handler(RequestValidationError)
+    async def invalid_request(request: Request, error: RequestValidationError):
+        first = error.errors()[0] if error.errors() else {}
+        if first.get("type") == "json_invalid":
+            detail = (first.get("ctx") or {}).get("error", "")
+            return JSONResponse(APIError(400, f"request body is not valid JSON: {detail}").body(), status_code=400)
+        where = ".".join(str(p) for p in first.get("loc", ()) if p != "body")
+        message = f"{where}: {first.get('msg', 'invalid request')}" if where else first.get("msg", "invalid request")
+        return JSONResponse(APIError(400, message, param=where or None).body(), status_code=400)
+
+    @app.exception_handler(StarletteHTTPException)
+    async def http_error(request: Request, error: StarletteHTTPException):
+        return JSONResponse(APIError(error.status_code, str(error.detail)).body(), status_code=error.status_code)
+
+    @app.get("/health")
+    async def health():
+        return {"status": "ok", "model": serve.served_model_name}
+
+    @app.get("/metrics")
+    async def prometheus():
+        return Response(metrics.render(), media_type=metrics.content_type)
+
+    @app.get("/v1/models")
+    async def models():
+        return {
+            "object": "list",
+            "data": [{"id": serve.served_model_name, "object": "model", "created": 0, "owned_by": "rqrag"}],
+        }
+
+    @app.post("/v1/chat/completions")
+    async def chat_completions(body: ChatCompletionRequest, request: Request):
+        if body.model != serve.served_model_name:
+            raise APIError(
+                404,
+                f"model {body.model!r} does not exist; this server serves {serve.served_model_name!r}",
+                code="model_not_found",
+                param="model",
+            )
+        messages = _check_messages([m.model_dump() for m in body.messages], serve)
+        options = body.rqrag
+        answer = await request.app.state.service.answer(
+            messages, retriever=options.retriever, strategy=options.strategy, max_depth=options.max_depth
+        )
+        completion_id = f"chatcmpl-{uuid.uuid4().hex}"
+        extra = answer.rqrag_object(options.return_trajectories)
+        if body.stream:
+            return StreamingResponse(
+                _stream(completion_id, serve.served_model_name, answer.text, extra), media_type="text/event-stream"
+            )
+        best = answer.result.best_by(answer.strategy)
+        usage = _usage(best)
+        return {
+            "id": completion_id,
+            "object": "chat.completion",
+            "created": int(time.time()),
+            "model": serve.served_model_name,
+            "choices": [
+                {"index": 0, "message": {"role": "assistant", "content": answer.text}, "finish_reason": "stop"}
+            ],
+            "usage": usage,
+            "rqrag": extra,
+        }
+
+    @app.post("/v1/ask")
+    async def ask(body: AskRequest, request: Request):
+        question = body.question.strip()
+        if not question:
+            raise APIError(400, "question must not be empty", param="question")
+        store: ConversationStore = request.app.state.conversations
+        cid = body.conversation_id
+        try:
+            history = store.messages(cid) if cid else []
+        except UnknownConversation:
+            raise APIError(
+                404, f"conversation {cid!r} not found", param="conversation_id", code="conversation_not_found"
+            ) from None
+        messages = _check_messages([*history, {"role": "user", "content": question}], serve)
+        answer = await request.app.state.service.answer(
+            messages, retriever=body.retriever, strategy=body.strategy, max_depth=body.max_depth
+        )
+        cid = cid or store.new_conversation()
+        store.append_exchange(cid, question, answer.text, answer.sources)
+        out = {
+            "answer": answer.text,
+            "sources": answer.sources,
+            "trajectory": answer.trajectory,
+            "conversation_id": cid,
+            "history_turns": len(history),
+            "evidence_used": answer.evidence_used,
+            "strategy": answer.strategy,
+            "timings": answer.timings,
+        }
+        if body.return_trajectories:
+            out["trajectories"] = [t.to_dict() for t in answer.result.trajectories]
+        return out
+
+    return app
+
+
+def _check_messages(messages: list[dict], serve: ServeConfig) -> list[dict]:
+    if len(messages) > serve.max_messages:
+        raise APIError(400, f"at most {serve.max_messages} messages per request", param="messages")
+    if messages[-1]["role"] != "user" or not messages[-1]["content"].strip():
+        raise APIError(400, "the last message must be a non-empty user turn (the question)", param="messages")
+    return messages
+
+
+def _usage(best) -> dict:
+    if best is None:
+        return {"prompt_tokens": 0, "completion_tokens": 0, "total_tokens": 0}
+    completion = len(best.generated_logprobs)
+    prompt = max(0, len(best.sequence_ids) - len(best.answer_logprobs))
+    return {"prompt_tokens": prompt, "completion_tokens": completion, "total_tokens": prompt + completion}
+
+
+def _stream(completion_id: str, model: str, text: str, extra: dict):
+    """Server-sent events in OpenAI's chunk format; the answer goes out word by word, `rqrag` in the last chunk."""
+    created = int(time.time())
+
+    def chunk(delta: dict, finish: str | None = None, **more) -> str:
+        body = {
+            "id": completion_id,
+            "object": "chat.completion.chunk",
+            "created": created,
+            "model": model,
+            "choices": [{"index": 0, "delta": delta, "finish_reason": finish}],
+            **more,
+        }
+        return f"data: {json.dumps(body)}\n\n"
+
+    yield chunk({"role": "assistant", "content": ""})
+    words = text.split(" ")
+    for i, word in enumerate(words):
+        yield chunk({"content": word if i == 0 else " " + word})
+    yield chunk({}, "stop", rqrag=extra)
+    yield "data: [DONE]\n\n"

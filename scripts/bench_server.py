@@ -1,0 +1,136 @@
+"""Load test of `rqrag serve`: throughput and latency at 1, 4, 8 and 16 concurrent clients, batching vs not.
+
+    python scripts/bench_server.py                              # starts both servers itself (shipped model, CPU)
+    python scripts/bench_server.py --concurrency 1 4 8 16 --max_depth 1 --malformed 100
+
+Two servers run the same model and config on localhost, one after the other: **batched** (requests gathered
+for 50 ms into one decoder batch, up to 16 questions) and the baseline **one at a time** (max_batch_questions
+1: requests queue for the model). Each level sends N different PopQA questions at once with the real `openai`
+client and reports wall time, questions/s and p50/p95 latency; the last lines give the batched/one-at-a-time
+ratios and the batching check of the server issue (8 concurrent questions in < 3x the time of one). Then
+`--malformed` requests (a third of them broken: bad JSON, empty question, unknown model, oversize) are fired
+at once at the batched server and every status code is counted: the expectation is zero 5xx.
+"""
+
+from __future__ import annotations
+
+import argparse
+import concurrent.futures
+import json
+import statistics
+import sys
+import time
+from pathlib import Path
+
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+
+def questions(n: int) -> list[str]:
+    from eval.tasks import get_task
+
+    examples, _ = get_task("popqa").load(limit=n)
+    return [ex.question for ex in examples]
+
+
+def run_level(client, batch: list[str], max_depth: int) -> dict:
+    def one(question: str) -> float:
+        started = time.perf_counter()
+        client.chat.completions.create(
+            model="rqrag",
+            messages=[{"role": "user", "content": question}],
+            extra_body={"rqrag": {"max_depth": max_depth}},
+        )
+        return time.perf_counter() - started
+
+    started = time.perf_counter()
+    with concurrent.futures.ThreadPoolExecutor(len(batch)) as pool:
+        latencies = sorted(pool.map(one, batch))
+    wall = time.perf_counter() - started
+    p95 = latencies[min(len(latencies) - 1, round(0.95 * (len(latencies) - 1)))]
+    return {"n": len(batch), "wall": wall, "qps": len(batch) / wall, "p50": statistics.median(latencies), "p95": p95}
+
+
+def fire_malformed(base: str, total: int, question: str) -> dict[int, int]:
+    import httpx
+
+    bodies = [
+        b"{not json",
+        json.dumps({"question": ""}).encode(),
+        json.dumps({"model": "gpt-9", "messages": [{"role": "user", "content": "hi"}]}).encode(),
+        json.dumps({"question": "x" * 1_100_000}).encode(),
+    ]
+    requests = []
+    for i in range(total):
+        if i % 3 == 0:
+            requests.append(("/v1/ask", bodies[(i // 3) % len(bodies)]))
+        else:
+            requests.append(("/v1/ask", json.dumps({"question": question, "max_depth": 0}).encode()))
+    requests = [("/v1/chat/completions" if b"gpt-9" in body else path, body) for path, body in requests]
+
+    def send(item):
+        path, body = item
+        return httpx.post(
+            base + path, content=body, headers={"content-type": "application/json"}, timeout=1800
+        ).status_code
+
+    with concurrent.futures.ThreadPoolExecutor(total) as pool:
+        codes = list(pool.map(send, requests))
+    return {code: codes.count(code) for code in sorted(set(codes))}
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--concurrency", type=int, nargs="+", default=[1, 4, 8, 16])
+    parser.add_argument("--max_depth", type=int, default=1)
+    parser.add_argument("--malformed", type=int, default=100, help="requests in the bad-input burst (0: skip)")
+    parser.add_argument("--extra", nargs="*", default=[], help="more `rqrag serve` flags, e.g. --mode prompted")
+    args = parser.parse_args(argv)
+    import tempfile
+
+    from inference.server_process import RQRAGServer
+
+    pool = questions(sum(args.concurrency))
+    rows: dict[str, list[dict]] = {}
+    burst = None
+    for name, flags in (
+        ("batched", ["--batch_window_ms", "50", "--max_batch_questions", "16"]),
+        ("one at a time", ["--batch_window_ms", "0", "--max_batch_questions", "1"]),
+    ):
+        tmp = Path(tempfile.mkdtemp(prefix="bench-server-"))
+        server = RQRAGServer(tmp, tmp / "conversations.db", ["--max_depth", str(args.max_depth), *flags, *args.extra])
+        try:
+            client = server.client()
+            client.chat.completions.create(model="rqrag", messages=[{"role": "user", "content": "warm up"}])
+            offset = 0
+            rows[name] = []
+            for n in args.concurrency:
+                rows[name].append(run_level(client, pool[offset : offset + n], args.max_depth))
+                offset += n
+                r = rows[name][-1]
+                print(
+                    f"{name:>14}  {n:>3} clients  {r['wall']:7.1f} s  {r['qps']:6.3f} q/s  p50 {r['p50']:6.1f} s  p95 {r['p95']:6.1f} s",
+                    flush=True,
+                )
+            if name == "batched" and args.malformed:
+                burst = fire_malformed(server.base, args.malformed, pool[0])
+        finally:
+            server.stop()
+
+    print(f"\n{'clients':>7} {'batched s':>10} {'one-at-a-time s':>16} {'speed-up':>9} {'batched p50':>12} {'p95':>7}")
+    for b, s in zip(rows["batched"], rows["one at a time"]):
+        print(
+            f"{b['n']:>7} {b['wall']:>10.1f} {s['wall']:>16.1f} {s['wall'] / b['wall']:>8.2f}x {b['p50']:>12.1f} {b['p95']:>7.1f}"
+        )
+    by_n = {r["n"]: r for r in rows["batched"]}
+    if 1 in by_n and 8 in by_n:
+        ratio = by_n[8]["wall"] / by_n[1]["wall"]
+        print(f"\nbatched: 8 concurrent questions took {ratio:.2f}x the time of one (goal < 3x)")
+    if burst is not None:
+        fives = sum(count for code, count in burst.items() if code >= 500)
+        print(f"{args.malformed} concurrent requests, a third malformed: status counts {burst}; 5xx: {fives}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
