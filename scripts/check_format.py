@@ -69,12 +69,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--per_source", type=int, default=20)
     parser.add_argument("--max_depth", type=int, default=2)
     parser.add_argument("--out", default=None, help="write the JSON report here")
+    parser.add_argument("--skip_base", action="store_true", help="run the trained model only")
     args = parser.parse_args(argv)
     examples = held_out(args.per_source)
-    report = {
-        "base (prompted)": run("configs/decode/smollm2_prompted.yaml", args.base, examples, args.max_depth),
-        "trained": run("configs/decode/rqrag_trained.yaml", args.trained, examples, args.max_depth),
-    }
+    report = {}
+    if not args.skip_base:
+        report["base (prompted)"] = run("configs/decode/smollm2_prompted.yaml", args.base, examples, args.max_depth)
+    report["trained"] = run("configs/decode/rqrag_trained.yaml", args.trained, examples, args.max_depth)
     print(f"{len(examples)} held-out questions (HotpotQA + ARC-Challenge eval ids), depth {args.max_depth}, greedy")
     print(f"{'model':<18}{'trajectories':>13}{'well-formed':>13}{'answered':>10}{'correct':>9}{'seconds':>9}")
     for name, r in report.items():

@@ -150,6 +150,10 @@ def test_accelerate_launch_trains_saves_reloads_and_resumes(tiny_dataset, tmp_pa
     embedding = model.get_input_embeddings().weight.detach()
     assert torch.allclose(embedding[rows["ids"]], rows["input"])
     assert not torch.allclose(rows["input"][0], rows["input"][1])  # trained apart from their common mean start
+    # ... at their own learning rate (3e-3 in the config): Adam moves a coordinate ~lr per step, so two steps at
+    # the adapter's 2e-4 could not move any coordinate 2e-3 from the mean start.
+    mean_start = embedding[: int(rows["ids"].min())].mean(0)
+    assert (rows["input"] - mean_start).abs().max() > 2e-3
     prompt = tokenizer.apply_chat_template(
         [{"role": "user", "content": "Who wrote Dune?"}], tokenize=False, add_generation_prompt=True
     )

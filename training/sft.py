@@ -46,6 +46,14 @@ class ScriptArguments:
     max_train_samples: int | None = field(
         default=None, metadata={"help": "use N records drawn at random (seeded) before the length filter"}
     )
+    token_rows_learning_rate: float | None = field(
+        default=None,
+        metadata={
+            "help": "LoRA only: learning rate of the new special-token embedding rows (default: learning_rate). "
+            "Adam moves a parameter by about lr per step, so at LoRA's 2e-4 a short run leaves the rows next to "
+            "their mean initialisation and the model never learns to emit [EOS] or an action token"
+        },
+    )
 
 
 def build_model_and_tokenizer(model_args, training_args):
@@ -160,6 +168,9 @@ def main(script_args, training_args, model_args) -> None:
     if model_args.use_peft:  # LoRA freezes the embeddings; the new tokens' rows must still learn (token_rows.py)
         rows = NewTokenRows(trainer.model, new_ids, weight_decay=training_args.weight_decay)
         trainer.add_callback(SaveTokenRowsCallback(rows))
+        if script_args.token_rows_learning_rate is not None:
+            # Set before train(): the Trainer then keeps this optimizer and builds its schedule over both groups.
+            trainer.optimizer = rows.optimizer(trainer.model, training_args, script_args.token_rows_learning_rate)
         if checkpoint is not None and not apply_token_rows(trainer.model, checkpoint):
             logger.warning(
                 "%s has no %s: the special-token rows restart from their initial values", checkpoint, TOKEN_ROWS_FILE

@@ -33,6 +33,20 @@ class NewTokenRows:
             weight.requires_grad_(True)
             weight.register_hook(lambda grad, mask=mask: grad * mask)
 
+    def optimizer(self, model, args, rows_lr: float) -> torch.optim.Optimizer:
+        """AdamW with the adapter at `args.learning_rate` and the embedding matrices (of which only the new rows
+        get gradients) at `rows_lr`; betas, epsilon and weight decay from the training arguments."""
+        row_params = {id(w) for w in embedding_matrices(model).values()}
+        groups = [
+            {
+                "params": [p for p in model.parameters() if p.requires_grad and id(p) not in row_params],
+                "lr": args.learning_rate,
+                "weight_decay": args.weight_decay,
+            },
+            {"params": list(embedding_matrices(model).values()), "lr": rows_lr, "weight_decay": 0.0},
+        ]
+        return torch.optim.AdamW(groups, betas=(args.adam_beta1, args.adam_beta2), eps=args.adam_epsilon)
+
     def state(self) -> dict[str, torch.Tensor]:
         rows = {
             name: weight.detach()[self.ids].clone().contiguous()
