@@ -59,16 +59,25 @@ def generator(model_dir):
 
     from inference.backend_vllm import VLLMGenerator
 
+    def vllm_processes() -> dict[int, psutil.Process]:
+        # vLLM titles its processes "VLLM::EngineCore" and "VLLM::Worker..."; multiprocessing's resource
+        # tracker, also a child, lives until the interpreter exits and is not the engine's.
+        found = {}
+        for process in psutil.Process().children(recursive=True):
+            try:
+                if process.cmdline()[:1] and process.cmdline()[0].startswith("VLLM::"):
+                    found[process.pid] = process
+            except psutil.NoSuchProcess:
+                pass
+        return found
+
+    # Engines of other fixtures (the session's vLLM OpenAI server for the remote-backend and data tests) are
+    # also our descendants and outlive this module: only the processes this engine adds are its own.
+    before = vllm_processes()
     # float32 so the logprobs can be held to a float32 transformers forward pass; a small max_model_len and
     # KV cache keep the engine light.
     with VLLMGenerator(model_dir, dtype="float32", max_model_len=MAX_CONTEXT, kv_cache_gib=1, seed=0) as gen:
-        # vLLM titles its processes "VLLM::EngineCore" and "VLLM::Worker..."; multiprocessing's resource
-        # tracker, also a child, lives until the interpreter exits and is not the engine's.
-        workers = [
-            p
-            for p in psutil.Process().children(recursive=True)
-            if p.cmdline()[:1] and p.cmdline()[0].startswith("VLLM::")
-        ]
+        workers = [process for pid, process in vllm_processes().items() if pid not in before]
         assert len(workers) >= 2, "vLLM runs its engine core and model worker in child processes"
         yield gen
     # close() (via the context manager) must not leave engine processes behind.

