@@ -40,7 +40,7 @@ def build_generator(config: DecodeConfig):
     if config.backend == "vllm":
         from inference.backend_vllm import VLLMGenerator
 
-        return VLLMGenerator(path, seed=config.seed), load_tokenizer(path)
+        return VLLMGenerator(path, seed=config.seed, dtype=config.vllm_dtype), load_tokenizer(path)
     from inference.backend_hf import HFGenerator
 
     generator = HFGenerator.from_pretrained(

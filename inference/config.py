@@ -48,6 +48,13 @@ class DecodeConfig:
         default=None, metadata={"help": "remote backend: the server's context length (default: the model config's)"}
     )
     dtype: str = field(default="float32", metadata={"help": "model dtype for the hf backend (float32 on CPU)"})
+    vllm_dtype: str | None = field(
+        default=None,
+        metadata={
+            "help": "vllm backend: model dtype (default float32 on CPU, auto on GPU; bfloat16 changes a small "
+            "model's greedy outputs and was not faster on this project's 2-core CPU)"
+        },
+    )
     max_batch_size: int = field(default=32, metadata={"help": "hf backend: rows decoded together"})
     seed: int = field(default=0, metadata={"help": "base seed; each expansion derives its own from its path id"})
 

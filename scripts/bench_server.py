@@ -6,7 +6,8 @@
 Two servers run the same model and config on localhost, one after the other: **batched** (requests gathered
 for 50 ms into one decoder batch, up to 16 questions) and the baseline **one at a time** (max_batch_questions
 1: requests queue for the model). Each level sends N different PopQA questions at once with the real `openai`
-client and reports wall time, questions/s and p50/p95 latency; the last lines give the batched/one-at-a-time
+client and reports wall time, questions/s, p50/p95 latency and the model calls the server made (from its
+`/metrics`); the last lines give the batched/one-at-a-time
 ratios and the batching check of the server issue (8 concurrent questions in < 3x the time of one). Then
 `--malformed` requests (a third of them broken: bad JSON, empty question, unknown model, oversize) are fired
 at once at the batched server and every status code is counted: the expectation is zero 5xx.
@@ -31,6 +32,16 @@ def questions(n: int) -> list[str]:
 
     examples, _ = get_task("popqa").load(limit=n)
     return [ex.question for ex in examples]
+
+
+def model_calls(base: str) -> float:
+    """The server's `rqrag_model_calls_total` counter: generator calls made so far."""
+    import httpx
+
+    for line in httpx.get(f"{base}/metrics", timeout=30).text.splitlines():
+        if line.startswith("rqrag_model_calls_total "):
+            return float(line.split()[1])
+    raise RuntimeError("the server's /metrics has no rqrag_model_calls_total")
 
 
 def run_level(client, batch: list[str], max_depth: int) -> dict:
@@ -90,7 +101,7 @@ def main(argv: list[str] | None = None) -> int:
 
     from inference.server_process import RQRAGServer
 
-    pool = questions(sum(args.concurrency))
+    warm_up, *pool = questions(1 + sum(args.concurrency))
     rows: dict[str, list[dict]] = {}
     burst = None
     for name, flags in (
@@ -101,15 +112,21 @@ def main(argv: list[str] | None = None) -> int:
         server = RQRAGServer(tmp, tmp / "conversations.db", ["--max_depth", str(args.max_depth), *flags, *args.extra])
         try:
             client = server.client()
-            client.chat.completions.create(model="rqrag", messages=[{"role": "user", "content": "warm up"}])
+            # Warm up with a real question of the same shape (a search at every action, evidence to read): the
+            # first decode pays one-off costs (kernel selection, the query encoder's first batch) that a
+            # one-word warm-up does not reach, and they would land on the 1-client level.
+            run_level(client, [warm_up], args.max_depth)
             offset = 0
             rows[name] = []
             for n in args.concurrency:
+                calls_before = model_calls(server.base)
                 rows[name].append(run_level(client, pool[offset : offset + n], args.max_depth))
+                rows[name][-1]["calls"] = model_calls(server.base) - calls_before
                 offset += n
                 r = rows[name][-1]
                 print(
-                    f"{name:>14}  {n:>3} clients  {r['wall']:7.1f} s  {r['qps']:6.3f} q/s  p50 {r['p50']:6.1f} s  p95 {r['p95']:6.1f} s",
+                    f"{name:>14}  {n:>3} clients  {r['wall']:7.1f} s  {r['qps']:6.3f} q/s  p50 {r['p50']:6.1f} s  "
+                    f"p95 {r['p95']:6.1f} s  model calls {r['calls']:.0f}",
                     flush=True,
                 )
             if name == "batched" and args.malformed:
@@ -117,10 +134,14 @@ def main(argv: list[str] | None = None) -> int:
         finally:
             server.stop()
 
-    print(f"\n{'clients':>7} {'batched s':>10} {'one-at-a-time s':>16} {'speed-up':>9} {'batched p50':>12} {'p95':>7}")
+    print(
+        f"\n{'clients':>7} {'batched s':>10} {'one-at-a-time s':>16} {'speed-up':>9} {'batched p50':>12} {'p95':>7}"
+        f" {'model calls (batched / one at a time)':>38}"
+    )
     for b, s in zip(rows["batched"], rows["one at a time"]):
         print(
-            f"{b['n']:>7} {b['wall']:>10.1f} {s['wall']:>16.1f} {s['wall'] / b['wall']:>8.2f}x {b['p50']:>12.1f} {b['p95']:>7.1f}"
+            f"{b['n']:>7} {b['wall']:>10.1f} {s['wall']:>16.1f} {s['wall'] / b['wall']:>8.2f}x {b['p50']:>12.1f}"
+            f" {b['p95']:>7.1f} {b['calls']:>24.0f} / {s['calls']:.0f}"
         )
     by_n = {r["n"]: r for r in rows["batched"]}
     if 1 in by_n and 8 in by_n:
