@@ -71,6 +71,23 @@ def test_streaming_sends_the_answer_then_the_rqrag_object(server):
     assert chunks[-1].model_extra["rqrag"]["trajectory"][-1]["text"] == text
 
 
+def test_chat_follow_up_carries_the_earlier_turns_to_the_model(server):
+    """Earlier `messages` are the conversation: at depth 0 (no search) the prompt is exactly the chat, so the
+    same follow-up costs the history's tokens more than when asked alone."""
+    client = server.client()
+    follow_up = {"role": "user", "content": "When was he born?"}
+    history = [
+        {"role": "user", "content": "Who directed the film Titanic?"},
+        {"role": "assistant", "content": "James Cameron directed Titanic."},
+    ]
+    direct = {"rqrag": {"max_depth": 0}}
+    alone = client.chat.completions.create(model="rqrag", messages=[follow_up], extra_body=direct)
+    with_history = client.chat.completions.create(model="rqrag", messages=[*history, follow_up], extra_body=direct)
+    assert alone.choices[0].message.content and with_history.choices[0].message.content
+    # "Who directed the film Titanic?" and "James Cameron directed Titanic." are >= 12 tokens, plus turn markers.
+    assert with_history.usage.prompt_tokens >= alone.usage.prompt_tokens + 12
+
+
 def test_ask_follow_up_sees_earlier_turns(server, database):
     first = httpx.post(f"{server.base}/v1/ask", json={"question": "Who directed the film Titanic?"}, timeout=600)
     assert first.status_code == 200, first.text
