@@ -40,11 +40,11 @@ def build_generator(config: DecodeConfig):
     if config.backend == "vllm":
         from inference.backend_vllm import VLLMGenerator
 
-        return VLLMGenerator(path, seed=config.seed, dtype=config.vllm_dtype), load_tokenizer(path)
+        return VLLMGenerator(path, seed=config.seed, dtype=config.dtype), load_tokenizer(path)
     from inference.backend_hf import HFGenerator
 
     generator = HFGenerator.from_pretrained(
-        path, dtype=config.dtype, max_batch_size=config.max_batch_size, seed=config.seed
+        path, dtype=config.dtype or "float32", max_batch_size=config.max_batch_size, seed=config.seed
     )
     return generator, generator.tokenizer
 

@@ -47,12 +47,11 @@ class DecodeConfig:
     remote_max_context: int | None = field(
         default=None, metadata={"help": "remote backend: the server's context length (default: the model config's)"}
     )
-    dtype: str = field(default="float32", metadata={"help": "model dtype for the hf backend (float32 on CPU)"})
-    vllm_dtype: str | None = field(
+    dtype: str | None = field(
         default=None,
         metadata={
-            "help": "vllm backend: model dtype (default float32 on CPU, auto on GPU; bfloat16 changes a small "
-            "model's greedy outputs and was not faster on this project's 2-core CPU)"
+            "help": "model dtype (default: float32 with hf; with vllm float32 on CPU, auto on GPU). On this 2-core CPU "
+            "bfloat16 changes a small model's greedy outputs and was not faster with vllm"
         },
     )
     max_batch_size: int = field(default=32, metadata={"help": "hf backend: rows decoded together"})

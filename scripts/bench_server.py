@@ -7,8 +7,8 @@ Two servers run the same model and config on localhost, one after the other: **b
 for 50 ms into one decoder batch, up to 16 questions) and the baseline **one at a time** (max_batch_questions
 1: requests queue for the model). Each level sends N different PopQA questions at once with the real `openai`
 client and reports wall time, questions/s, p50/p95 latency and the model calls the server made (from its
-`/metrics`); the last lines give the batched/one-at-a-time
-ratios and the batching check of the server issue (8 concurrent questions in < 3x the time of one). Then
+`/metrics`); the last lines give the batched/one-at-a-time ratios and the batching check of the server issue
+(8 concurrent questions in < 3x the time of one). Then
 `--malformed` requests (a third of them broken: bad JSON, empty question, unknown model, oversize) are fired
 at once at the batched server and every status code is counted: the expectation is zero 5xx.
 """

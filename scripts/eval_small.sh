@@ -2,8 +2,8 @@
 # The CPU results table of the README: the shipped model (trained mode) vs its base (prompted mode), each with
 # the tree decoder and the two baselines (no retrieval; standard RAG = one search with the question), on
 # held-out ids of HotpotQA (200), 2Wiki (100), MuSiQue (100), ARC-Challenge (100) and OpenBookQA (100).
-#   bash scripts/eval_small.sh                # ~5 h on 2 CPU cores (measured: ~16 s per question and model for the
-#                                             # three systems, hf backend, float32); resumes where it stopped
+#   bash scripts/eval_small.sh                # ~4 h on 2 CPU cores (measured on HotpotQA: 10-13 s per question and
+#                                             # model for the three systems, hf backend, float32); resumes
 #   python -m eval.report runs/eval_small/*   # the table again
 # CPU budget, stated in the README: one refinement kind per task family (decompose for multi-hop, rewrite for
 # single-hop), depth 2 everywhere (the paper uses 4 for 2Wiki/MuSiQue and all three kinds), greedy queries.

@@ -65,7 +65,8 @@ def generator(model_dir):
         found = {}
         for process in psutil.Process().children(recursive=True):
             try:
-                if process.cmdline()[:1] and process.cmdline()[0].startswith("VLLM::"):
+                command = process.cmdline()
+                if command and command[0].startswith("VLLM::"):
                     found[process.pid] = process
             except psutil.NoSuchProcess:
                 pass
