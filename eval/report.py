@@ -113,21 +113,27 @@ def _pct(value: float | None) -> str:
 
 
 def markdown_table(summaries: Sequence[dict]) -> str:
-    """One row per (run, system): the primary metric under each strategy, the upper bound, and recall."""
+    """One row per (run, system): the primary metric under each strategy, the upper bound, the task's other
+    metrics under ppl selection (EM beside F1), gold recall, well-formed share and time per question."""
     lines = [
-        "| task | model | system | n | ppl | confidence | ensemble | upper bound | gold recall | s/question |",
-        "|---|---|---|---:|---:|---:|---:|---:|---:|---:|",
+        "| task | model | system | n | ppl | confidence | ensemble | upper bound | other (ppl) | gold recall "
+        "| well-formed | s/question |",
+        "|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
     ]
     for summary in summaries:
         metric = summary["primary_metric"]
+        others = [m for m in summary["metric_names"] if m != metric]
         for system, s in summary["systems"].items():
             strategies = [_pct(s["strategies"][name][metric]) for name in STRATEGIES]
-            recall = _pct(s["retrieval"]["recall"]) if "retrieval" in s else "–"
+            other = ", ".join(f"{m} {_pct(s['strategies']['ppl'][m])}" for m in others) or "–"
+            # A system that never searched has no recall to report (0 % would read as "searched and missed").
+            searched = "retrieval" in s and s["retrieval"]["searches"] > 0
+            recall = _pct(s["retrieval"]["recall"]) if searched else "–"
             seconds = f"{s['seconds_per_question']:.1f}" if s["seconds_per_question"] is not None else "–"
             lines.append(
                 f"| {summary['task']} ({metric}) | {summary['label']} | {system} | {s['questions']} | "
                 + " | ".join(strategies)
-                + f" | {_pct(s['oracle'][metric])} | {recall} | {seconds} |"
+                + f" | {_pct(s['oracle'][metric])} | {other} | {recall} | {_pct(s['well_formed'])} | {seconds} |"
             )
     return "\n".join(lines)
 
