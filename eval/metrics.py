@@ -10,10 +10,13 @@
 * `retrieval_ranks` and friends — for tasks whose gold paragraphs are known: recall of the supporting
   paragraphs over a trajectory's searches, and per search the rank of the first gold hit, from which MR
   (mean rank of the first gold hit, over searches that found one), MRR and P@1.
+* `ci95_half_width` — the uncertainty of a mean score over n questions (normal approximation), so that a
+  results table says which differences are larger than the sample's noise.
 """
 
 from __future__ import annotations
 
+import math
 import re
 from collections import Counter
 from collections.abc import Iterable, Sequence
@@ -23,6 +26,7 @@ from inference.select import normalize_answer
 
 __all__ = [
     "choice_accuracy",
+    "ci95_half_width",
     "choice_label",
     "exact_match",
     "f1",
@@ -151,3 +155,16 @@ def rank_metrics(ranks: Sequence[int | None]) -> dict[str, float | None]:
         "mrr": sum(1.0 / r for r in found) / len(ranks),
         "p@1": sum(r == 1 for r in found) / len(ranks),
     }
+
+
+def ci95_half_width(values: Sequence[float]) -> float | None:
+    """Half-width of the 95 % confidence interval of the mean: 1.96 * sample standard deviation / sqrt(n).
+
+    Per-question scores are bounded and n is in the tens to hundreds, where the normal approximation is what
+    QA papers report; None below two values (no spread to estimate)."""
+    n = len(values)
+    if n < 2:
+        return None
+    mean = sum(values) / n
+    variance = sum((v - mean) ** 2 for v in values) / (n - 1)
+    return 1.96 * math.sqrt(variance / n)

@@ -39,6 +39,8 @@ def summarize_system(task, examples, records: Sequence[dict]) -> dict:
         "errors": sum(r["error"] is not None for r in rows),
         "strategies": by_strategy,
         "oracle": {m: _mean([r["oracle"][m] for r in rows]) for m in task.metric_names},
+        # How far the ppl-selected mean could move with another sample of questions of this size.
+        "ci95": {m: metrics.ci95_half_width([r["scores"]["ppl"][m] for r in rows]) for m in task.metric_names},
         "trajectories_per_question": _mean([len(r["trajectories"]) for r in rows]),
         "well_formed": _mean([r["well_formed"] for r in rows]),
         "seconds_per_question": _mean([r["seconds"] for r in rows]),
@@ -116,15 +118,16 @@ def markdown_table(summaries: Sequence[dict]) -> str:
     """One row per (run, system): the primary metric under each strategy, the upper bound, the task's other
     metrics under ppl selection (EM beside F1), gold recall, well-formed share and time per question."""
     lines = [
-        "| task | model | system | n | ppl | confidence | ensemble | upper bound | other (ppl) | gold recall "
-        "| well-formed | s/question |",
-        "|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
+        "| task | model | system | n | ppl | ±95 % | confidence | ensemble | upper bound | other (ppl) "
+        "| gold recall | well-formed | s/question |",
+        "|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
     ]
     for summary in summaries:
         metric = summary["primary_metric"]
         others = [m for m in summary["metric_names"] if m != metric]
         for system, s in summary["systems"].items():
             strategies = [_pct(s["strategies"][name][metric]) for name in STRATEGIES]
+            strategies.insert(1, _pct(s.get("ci95", {}).get(metric)))  # summaries written before it existed: –
             other = ", ".join(f"{m} {_pct(s['strategies']['ppl'][m])}" for m in others) or "–"
             # A system that never searched has no recall to report (0 % would read as "searched and missed").
             searched = "retrieval" in s and s["retrieval"]["searches"] > 0

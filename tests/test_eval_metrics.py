@@ -102,3 +102,10 @@ def test_rank_metrics():
     assert out["p@1"] == pytest.approx(1 / 4)
     assert metrics.rank_metrics([]) == {"mr": None, "mrr": None, "p@1": None}
     assert metrics.rank_metrics([None])["mr"] is None
+
+
+def test_ci95_half_width():
+    # 0/1 scores, 2 of 4 right: sample variance 1/3, standard error sqrt(1/12).
+    assert metrics.ci95_half_width([1.0, 0.0, 1.0, 0.0]) == pytest.approx(1.96 * (1 / 12) ** 0.5)
+    assert metrics.ci95_half_width([0.5, 0.5, 0.5]) == 0.0
+    assert metrics.ci95_half_width([1.0]) is None

@@ -83,9 +83,10 @@ def test_systems_records_and_reports(tmp_path, smollm2_tokenizer):
     table = markdown_table([summary])
     assert table.count("\n") == 4 and "| rqrag |" in table
     rows = {line.split(" | ")[2]: line.split(" | ") for line in table.splitlines()[2:]}
-    assert rows["no_retrieval"][9] == "–"  # never searched: no recall, not 0 %
-    assert rows["standard_rag"][9] == f"{100 * s['standard_rag']['retrieval']['recall']:.1f}"
-    assert rows["rqrag"][8] == f"em {100 * s['rqrag']['strategies']['ppl']['em']:.1f}"
+    assert rows["no_retrieval"][10] == "–"  # never searched: no recall, not 0 %
+    assert rows["standard_rag"][10] == f"{100 * s['standard_rag']['retrieval']['recall']:.1f}"
+    assert rows["rqrag"][9] == f"em {100 * s['rqrag']['strategies']['ppl']['em']:.1f}"
+    assert rows["rqrag"][5] == f"{100 * s['rqrag']['ci95']['f1']:.1f}"
 
 
 def test_existing_run_needs_resume_or_overwrite(tmp_path, smollm2_tokenizer):
