@@ -148,10 +148,11 @@ def plot_overview(summaries: Sequence[dict], path: Path) -> Path:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    groups = [(f"{s['task']}\n{s['label']}", dict(chart_bars(s))) for s in summaries]
+    # Labels on three short lines (task, model, mode) so that neighbouring groups do not overlap.
+    groups = [(f"{s['task']}\n{s['label'].replace(' (', chr(10) + '(')}", dict(chart_bars(s))) for s in summaries]
     names = list(dict.fromkeys(name for _, bars in groups for name in bars))
     width = 0.8 / max(1, len(names))
-    fig, ax = plt.subplots(figsize=(max(6.0, 1.6 * len(groups) + 2), 4.2))
+    fig, ax = plt.subplots(figsize=(max(6.0, 1.6 * len(groups) + 2), 4.6))
     for k, name in enumerate(names):
         xs = [i + k * width for i in range(len(groups))]
         ax.bar(xs, [100 * bars.get(name, 0.0) for _, bars in groups], width, label=name)
