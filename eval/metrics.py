@@ -26,8 +26,8 @@ from inference.select import normalize_answer
 
 __all__ = [
     "choice_accuracy",
-    "ci95_half_width",
     "choice_label",
+    "ci95_half_width",
     "exact_match",
     "f1",
     "match",

@@ -149,7 +149,8 @@ def plot_overview(summaries: Sequence[dict], path: Path) -> Path:
     import matplotlib.pyplot as plt
 
     # Labels on three short lines (task, model, mode) so that neighbouring groups do not overlap.
-    groups = [(f"{s['task']}\n{s['label'].replace(' (', chr(10) + '(')}", dict(chart_bars(s))) for s in summaries]
+    labels = [s["task"] + "\n" + s["label"].replace(" (", "\n(") for s in summaries]
+    groups = [(label, dict(chart_bars(s))) for label, s in zip(labels, summaries)]
     names = list(dict.fromkeys(name for _, bars in groups for name in bars))
     width = 0.8 / max(1, len(names))
     fig, ax = plt.subplots(figsize=(max(6.0, 1.6 * len(groups) + 2), 4.6))

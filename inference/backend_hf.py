@@ -63,10 +63,11 @@ class HFGenerator:
         self.eos_ids = frozenset(eos if isinstance(eos, list) else [eos]) - {None}
 
     @classmethod
-    def from_pretrained(cls, path: str, *, dtype: str = "float32", add_rqrag_tokens: bool = False, **kwargs):
+    def from_pretrained(cls, path: str, *, dtype: str | None = None, add_rqrag_tokens: bool = False, **kwargs):
+        """dtype None means float32: CPU kernels are float32-first, and it is the reference numerics of the tests."""
         from rqrag.models import load_model_and_tokenizer
 
-        model, tokenizer = load_model_and_tokenizer(path, dtype=dtype, add_rqrag_tokens=add_rqrag_tokens)
+        model, tokenizer = load_model_and_tokenizer(path, dtype=dtype or "float32", add_rqrag_tokens=add_rqrag_tokens)
         return cls(model, tokenizer, **kwargs)
 
     @property

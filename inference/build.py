@@ -44,7 +44,7 @@ def build_generator(config: DecodeConfig):
     from inference.backend_hf import HFGenerator
 
     generator = HFGenerator.from_pretrained(
-        path, dtype=config.dtype or "float32", max_batch_size=config.max_batch_size, seed=config.seed
+        path, dtype=config.dtype, max_batch_size=config.max_batch_size, seed=config.seed
     )
     return generator, generator.tokenizer
 

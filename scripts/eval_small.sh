@@ -14,8 +14,10 @@ cd "$(dirname "$0")/.."
 BIN=${BIN:-.venv/bin}
 OUT=${OUT:-runs/eval_small}
 export HF_HUB_OFFLINE=1
+runs=()  # every output directory, in table order, for the report at the end
 run() {  # task limit actions
     local task=$1 limit=$2 actions=$3
+    runs+=("$OUT/${task}_trained" "$OUT/${task}_base")
     local common=(--config "configs/eval/$task.yaml" --limit "$limit" --actions "$actions" --max_depth 2
                   --query_temperature 0 --batch_size 8 --resume)
     "$BIN/rqrag" eval "${common[@]}" --output_dir "$OUT/${task}_trained" --label "RQ-RAG SmolLM2-135M (trained)"
@@ -27,8 +29,4 @@ run 2wikimultihopqa 100 decompose
 run musique 100 decompose
 run arc_challenge 50 rewrite
 run openbookqa 50 rewrite
-runs=()
-for task in hotpotqa 2wikimultihopqa musique arc_challenge openbookqa; do
-    runs+=("$OUT/${task}_trained" "$OUT/${task}_base")
-done
 "$BIN/python" -m eval.report "${runs[@]}" --plot "${PLOT:-docs/eval_cpu.png}"   # the README's table and chart
