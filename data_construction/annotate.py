@@ -15,9 +15,9 @@ from __future__ import annotations
 import hashlib
 import re
 
-from data_construction.llm import ChatClient, LLMRejected, Reply
-from data_construction.prompts import FormatError, PromptBook, Refusal, parse_answer, parse_queries
-from data_construction.sources import SourceExample
+from rqrag.benchmarks.sources import SourceExample
+from rqrag.data_construction.llm import ChatClient, LLMRejected, Reply
+from rqrag.data_construction.prompts import FormatError, PromptBook, Refusal, parse_answer, parse_queries
 
 
 class DropExample(Exception):

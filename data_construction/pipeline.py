@@ -20,15 +20,15 @@ from pathlib import Path
 
 from tqdm.auto import tqdm
 
-from data_construction.annotate import Annotator, DropExample, answer_agrees
-from data_construction.config import DataBuildConfig
-from data_construction.llm import ChatClient, LLMUnavailable
-from data_construction.output import ResumableJsonl
-from data_construction.prompts import PromptBook
-from data_construction.records import ReadStats, read_records
-from data_construction.sources import DEFAULT_FILES, SourceExample, parse_records
-from data_construction.splits import load_split
+from rqrag.benchmarks.sources import DEFAULT_FILES, SourceExample, parse_records
+from rqrag.benchmarks.splits import load_split
+from rqrag.data_construction.annotate import Annotator, DropExample, answer_agrees
+from rqrag.data_construction.config import DataBuildConfig
+from rqrag.data_construction.llm import ChatClient, LLMUnavailable
+from rqrag.data_construction.prompts import PromptBook
 from rqrag.paths import benchmarks_dir
+from rqrag.records import ReadStats, read_records
+from rqrag.resumable import ResumableJsonl
 from rqrag.retrieval.base import Hit, Retriever, RetrieverUnavailable
 from rqrag.retrieval.candidates import candidate_docid
 from rqrag.trajectory import Action, Step, Trajectory, chat_frame, format_evidence, render_assistant
@@ -148,7 +148,7 @@ class Pipeline:
         failed_search: dict[int, RetrieverUnavailable] = {}
         for kind, wanted in searches.items():
             retriever = self.retrievers[kind]
-            qids = [qid for _, _, qid in wanted] if getattr(retriever, "uses_qids", False) else None
+            qids = [qid for _, _, qid in wanted] if retriever.uses_qids else None
             try:
                 results = retriever.batch_search([q for _, q, _ in wanted], k=self.config.docs_per_query, qids=qids)
             except RetrieverUnavailable as err:

@@ -14,8 +14,8 @@ from typing import Any
 
 import numpy as np
 
-from data_construction.output import ResumableJsonl
-from data_construction.pipeline import DATA_FILE, DROPPED_FILE, RunResult
+from rqrag.data_construction.pipeline import DATA_FILE, DROPPED_FILE, RunResult
+from rqrag.resumable import ResumableJsonl
 
 
 def _length_summary(values: list[int]) -> dict[str, float]:

@@ -1,4 +1,1 @@
-"""Benchmark tasks, metrics and the evaluation runner (`rqrag eval`).
-
-Filled by the benchmark issue.
-"""
+"""Benchmark tasks, metrics, the evaluation runner and its reports (`rqrag eval`)."""

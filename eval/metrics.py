@@ -17,11 +17,10 @@
 from __future__ import annotations
 
 import math
-import re
 from collections import Counter
 from collections.abc import Iterable, Sequence
 
-from inference.select import normalize_answer
+from rqrag.answers import choice_label, normalize_answer
 
 
 __all__ = [
@@ -78,42 +77,6 @@ def match(prediction: str, golds: Sequence[str]) -> float:
     """1.0 if any non-empty normalised gold answer occurs in the normalised prediction (word-aligned)."""
     pred = f" {normalize_answer(prediction or '')} "
     return float(any(norm and f" {norm} " in pred for norm in (normalize_answer(g) for g in golds)))
-
-
-# "B", "B.", "(B)", "B)", "answer is B", "Answer: B" — a standalone label, upper case as datasets write them.
-_LABEL_PATTERNS = (
-    re.compile(r"^\s*\(?([A-Z1-9])\s*[\).:]"),  # leads with "B." / "(B)" / "B:"
-    re.compile(r"^\s*([A-Z1-9])\s*$"),  # the whole reply is a label
-    re.compile(r"\banswer(?: is|:)?\s*\(?([A-Z1-9])\b[\).]?", re.IGNORECASE),
-    re.compile(r"\boption\s*\(?([A-Z1-9])\b", re.IGNORECASE),
-)
-
-
-def choice_label(prediction: str, choices: Sequence[tuple[str, str]]) -> str | None:
-    """The label of the option `prediction` picks, or None if it names none (or several by text)."""
-    labels = [label for label, _ in choices]
-    text = prediction or ""
-    for pattern in _LABEL_PATTERNS:
-        found = pattern.search(text)
-        if found and found.group(1).upper() in labels:
-            return found.group(1).upper()
-    norm = normalize_answer(text)
-    if not norm:
-        return None
-    options = {label: normalize_answer(option) for label, option in choices}
-    exact = [label for label, option in options.items() if option == norm]
-    if len(exact) == 1:
-        return exact[0]
-    named = [label for label, option in options.items() if option and _contains(norm, option)]
-    # An option inside another ("cold" in "very cold") is not a second pick: keep the one that holds the rest.
-    for label in named:
-        if all(_contains(options[label], options[other]) for other in named):
-            return label
-    return None
-
-
-def _contains(text: str, phrase: str) -> bool:
-    return f" {phrase} " in f" {text} "
 
 
 def choice_accuracy(prediction: str, choices: Sequence[tuple[str, str]], gold_label: str) -> float:

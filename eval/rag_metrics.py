@@ -27,8 +27,8 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from eval import metrics
 from rqrag.config import log_config, make_parser, parse, save_resolved_config
+from rqrag.eval import metrics
 
 
 logger = logging.getLogger(__name__)

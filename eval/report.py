@@ -1,6 +1,6 @@
 """Summaries, the strategy chart (paper Fig. 3) and the results table, all rebuilt from prediction files.
 
-    python -m eval.report runs/eval/hotpotqa_trained runs/eval/hotpotqa_base ...   # markdown table
+    python -m rqrag.eval.report runs/eval/hotpotqa_trained runs/eval/hotpotqa_base ...   # markdown table
 
 `summarize_task` turns the per-question records of each system into means: every selection strategy's
 scores, the oracle upper bound, retrieval recall/MR/MRR/P@1 where gold paragraphs are known, the share of
@@ -16,8 +16,8 @@ import sys
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-from eval import metrics
-from inference.select import STRATEGIES
+from rqrag.eval import metrics
+from rqrag.inference.select import STRATEGIES
 
 
 SUMMARY = "summary.json"

@@ -22,15 +22,15 @@ from pathlib import Path
 
 from tqdm.auto import tqdm
 
-from data_construction.output import ResumableJsonl
-from eval import metrics
-from eval.config import EvalConfig
-from eval.report import summarize_task, write_reports
-from eval.tasks import EvalExample, Task, get_task
-from inference.config import DecodeConfig
-from inference.select import STRATEGIES
-from inference.tree import Question, QuestionResult
 from rqrag.config import ConfigError, save_resolved_config
+from rqrag.eval import metrics
+from rqrag.eval.config import EvalConfig
+from rqrag.eval.report import summarize_task, write_reports
+from rqrag.eval.tasks import EvalExample, Task, get_task
+from rqrag.inference.config import DecodeConfig
+from rqrag.inference.select import STRATEGIES
+from rqrag.inference.tree import Question, QuestionResult
+from rqrag.resumable import ResumableJsonl
 from rqrag.trajectory import Action, Step
 
 
@@ -48,19 +48,20 @@ def system_config(config: DecodeConfig, system: str) -> DecodeConfig:
 
 def build_task_retriever(task: Task, examples: Sequence[EvalExample], config: DecodeConfig):
     """Multi-hop tasks search each question's own candidate paragraphs (paper App. B.3); the others the
-    configured retriever (web in the paper, the embedded corpus offline)."""
-    from inference.build import build_retriever
-    from rqrag.retrieval import build_retriever as make
+    configured retriever (web in the paper, the embedded corpus offline). `retrieval_mode` (bm25 or dense, as
+    in the paper's App. B.4) and `retrieval_cache` apply to both."""
+    from rqrag.inference.build import build_retriever
 
     if task.uses_candidates:
-        return make("candidates", mode="bm25", records=[ex.pool_record() for ex in examples])
+        candidates = dataclasses.replace(config, retriever="candidates")
+        return build_retriever(candidates, records=[ex.pool_record() for ex in examples])
     return build_retriever(config)
 
 
 def standard_rag_steps(retriever, examples: Sequence[EvalExample], k: int) -> dict[str, tuple[Step, ...]]:
     """One search per question with the question itself, as a given first step (one batched call)."""
     queries = [" ".join(ex.question.split()) for ex in examples]
-    qids = [ex.uid for ex in examples] if getattr(retriever, "uses_qids", False) else None
+    qids = [ex.uid for ex in examples] if retriever.uses_qids else None
     hits = retriever.batch_search(queries, k=k, qids=qids)
     return {ex.uid: (Step(Action.REWRITE, q, tuple(h)),) for ex, q, h in zip(examples, queries, hits)}
 
@@ -141,7 +142,7 @@ def run_eval(config: EvalConfig, decode: DecodeConfig, decoder=None) -> dict:
     if any(pending.values()):
         retriever = build_task_retriever(task, examples, decode)
         if decoder is None:
-            from inference.build import build_decoder
+            from rqrag.inference.build import build_decoder
 
             decoder = build_decoder(decode, retriever=retriever)
         else:
@@ -166,7 +167,9 @@ def _run_system(task, system, examples, writer, decoder, decode: DecodeConfig, b
         batch = examples[start : start + batch_size]
         if system == "standard_rag":
             given = standard_rag_steps(decoder.retriever, batch, decode.docs_per_search)
-        questions = [Question(ex.uid, list(ex.messages), steps=given.get(ex.uid, ())) for ex in batch]
+        questions = [
+            Question(ex.uid, list(ex.messages), steps=given.get(ex.uid, ()), choices=tuple(ex.choices)) for ex in batch
+        ]
         started = time.perf_counter()
         results = decoder.decode(questions)
         per_question = (time.perf_counter() - started) / len(batch)

@@ -25,10 +25,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
-from data_construction.records import ReadStats, read_records
-from data_construction.sources import DEFAULT_FILES, SourceExample, parse_records
-from data_construction.splits import load_split
-from eval import metrics
+from rqrag.benchmarks.sources import DEFAULT_FILES, SourceExample, parse_records
+from rqrag.benchmarks.splits import load_split
+from rqrag.eval import metrics
+from rqrag.records import ReadStats, read_records
 from rqrag.retrieval.candidates import candidate_docid
 
 

@@ -1,4 +1,1 @@
-"""Generation backends, the batched tree decoder, trajectory selection and the HTTP server.
-
-Filled by the tree-decoder and server issues.
-"""
+"""Generation backends, the batched tree decoder, trajectory selection and the HTTP server (`rqrag ask`, `rqrag serve`)."""

@@ -5,8 +5,8 @@ returns one `Completion` per request with the emitted token ids, their log-proba
 *raw* distribution (temperature 1, no top-p: the scores selection compares must not depend on how a branch
 was sampled) and why generation stopped. Scores therefore never need a second forward pass.
 
-Backends: `inference.backend_hf.HFGenerator` (transformers, the CPU default),
-`inference.backend_vllm.VLLMGenerator` (vLLM, prefix caching) and, for the server issue, a remote
+Backends: `rqrag.inference.backend_hf.HFGenerator` (transformers, the CPU default),
+`rqrag.inference.backend_vllm.VLLMGenerator` (vLLM, prefix caching) and, for the server issue, a remote
 OpenAI-compatible one. Tests use `FakeGenerator`-style scripted backends that implement the same protocol.
 """
 

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import logging
 
-from inference.config import DecodeConfig
-from inference.decoder import TreeDecoder
+from rqrag.inference.config import DecodeConfig
+from rqrag.inference.decoder import TreeDecoder
 
 
 logger = logging.getLogger(__name__)
@@ -25,7 +25,7 @@ def build_generator(config: DecodeConfig):
 
         from transformers import AutoConfig
 
-        from inference.backend_remote import RemoteGenerator
+        from rqrag.inference.backend_remote import RemoteGenerator
 
         max_context = config.remote_max_context or getattr(
             AutoConfig.from_pretrained(path), "max_position_embeddings", 4096
@@ -38,10 +38,10 @@ def build_generator(config: DecodeConfig):
         )
         return generator, load_tokenizer(path)
     if config.backend == "vllm":
-        from inference.backend_vllm import VLLMGenerator
+        from rqrag.inference.backend_vllm import VLLMGenerator
 
         return VLLMGenerator(path, seed=config.seed, dtype=config.dtype), load_tokenizer(path)
-    from inference.backend_hf import HFGenerator
+    from rqrag.inference.backend_hf import HFGenerator
 
     generator = HFGenerator.from_pretrained(
         path, dtype=config.dtype, max_batch_size=config.max_batch_size, seed=config.seed
@@ -49,18 +49,22 @@ def build_generator(config: DecodeConfig):
     return generator, generator.tokenizer
 
 
-def build_retriever(config: DecodeConfig):
+def build_retriever(config: DecodeConfig, records=None):
+    """The configured retriever; `records` (benchmark records with their own paragraphs) feed a candidates one."""
     from rqrag.retrieval import build_retriever as make
 
     kind = config.retriever
     mode = config.retrieval_mode
     if kind == "candidates" and mode == "hybrid":
-        mode = "bm25"  # per-question pools are tiny; fusion adds nothing there
+        # Candidate pools support bm25 and dense; hybrid (the corpus default) is said out loud, not swapped silently.
+        logger.warning("retrieval_mode hybrid is not available over per-question candidates: using bm25")
+        mode = "bm25"
     return make(
         kind,
         mode=mode if kind != "web" else None,
         index_dir=config.index if kind == "corpus" else None,
-        candidates_path=config.candidates_file if kind == "candidates" else None,
+        candidates_path=config.candidates_file if kind == "candidates" and records is None else None,
+        records=records if kind == "candidates" else None,
         cache_path=config.retrieval_cache,
     )
 

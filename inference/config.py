@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Literal
 
-from inference.backend import SamplingParams
+from rqrag.inference.backend import SamplingParams
 from rqrag.trajectory import Action
 
 

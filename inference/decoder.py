@@ -23,11 +23,11 @@ from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from inference.backend import Completion, GenerationRequest, Generator
-from inference.config import DecodeConfig
-from inference.prompting import PromptedPrompter, TrainedPrompter
-from inference.select import STRATEGIES
-from inference.tree import FinishedTrajectory, Path, Question, QuestionResult
+from rqrag.inference.backend import Completion, GenerationRequest, Generator
+from rqrag.inference.config import DecodeConfig
+from rqrag.inference.prompting import PromptedPrompter, TrainedPrompter
+from rqrag.inference.select import STRATEGIES
+from rqrag.inference.tree import FinishedTrajectory, Path, Question, QuestionResult
 from rqrag.retrieval.base import Retriever
 from rqrag.trajectory import Action, ParsedStep, Step, Trajectory
 
@@ -132,8 +132,8 @@ class TreeDecoder:
             live = self._search_and_extend(pending, results)
             live = self._cap(live)
 
-        for result in results.values():
-            self._select(result)
+        for question in questions:
+            self._select(results[question.qid], question.choices)
         return [results[q.qid] for q in questions]
 
     # ------------------------------------------------------------------------------------- phases
@@ -211,7 +211,7 @@ class TreeDecoder:
         self.stats.queries += len(pending)
         if not pending:
             return []
-        uses_qids = getattr(self.retriever, "uses_qids", True)
+        uses_qids = self.retriever.uses_qids
         keys = list(dict.fromkeys((p.text, ex.question.qid if uses_qids else None) for ex, p in pending))
         started = time.perf_counter()
         found = self._search(keys)
@@ -291,7 +291,7 @@ class TreeDecoder:
             error=reason,
         )
 
-    def _select(self, result: QuestionResult) -> None:
+    def _select(self, result: QuestionResult, choices: tuple[tuple[str, str], ...] = ()) -> None:
         ok = [i for i, t in enumerate(result.trajectories) if t.ok]
         if not ok:
             if result.error is None:
@@ -299,7 +299,7 @@ class TreeDecoder:
                 result.error = "no trajectory finished" + (f" ({'; '.join(reasons)})" if reasons else "")
             return
         candidates = [result.trajectories[i].scored() for i in ok]
-        result.selected = {name: ok[choose(candidates)] for name, choose in STRATEGIES.items()}
+        result.selected = {name: ok[choose(candidates, choices)] for name, choose in STRATEGIES.items()}
 
 
 def _share_prefix(siblings: list[_Expansion]) -> None:

@@ -14,8 +14,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from inference.backend import Completion, GenerationRequest, SamplingParams
-from inference.tree import Path, Question
+from rqrag.inference.backend import Completion, GenerationRequest, SamplingParams
+from rqrag.inference.tree import Path, Question
 from rqrag.retrieval.base import Hit
 from rqrag.trajectory import (
     EOS,
@@ -53,6 +53,7 @@ class TrainedPrompter:
         self.tokenizer = tokenizer
         self.action_ids = {a: tokenizer.convert_tokens_to_ids(a.value) for a in Action}
         self.eos_id = tokenizer.convert_tokens_to_ids(EOS)
+        self.special_ids = {tokenizer.convert_tokens_to_ids(t) for t in SPECIAL_TOKENS}
 
     def root_ids(self, question: Question) -> tuple[int, ...]:
         """The chat prompt, then any given steps, tokenized segment by segment exactly as training did."""
@@ -75,13 +76,19 @@ class TrainedPrompter:
         return parse_generation(action, visible_text(self.tokenizer, completion.token_ids, reason), reason)
 
     def extend_ids(self, path: Path, action: Action, completion: Completion, hits: Sequence[Hit]) -> tuple[int, ...]:
-        """The path's ids after this step: action, what the model wrote (closed with [EOS]), evidence."""
+        """The path's ids after this step: action, the query as recorded, `[EOS]`, evidence.
+
+        Only the tokens `parse` kept go into the context: an echoed action token is dropped, and whatever the
+        model ran on into after the query (a stray `[A_Response] ...`, a second `[EOS]`) is cut, so the model
+        conditions on exactly the trajectory that is recorded and scored.
+        """
         emitted = list(completion.token_ids)
-        if completion.finish_reason != "stop":
-            # Cut off or ended with the model's own end of turn: close the step the way training did.
-            if completion.finish_reason == "eos" and emitted:
-                emitted.pop()
-            emitted.append(self.eos_id)
+        if completion.finish_reason == "eos" and emitted:
+            emitted.pop()  # the model's own end of turn, not ours
+        if emitted and emitted[0] == self.action_ids[action]:
+            emitted = emitted[1:]  # "[S_Rewritten_Query][S_Rewritten_Query] foo": parse skips the echo too
+        cut = next((i for i, t in enumerate(emitted) if t in self.special_ids), len(emitted))
+        emitted = [*emitted[:cut], self.eos_id]
         evidence = [s for s in step_segments(Step(action, "x", tuple(hits))) if s.kind == "evidence"]
         evidence_ids, _ = tokenize_segments(self.tokenizer, evidence)
         return (*path.prompt_ids, self.action_ids[action], *emitted, *evidence_ids)

@@ -8,23 +8,23 @@ The paper (§2.3) samples many trajectories and compares three ways of picking o
 * `confidence` — **confidence-based**: the trajectory whose *final answer* tokens have the highest mean
   token probability, (1/|A|) Σ_{t∈A} p(y_t | ...). Only the answer counts: the question is how sure the
   model is of what it concludes.
-* `ensemble` — **ensemble-based**: answers are grouped after normalisation (lower case, no punctuation or
-  articles); each group scores the sum of its members' confidence; the best group wins, represented by
+* `ensemble` — **ensemble-based**: answers are grouped by `rqrag.answers.answer_key` — the option they pick on
+  a multiple-choice question (as the original code grouped), the normalised text otherwise; each group scores the sum of its members' confidence; the best group wins, represented by
   its most confident member. Agreement of several paths outweighs one overconfident path.
-* `oracle` — the **upper bound** of Fig. 3: correct if *any* trajectory's answer is correct under the
-  task's metric. Not a strategy a user can run; it measures how much the tree holds.
+* the **upper bound** of Fig. 3 (correct if *any* trajectory's answer is) is not a strategy a user can run; the
+  eval runner scores it with the task's own metric (`best_scores` in `rqrag.eval.runner`).
 
-Each function takes the scored candidates and returns the index of the chosen one; ties go to the earlier
+Each function takes the scored candidates (and, for multiple-choice questions, the options) and returns the index of the chosen one; ties go to the earlier
 candidate so results are deterministic.
 """
 
 from __future__ import annotations
 
 import math
-import re
-import string
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+
+from rqrag.answers import answer_key
 
 
 @dataclass(frozen=True)
@@ -48,64 +48,52 @@ class Scored:
         return sum(math.exp(lp) for lp in self.answer_logprobs) / len(self.answer_logprobs)
 
 
-_ARTICLES = re.compile(r"\b(a|an|the)\b")
-_PUNCTUATION = str.maketrans("", "", string.punctuation)
+Choices = Sequence[tuple[str, str]]
 
 
-def normalize_answer(text: str) -> str:
-    """SQuAD-style normalisation: lower case, no punctuation, no articles, single spaces."""
-    return " ".join(_ARTICLES.sub(" ", text.lower().translate(_PUNCTUATION)).split())
-
-
-def select_ppl(candidates: Sequence[Scored]) -> int:
+def select_ppl(candidates: Sequence[Scored], choices: Choices = ()) -> int:
     """Index of the candidate with the lowest perplexity over all generated tokens."""
     _require(candidates)
     return min(range(len(candidates)), key=lambda i: (candidates[i].perplexity, i))
 
 
-def select_confidence(candidates: Sequence[Scored]) -> int:
+def select_confidence(candidates: Sequence[Scored], choices: Choices = ()) -> int:
     """Index of the candidate with the highest mean token probability of its final answer."""
     _require(candidates)
     return max(range(len(candidates)), key=lambda i: (candidates[i].confidence, -i))
 
 
-def ensemble_groups(candidates: Sequence[Scored]) -> dict[str, float]:
-    """Normalised answer -> summed confidence of the candidates giving it."""
+def ensemble_groups(candidates: Sequence[Scored], choices: Choices = ()) -> dict[str, float]:
+    """Answer key (chosen option, else normalised text) -> summed confidence of the candidates giving it."""
     groups: dict[str, float] = {}
     for c in candidates:
-        key = normalize_answer(c.answer)
+        key = answer_key(c.answer, choices)
         groups[key] = groups.get(key, 0.0) + c.confidence
     return groups
 
 
-def select_ensemble(candidates: Sequence[Scored]) -> int:
+def select_ensemble(candidates: Sequence[Scored], choices: Choices = ()) -> int:
     """Index of the most confident member of the answer group with the highest summed confidence."""
     _require(candidates)
-    groups = ensemble_groups(candidates)
-    order = {key: i for i, key in reversed(list(enumerate(normalize_answer(c.answer) for c in candidates)))}
+    groups = ensemble_groups(candidates, choices)
+    keys = [answer_key(c.answer, choices) for c in candidates]
+    order = {key: i for i, key in reversed(list(enumerate(keys)))}
     best = max(groups, key=lambda key: (groups[key], -order[key]))
-    members = [i for i, c in enumerate(candidates) if normalize_answer(c.answer) == best]
+    members = [i for i, key in enumerate(keys) if key == best]
     return max(members, key=lambda i: (candidates[i].confidence, -i))
 
 
-def oracle_correct(
-    candidates: Sequence[Scored], gold: Sequence[str], metric: Callable[[str, Sequence[str]], float]
-) -> bool:
-    """True if any candidate's answer scores > 0 under `metric(prediction, gold_answers)`."""
-    return any(metric(c.answer, gold) > 0 for c in candidates)
-
-
-STRATEGIES: dict[str, Callable[[Sequence[Scored]], int]] = {
+STRATEGIES: dict[str, Callable[[Sequence[Scored], Choices], int]] = {
     "ppl": select_ppl,
     "confidence": select_confidence,
     "ensemble": select_ensemble,
 }
 
 
-def select(candidates: Sequence[Scored], strategy: str) -> int:
+def select(candidates: Sequence[Scored], strategy: str, choices: Choices = ()) -> int:
     if strategy not in STRATEGIES:
         raise ValueError(f"unknown selection strategy {strategy!r}; choose from {sorted(STRATEGIES)}")
-    return STRATEGIES[strategy](candidates)
+    return STRATEGIES[strategy](candidates, choices)
 
 
 def _require(candidates: Sequence[Scored]) -> None:

@@ -31,12 +31,13 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, Response, StreamingResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
-from inference.api_schema import APIError, AskRequest, ChatCompletionRequest
-from inference.config import DecodeConfig
-from inference.conversations import ConversationStore, UnknownConversation
-from inference.serve_config import ServeConfig
-from inference.server_metrics import ServerMetrics
-from inference.service import AnswerService
+from rqrag.inference.api_schema import APIError, AskRequest, ChatCompletionRequest
+from rqrag.inference.body_limit import BodySizeLimit
+from rqrag.inference.config import DecodeConfig
+from rqrag.inference.conversations import ConversationStore, UnknownConversation
+from rqrag.inference.serve_config import ServeConfig
+from rqrag.inference.server_metrics import ServerMetrics
+from rqrag.inference.service import AnswerService
 
 
 logger = logging.getLogger(__name__)
@@ -50,7 +51,7 @@ def create_app(decode: DecodeConfig, serve: ServeConfig, decoder=None) -> FastAP
     async def lifespan(app: FastAPI):
         nonlocal decoder
         if decoder is None:
-            from inference.build import build_decoder
+            from rqrag.inference.build import build_decoder
 
             decoder = build_decoder(decode)
         app.state.service = AnswerService(decode, serve, decoder, metrics)
@@ -63,9 +64,12 @@ def create_app(decode: DecodeConfig, serve: ServeConfig, decoder=None) -> FastAP
 
     app = FastAPI(title="rq-rag", lifespan=lifespan)
 
+    # Added before `guard`, so it sits inside it: guard's metrics count the 413s and 400s it answers.
+    app.add_middleware(BodySizeLimit, max_bytes=serve.max_request_bytes)
+
     @app.middleware("http")
     async def guard(request: Request, call_next):
-        """API key, body size, and request metrics, before any handler runs."""
+        """API key and request metrics, before any handler runs (body size: `BodySizeLimit`)."""
         started = time.perf_counter()
         endpoint = request.url.path
         try:
@@ -75,14 +79,9 @@ def create_app(decode: DecodeConfig, serve: ServeConfig, decoder=None) -> FastAP
                 expected = os.environ.get(serve.api_key_env)
                 if expected and request.headers.get("authorization") != f"Bearer {expected}":
                     raise APIError(401, "missing or wrong API key (Authorization: Bearer ...)", code="invalid_api_key")
-            length = request.headers.get("content-length")
-            if length is not None and int(length) > serve.max_request_bytes:
-                raise APIError(413, f"request body over {serve.max_request_bytes} bytes", code="request_too_large")
             response = await call_next(request)
         except APIError as error:
             response = JSONResponse(error.body(), status_code=error.status)
-        except ValueError:
-            response = JSONResponse(APIError(400, "bad Content-Length header").body(), status_code=400)
         metrics.observe(endpoint, response.status_code, time.perf_counter() - started)
         return response
 
@@ -166,6 +165,7 @@ def create_app(decode: DecodeConfig, serve: ServeConfig, decoder=None) -> FastAP
             raise APIError(
                 404, f"conversation {cid!r} not found", param="conversation_id", code="conversation_not_found"
             ) from None
+        history = conversation_window(history, serve.max_messages - 1)
         messages = _check_messages([*history, {"role": "user", "content": question}], serve)
         answer = await request.app.state.service.answer(
             messages, retriever=body.retriever, strategy=body.strategy, max_depth=body.max_depth
@@ -187,6 +187,17 @@ def create_app(decode: DecodeConfig, serve: ServeConfig, decoder=None) -> FastAP
         return out
 
     return app
+
+
+def conversation_window(history: list[dict], limit: int) -> list[dict]:
+    """The last `limit` messages of a stored conversation, starting at a user turn (never a dangling reply).
+
+    A long conversation keeps going with its most recent turns as context instead of being refused.
+    """
+    window = history[max(0, len(history) - limit) :] if limit > 0 else []
+    while window and window[0]["role"] != "user":
+        window = window[1:]
+    return window
 
 
 def _check_messages(messages: list[dict], serve: ServeConfig) -> list[dict]:

@@ -15,11 +15,11 @@ import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from inference.api_schema import APIError
-from inference.batcher import DecodeBatcher
-from inference.config import DecodeConfig
-from inference.serve_config import ServeConfig
-from inference.tree import Question, QuestionResult
+from rqrag.inference.api_schema import APIError
+from rqrag.inference.batcher import DecodeBatcher
+from rqrag.inference.config import DecodeConfig
+from rqrag.inference.serve_config import ServeConfig
+from rqrag.inference.tree import Question, QuestionResult
 
 
 logger = logging.getLogger(__name__)
@@ -85,7 +85,7 @@ class AnswerService:
 
     def _retriever(self, kind: str):
         if kind not in self._retrievers:
-            from inference.build import build_retriever
+            from rqrag.inference.build import build_retriever
 
             self._retrievers[kind] = build_retriever(dataclasses.replace(self.decode_config, retriever=kind))
         return self._retrievers[kind]

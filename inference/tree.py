@@ -10,7 +10,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 
-from inference.select import Scored
+from rqrag.inference.select import Scored
 from rqrag.trajectory import ParseStatus, Step, Trajectory
 
 
@@ -23,6 +23,8 @@ class Question:
     # Steps taken before decoding starts, evidence included: the standard-RAG baseline's one search with the
     # question itself. The tree grows from there; the model is never scored on these tokens.
     steps: tuple[Step, ...] = ()
+    # Multiple-choice options as (label, text): answers that pick the same option agree in the ensemble.
+    choices: tuple[tuple[str, str], ...] = ()
 
     @property
     def text(self) -> str:

@@ -1,7 +1,14 @@
 """rq-rag: learning to refine queries for retrieval-augmented generation.
 
-The shared core: the trajectory language (`rqrag.trajectory`), model resolution (`rqrag.models`),
-retrieval (`rqrag.retrieval`), the config pattern (`rqrag.config`) and the `rqrag` CLI (`rqrag.cli`).
+One import namespace, three layers (checked by import-linter, see pyproject.toml):
+
+* the core, imported by everything and importing no stage: the trajectory language (`rqrag.trajectory`),
+  model resolution (`rqrag.models`, `rqrag.adapters`), retrieval (`rqrag.retrieval`), benchmark loaders and
+  id splits (`rqrag.benchmarks`), answer normalisation (`rqrag.answers`), JSONL input/output (`rqrag.records`,
+  `rqrag.resumable`), process supervision (`rqrag.processes`, `rqrag.local_server`) and configs (`rqrag.config`);
+* the stages, in data-flow order, each importing only earlier ones: `rqrag.data_construction`,
+  `rqrag.training`, `rqrag.inference`, `rqrag.eval` (in the checkout: the top-level folders of those names);
+* the CLI (`rqrag.cli`, `rqrag.commands`), which may import every stage.
 """
 
 __version__ = "0.1.0"

@@ -46,8 +46,19 @@ def merged_dir(adapter_dir: Path) -> Path:
     return models_cache_dir() / f"merged-{adapter_dir.resolve().name}-{_fingerprint(adapter_dir)}"
 
 
-def materialize_adapter(adapter_dir: str | os.PathLike) -> Path:
-    """The merged checkpoint of an adapter folder, built once into the cache."""
+def adapter_base_model(adapter_dir: str | os.PathLike) -> str:
+    """The `base_model_name_or_path` an adapter was trained on (an alias, a folder or a hub id)."""
+    import json
+
+    return json.loads((Path(adapter_dir) / ADAPTER_CONFIG).read_text())["base_model_name_or_path"]
+
+
+def materialize_adapter(adapter_dir: str | os.PathLike, base_dir: str | os.PathLike) -> Path:
+    """The merged checkpoint of an adapter folder, built once into the cache.
+
+    `base_dir` is the adapter's base model already resolved to a folder: `rqrag.models.resolve_model` does that,
+    so this module never imports `rqrag.models` (which imports it).
+    """
     from filelock import FileLock
 
     adapter_dir = Path(adapter_dir)
@@ -60,7 +71,7 @@ def materialize_adapter(adapter_dir: str | os.PathLike) -> Path:
             return target
         tmp = Path(tempfile.mkdtemp(prefix=f".{target.name}.", dir=target.parent))
         try:
-            _merge_into(adapter_dir, tmp)
+            _merge_into(adapter_dir, Path(base_dir), tmp)
             (tmp / _MERGED_MARKER).write_text(str(adapter_dir.resolve()) + "\n")
             os.replace(tmp, target)
         finally:
@@ -69,21 +80,18 @@ def materialize_adapter(adapter_dir: str | os.PathLike) -> Path:
     return target
 
 
-def _merge_into(adapter_dir: Path, out_dir: Path) -> None:
-    import json
-
+def _merge_into(adapter_dir: Path, base_dir: Path, out_dir: Path) -> None:
     import torch
     from peft import PeftModel
     from transformers import AutoModelForCausalLM, AutoTokenizer
 
-    from rqrag.models import resolve_model
     from rqrag.special_tokens import add_special_tokens
 
-    base = json.loads((adapter_dir / ADAPTER_CONFIG).read_text())["base_model_name_or_path"]
+    base = adapter_base_model(adapter_dir)
     tokenizer = AutoTokenizer.from_pretrained(adapter_dir)
-    model = AutoModelForCausalLM.from_pretrained(resolve_model(base), dtype=torch.float32)
+    model = AutoModelForCausalLM.from_pretrained(base_dir, dtype=torch.float32)
     # The same growth and mean initialisation as in training: the adapter stores the token rows as deltas.
-    base_tokenizer = AutoTokenizer.from_pretrained(resolve_model(base))
+    base_tokenizer = AutoTokenizer.from_pretrained(base_dir)
     add_special_tokens(base_tokenizer, model)
     if base_tokenizer.get_vocab() != tokenizer.get_vocab():
         raise ValueError(f"{adapter_dir}: its tokenizer differs from {base} plus the RQ-RAG tokens")

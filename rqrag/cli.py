@@ -37,7 +37,7 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
         "benchmark the tree decoder and its baselines on a QA task (`rqrag eval --config configs/eval/TASK.yaml`)",
     ),
     "rag-metrics": (
-        "eval.rag_metrics",
+        "rqrag.eval.rag_metrics",
         "Ragas metrics (faithfulness, relevancy, context precision/recall, correctness) of an eval run file",
     ),
     "index": ("rqrag.commands.index", "build a local BM25 / dense index from a corpus file (`rqrag index build`)"),

@@ -1,10 +1,11 @@
 """One config pattern for every non-TRL entry point.
 
 A stage's settings are a `@dataclass` whose fields carry `metadata={"help": ...}`. `make_parser` turns
-one or more of them into a `transformers.HfArgumentParser` with a `--config FILE.yaml` option: the YAML
-sets the defaults, flags on the command line override them, and keys the dataclasses do not know are an
-error (the same contract as TRL's `TrlParser`, which `training/sft.py` uses directly). Every entry point
-then logs the resolved config and saves it next to its outputs with `save_resolved_config`.
+one or more of them into TRL's `TrlParser` (a `transformers.HfArgumentParser`), the parser `training/sft.py`
+uses too: `--config FILE.yaml` sets the defaults (and its `env:` mapping sets environment variables), flags
+on the command line override them. `parse` adds what a CLI user needs on top: a missing file or a key the
+dataclasses do not know is a `ConfigError` that names the known keys. Every entry point then logs the
+resolved config and saves it next to its outputs with `save_resolved_config`.
 """
 
 from __future__ import annotations
@@ -38,9 +39,9 @@ def make_parser(*dataclass_types: type, prog: str | None = None, description: st
 
     Callers may add positional arguments (e.g. the query of `rqrag search`) before calling `parse`.
     """
-    from transformers import HfArgumentParser  # deferred: importing transformers costs ~1 s
+    from trl import TrlParser  # deferred: importing trl/transformers costs ~1 s
 
-    parser = HfArgumentParser(dataclass_types, prog=prog, description=description)
+    parser = TrlParser(dataclass_types, prog=prog, description=description)
     parser.add_argument(
         "--config",
         type=str,
@@ -55,7 +56,7 @@ def _known_fields(dataclass_types: Sequence[type]) -> set[str]:
 
 
 def load_yaml_config(path: str | os.PathLike, dataclass_types: Sequence[type]) -> dict[str, Any]:
-    """Read a flat YAML mapping and reject keys that none of `dataclass_types` declares."""
+    """Read a flat YAML mapping and reject keys that none of `dataclass_types` declares (`env:` is TrlParser's)."""
     path = Path(path)
     if not path.is_file():
         raise ConfigError(f"config file not found: {path}")
@@ -63,7 +64,7 @@ def load_yaml_config(path: str | os.PathLike, dataclass_types: Sequence[type]) -
         data = yaml.safe_load(f) or {}
     if not isinstance(data, dict):
         raise ConfigError(f"{path}: expected a mapping of option names to values, got {type(data).__name__}")
-    unknown = sorted(set(data) - _known_fields(dataclass_types))
+    unknown = sorted(set(data) - _known_fields(dataclass_types) - {"env"})
     if unknown:
         known = ", ".join(sorted(_known_fields(dataclass_types)))
         raise ConfigError(f"{path}: unknown key(s) {unknown}; known keys are: {known}")
@@ -77,27 +78,25 @@ def parse(parser, argv: Sequence[str] | None = None) -> tuple:
     (non-dataclass) arguments the caller added, such as positionals.
     """
     argv = list(sys.argv[1:] if argv is None else argv)
-    config_path = _find_config_flag(argv)
+    # TrlParser reads `--config PATH` only; accept the `--config=PATH` spelling argparse users also write.
+    argv = [part for arg in argv for part in (arg.split("=", 1) if arg.startswith("--config=") else [arg])]
+    config_path = argv[argv.index("--config") + 1] if "--config" in argv[:-1] else None
     if config_path is not None:
-        parser.set_defaults(**load_yaml_config(config_path, parser.dataclass_types))
-    *outputs, remaining = parser.parse_args_into_dataclasses(args=argv, return_remaining_strings=True)
-    if remaining:
-        parser.error(f"unrecognized arguments: {' '.join(remaining)}")  # exits 2 with the usage line
+        # Checked here for the message: TrlParser reports a bad file as a bare OSError or ValueError.
+        load_yaml_config(config_path, parser.dataclass_types)
+    *outputs, from_config, from_cli = parser.parse_args_and_config(
+        argv, return_remaining_strings=True, separate_remaining_strings=True
+    )
+    if from_config:  # unreachable after load_yaml_config; kept so a TRL change cannot drop keys silently
+        raise ConfigError(f"{config_path}: unknown option(s) {from_config}")
+    if from_cli:
+        parser.error(f"unrecognized arguments: {' '.join(from_cli)}")  # exits 2 with the usage line
     n = len(parser.dataclass_types)
     configs = tuple(outputs[:n])
     extra = outputs[n] if len(outputs) > n else argparse.Namespace()
     if hasattr(extra, "config"):
         delattr(extra, "config")
     return (*configs, extra)
-
-
-def _find_config_flag(argv: Sequence[str]) -> str | None:
-    for i, arg in enumerate(argv):
-        if arg == "--config" and i + 1 < len(argv):
-            return argv[i + 1]
-        if arg.startswith("--config="):
-            return arg.split("=", 1)[1]
-    return None
 
 
 def git_commit(cwd: str | os.PathLike | None = None) -> str | None:

@@ -73,10 +73,10 @@ def resolve_model(name_or_path: str | os.PathLike | None = None) -> str:
         name = str(SHIPPED_MODEL_DIR)
     path = Path(name).expanduser()
     if path.exists():
-        from rqrag.adapters import is_adapter_folder, materialize_adapter
+        from rqrag.adapters import adapter_base_model, is_adapter_folder, materialize_adapter
 
         if is_adapter_folder(path):  # a LoRA adapter from training/sft.py: merged into its base once
-            return str(materialize_adapter(path))
+            return str(materialize_adapter(path, resolve_model(adapter_base_model(path))))
         if not (path / "config.json").is_file():
             raise ModelResolutionError(f"{path} exists but has no config.json: not a Hugging Face model folder")
         return str(path)

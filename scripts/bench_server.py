@@ -24,11 +24,8 @@ import time
 from pathlib import Path
 
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-
-
 def questions(n: int) -> list[str]:
-    from eval.tasks import get_task
+    from rqrag.eval.tasks import get_task
 
     examples, _ = get_task("popqa").load(limit=n)
     return [ex.question for ex in examples]
@@ -99,7 +96,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     import tempfile
 
-    from inference.server_process import RQRAGServer
+    from rqrag.inference.server_process import RQRAGServer
 
     warm_up, *pool = questions(1 + sum(args.concurrency))
     rows: dict[str, list[dict]] = {}

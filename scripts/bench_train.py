@@ -17,9 +17,6 @@ import time
 from pathlib import Path
 
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-
-
 class CountingCollator:
     """Wraps the trainer's collator to count real and padded positions of every batch it builds."""
 
@@ -39,9 +36,9 @@ class CountingCollator:
 def run_arm(packing: bool, args) -> dict:
     from trl import ModelConfig, SFTConfig, SFTTrainer, get_peft_config
 
-    from training.data import load_records, tokenize_dataset
-    from training.sft import build_model_and_tokenizer
-    from training.token_rows import NewTokenRows
+    from rqrag.training.data import load_records, tokenize_dataset
+    from rqrag.training.sft import build_model_and_tokenizer
+    from rqrag.training.token_rows import NewTokenRows
 
     model_args = ModelConfig(
         model_name_or_path=args.model,

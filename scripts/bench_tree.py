@@ -68,7 +68,7 @@ def unique_tree_tokens(sequences) -> int:
 
 
 def load_questions(n: int):
-    from inference.tree import Question
+    from rqrag.inference.tree import Question
 
     with HOTPOTQA.open() as f:
         records = [json.loads(line) for _, line in zip(range(n), f)]
@@ -77,9 +77,9 @@ def load_questions(n: int):
 
 
 def run(backend_name: str, schedule: str, args, questions, records, shared: dict) -> dict:
-    from inference.backend import GenerationRequest, SamplingParams
-    from inference.config import DecodeConfig
-    from inference.decoder import TreeDecoder
+    from rqrag.inference.backend import GenerationRequest, SamplingParams
+    from rqrag.inference.config import DecodeConfig
+    from rqrag.inference.decoder import TreeDecoder
     from rqrag.retrieval.candidates import CandidateRetriever
 
     config = DecodeConfig(
@@ -125,13 +125,13 @@ def run(backend_name: str, schedule: str, args, questions, records, shared: dict
 
 def backends(names: list[str], model: str, max_batch_size: int) -> dict:
     """A factory per backend; vLLM's engine is built once and its counters reset per run."""
-    from inference.backend import GeneratorStats
+    from rqrag.inference.backend import GeneratorStats
     from rqrag.models import load_model_and_tokenizer, load_tokenizer, resolve_model
 
     path = resolve_model(model)
     out: dict = {}
     if "hf" in names:
-        from inference.backend_hf import HFGenerator
+        from rqrag.inference.backend_hf import HFGenerator
 
         hf_model, tokenizer = load_model_and_tokenizer(path)
         out["hf"] = {
@@ -139,7 +139,7 @@ def backends(names: list[str], model: str, max_batch_size: int) -> dict:
             "new": lambda: HFGenerator(hf_model, tokenizer, max_batch_size=max_batch_size),
         }
     if "vllm" in names:
-        from inference.backend_vllm import VLLMGenerator
+        from rqrag.inference.backend_vllm import VLLMGenerator
 
         engine = VLLMGenerator(path)
 

@@ -20,12 +20,9 @@ import time
 from pathlib import Path
 
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-
-
 def held_out(per_source: int):
-    from data_construction.config import DataBuildConfig
-    from data_construction.pipeline import load_examples
+    from rqrag.data_construction.config import DataBuildConfig
+    from rqrag.data_construction.pipeline import load_examples
 
     examples, _ = load_examples(
         DataBuildConfig(sources=[f"hotpotqa:{per_source}", f"arc_challenge:{per_source}"], split="eval")
@@ -34,11 +31,11 @@ def held_out(per_source: int):
 
 
 def run(config_path: str, model: str, examples, max_depth: int) -> dict:
-    from data_construction.annotate import answer_agrees
-    from inference.build import build_decoder
-    from inference.config import DecodeConfig
-    from inference.tree import Question
     from rqrag.config import load_yaml_config
+    from rqrag.data_construction.annotate import answer_agrees
+    from rqrag.inference.build import build_decoder
+    from rqrag.inference.config import DecodeConfig
+    from rqrag.inference.tree import Question
 
     config = DecodeConfig(**load_yaml_config(config_path, [DecodeConfig]))
     config = dataclasses.replace(config, model=model, max_depth=max_depth, query_temperature=0.0)

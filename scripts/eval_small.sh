@@ -5,7 +5,7 @@
 # each); raise the limits below to use more, the runs resume.
 #   bash scripts/eval_small.sh                # ~2.5 h from scratch on 2 CPU cores (hf backend, float32); resumes,
 #                                             # and a finished set only rebuilds its summaries (~30 s)
-#   python -m eval.report runs/eval_small/*   # the table again
+#   python -m rqrag.eval.report runs/eval_small/*   # the table again
 # CPU budget, stated in the README: one refinement kind per task family (decompose for multi-hop, rewrite for
 # single-hop), depth 2 everywhere (the paper uses 4 for 2Wiki/MuSiQue and all three kinds), greedy queries.
 # Each question still gets three trajectories (answer after 0, 1 and 2 searches) to select among.

@@ -12,10 +12,10 @@ import argparse
 import sys
 from pathlib import Path
 
-from data_construction.records import ReadStats, read_records
-from data_construction.sources import DEFAULT_FILES, parse_records
-from data_construction.splits import EVAL_SIZES, assign, write_split
+from rqrag.benchmarks.sources import DEFAULT_FILES, parse_records
+from rqrag.benchmarks.splits import EVAL_SIZES, assign, write_split
 from rqrag.paths import benchmarks_dir
+from rqrag.records import ReadStats, read_records
 
 
 def main(argv: list[str] | None = None) -> int:

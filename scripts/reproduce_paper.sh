@@ -6,7 +6,7 @@
 # Settings (App. B.3): depth 2 for single-hop tasks and HotpotQA, 4 for 2Wiki and MuSiQue; 3 documents per
 # search; DuckDuckGo (web) for single-hop tasks, each question's candidate paragraphs for multi-hop ones.
 # Every question of the shipped files (--split all): a model trained on configs/data/paper.yaml never saw them.
-# Each run resumes where it stopped (--resume); tables: python -m eval.report runs/paper/*
+# Each run resumes where it stopped (--resume); tables: python -m rqrag.eval.report runs/paper/*
 set -euo pipefail
 cd "$(dirname "$0")/.."
 MODEL=${MODEL:?set MODEL to your trained checkpoint folder}
@@ -19,4 +19,4 @@ run() {  # task, extra flags...
 }
 for task in hotpotqa 2wikimultihopqa musique; do run "$task"; done
 for task in popqa arc_challenge openbookqa asqa; do run "$task" --retriever web; done
-python -m eval.report "$OUT"/*
+python -m rqrag.eval.report "$OUT"/*

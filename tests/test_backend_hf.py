@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 import torch
 
-from inference.backend import GenerationRequest, SamplingParams
-from inference.backend_hf import HFGenerator
+from rqrag.inference.backend import GenerationRequest, SamplingParams
+from rqrag.inference.backend_hf import HFGenerator
 
 
 @pytest.fixture(scope="module")

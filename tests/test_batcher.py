@@ -8,8 +8,8 @@ import time
 
 import pytest
 
-from inference.batcher import DecodeBatcher
-from inference.tree import Question, QuestionResult
+from rqrag.inference.batcher import DecodeBatcher
+from rqrag.inference.tree import Question, QuestionResult
 
 
 def _question(i: int) -> Question:

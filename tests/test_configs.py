@@ -6,13 +6,13 @@ from pathlib import Path
 
 import pytest
 
-from data_construction.config import DataBuildConfig
-from eval.config import EvalConfig
-from inference.config import DecodeConfig
-from inference.serve_config import ServeConfig
 from rqrag.commands.index import IndexBuildConfig
 from rqrag.commands.search import SearchConfig
 from rqrag.config import load_yaml_config
+from rqrag.data_construction.config import DataBuildConfig
+from rqrag.eval.config import EvalConfig
+from rqrag.inference.config import DecodeConfig
+from rqrag.inference.serve_config import ServeConfig
 
 
 CONFIGS = Path(__file__).resolve().parent.parent / "configs"
@@ -30,7 +30,7 @@ STAGES = {
 def _train_classes():
     from trl import ModelConfig, SFTConfig
 
-    from training.sft import ScriptArguments
+    from rqrag.training.sft import ScriptArguments
 
     return (ScriptArguments, SFTConfig, ModelConfig)
 

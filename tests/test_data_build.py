@@ -23,9 +23,9 @@ from pathlib import Path
 import pytest
 from conftest import SHARED_BENCHMARKS
 
-from data_construction.config import DataBuildConfig
-from data_construction.pipeline import DATA_FILE, DROPPED_FILE, load_examples, run_build
-from data_construction.report import write_report
+from rqrag.data_construction.config import DataBuildConfig
+from rqrag.data_construction.pipeline import DATA_FILE, DROPPED_FILE, load_examples, run_build
+from rqrag.data_construction.report import write_report
 from rqrag.trajectory import Action, parse_trajectory
 
 

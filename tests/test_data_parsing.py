@@ -6,10 +6,10 @@ import json
 
 import pytest
 
-from data_construction.annotate import Annotator, answer_agrees
-from data_construction.output import ResumableJsonl
-from data_construction.prompts import FormatError, PromptBook, Refusal, parse_answer, parse_queries
-from data_construction.sources import LOADERS, SourceExample
+from rqrag.benchmarks.sources import LOADERS, SourceExample
+from rqrag.data_construction.annotate import Annotator, answer_agrees
+from rqrag.data_construction.prompts import FormatError, PromptBook, Refusal, parse_answer, parse_queries
+from rqrag.resumable import ResumableJsonl
 
 
 def test_queries_parse_strictly():

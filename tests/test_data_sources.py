@@ -7,8 +7,8 @@ import json
 import pytest
 from conftest import SHARED_BENCHMARKS
 
-from data_construction.records import ReadStats, read_records
-from data_construction.sources import DEFAULT_FILES, LOADERS, SourceExample, musique_gold_queries, parse_records
+from rqrag.benchmarks.sources import DEFAULT_FILES, LOADERS, SourceExample, musique_gold_queries, parse_records
+from rqrag.records import ReadStats, read_records
 
 
 needs_shared = pytest.mark.skipif(not SHARED_BENCHMARKS.is_dir(), reason="../shared/data/benchmarks not present")

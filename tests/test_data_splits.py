@@ -5,9 +5,9 @@ from __future__ import annotations
 import pytest
 from conftest import SHARED_BENCHMARKS
 
-from data_construction.records import read_records
-from data_construction.sources import DEFAULT_FILES, parse_records
-from data_construction.splits import EVAL_SIZES, assign, load_split
+from rqrag.benchmarks.sources import DEFAULT_FILES, parse_records
+from rqrag.benchmarks.splits import EVAL_SIZES, assign, load_split
+from rqrag.records import read_records
 
 
 @pytest.mark.parametrize("source", sorted(EVAL_SIZES))

@@ -5,9 +5,9 @@ from __future__ import annotations
 import pytest
 from fakes import FakeGenerator
 
-from inference.config import DecodeConfig
-from inference.decoder import TreeDecoder
-from inference.tree import Question
+from rqrag.inference.config import DecodeConfig
+from rqrag.inference.decoder import TreeDecoder
+from rqrag.inference.tree import Question
 from rqrag.retrieval.bm25 import BM25Retriever
 from rqrag.retrieval.documents import Document
 from rqrag.trajectory import Action
@@ -191,3 +191,24 @@ def test_live_path_cap_keeps_the_most_probable(smollm2_tokenizer, retriever):
     # Only the rewrite path (p = 0.9 per token) survives the cap after depth 0.
     assert deepest and all(t.trajectory.steps[0].action is Action.REWRITE for t in deepest)
     assert decoder.stats.depth_sizes == [4, 4, 1]  # 3 queries capped to 1 after each depth
+
+
+def test_a_query_that_runs_on_into_another_action_adds_only_the_query_to_the_context(smollm2_tokenizer, retriever):
+    """The model writes "query [A_Response] answer [EOS]": the step records the query, and the next depth's
+    prompt must hold the query and its evidence only, not the stray answer the trajectory does not show."""
+
+    def runs_on(prompt, action, request):
+        if action is Action.ANSWER:
+            return "Kilimanjaro", 0.9
+        return "volcano Tanzania [A_Response] Mount Stray", 0.5
+
+    decoder, gen = _decoder(smollm2_tokenizer, retriever, runs_on, max_depth=1, actions=["rewrite"])
+    (result,) = decoder.decode(_questions()[:1])
+    searched = [t for t in result.trajectories if t.ok and len(t.trajectory.steps) == 2]
+    assert searched and searched[0].trajectory.steps[0].text == "volcano Tanzania"
+    answer_id = smollm2_tokenizer.convert_tokens_to_ids(Action.ANSWER.value)
+    (depth1_answer,) = [r for r in gen.calls[1] if r.prompt_ids[-1] == answer_id]
+    context = smollm2_tokenizer.decode(depth1_answer.prompt_ids[:-1], skip_special_tokens=False)
+    assert "Mount Stray" not in context
+    assert list(depth1_answer.prompt_ids).count(answer_id) == 1  # only the forced one at the end
+    assert "volcano Tanzania[EOS]" in context.replace(" [EOS]", "[EOS]")

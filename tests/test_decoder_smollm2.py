@@ -6,11 +6,11 @@ import json
 
 import pytest
 
-from inference.backend_hf import HFGenerator
-from inference.config import DecodeConfig
-from inference.decoder import TreeDecoder
-from inference.prompting import PromptedPrompter, TrainedPrompter
-from inference.tree import Path, Question
+from rqrag.inference.backend_hf import HFGenerator
+from rqrag.inference.config import DecodeConfig
+from rqrag.inference.decoder import TreeDecoder
+from rqrag.inference.prompting import PromptedPrompter, TrainedPrompter
+from rqrag.inference.tree import Path, Question
 from rqrag.trajectory import Action
 
 

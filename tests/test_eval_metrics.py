@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from eval import metrics
+from rqrag.eval import metrics
 
 
 @pytest.mark.parametrize(
@@ -109,3 +109,11 @@ def test_ci95_half_width():
     assert metrics.ci95_half_width([1.0, 0.0, 1.0, 0.0]) == pytest.approx(1.96 * (1 / 12) ** 0.5)
     assert metrics.ci95_half_width([0.5, 0.5, 0.5]) == 0.0
     assert metrics.ci95_half_width([1.0]) is None
+
+
+def test_choice_label_keyword_is_case_insensitive_but_the_label_is_not():
+    choices = (("A", "fish"), ("B", "mammal"), ("C", "bird"))
+    # "a" is an article here, not option A: the reply names option B by its text.
+    assert metrics.choice_label("The answer is a mammal.", choices) == "B"
+    assert metrics.choice_label("ANSWER: C", choices) == "C"
+    assert metrics.choice_label("the Option B seems right", choices) == "B"

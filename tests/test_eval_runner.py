@@ -14,12 +14,12 @@ from pathlib import Path
 import pytest
 from fakes import FakeGenerator
 
-from eval.config import EvalConfig
-from eval.report import markdown_table
-from eval.runner import run_eval
-from inference.config import DecodeConfig
-from inference.decoder import TreeDecoder
 from rqrag.config import ConfigError
+from rqrag.eval.config import EvalConfig
+from rqrag.eval.report import markdown_table
+from rqrag.eval.runner import run_eval
+from rqrag.inference.config import DecodeConfig
+from rqrag.inference.decoder import TreeDecoder
 from rqrag.trajectory import Action
 
 
@@ -133,3 +133,23 @@ def test_interrupted_eval_resumes_without_losing_or_repeating(tmp_path):
     assert records[: len(done)] == done  # earlier answers kept as they were
     summary = json.loads((out / "summary.json").read_text())
     assert summary["systems"]["no_retrieval"]["questions"] == 4 and summary["systems"]["no_retrieval"]["missing"] == 0
+
+
+def test_candidate_retrieval_follows_retrieval_mode_and_cache(tmp_path, minilm_path):
+    """Multi-hop tasks search each question's candidates with the configured mode (dense as in the paper's
+    App. B.4, not always BM25) and through the configured cache."""
+    from rqrag.eval.runner import build_task_retriever
+    from rqrag.eval.tasks import get_task
+    from rqrag.retrieval.cache import CachedRetriever
+
+    task = get_task("hotpotqa")
+    examples, _ = task.load(limit=2)
+    decode = DecodeConfig(mode="trained", retrieval_mode="dense", retrieval_cache=str(tmp_path / "cache.sqlite"))
+    retriever = build_task_retriever(task, examples, decode)
+    assert isinstance(retriever, CachedRetriever)
+    assert retriever.inner.mode == "dense"
+    hits = retriever.batch_search([examples[0].question], k=2, qids=[examples[0].uid])
+    assert len(hits[0]) == 2 and (tmp_path / "cache.sqlite").is_file()
+
+    plain = build_task_retriever(task, examples, DecodeConfig(mode="trained", retrieval_mode="bm25"))
+    assert plain.mode == "bm25"

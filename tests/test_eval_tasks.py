@@ -6,8 +6,8 @@ import json
 
 import pytest
 
-from data_construction.splits import load_split
-from eval.tasks import TASKS, get_task
+from rqrag.benchmarks.splits import load_split
+from rqrag.eval.tasks import TASKS, get_task
 
 
 @pytest.mark.parametrize("name", sorted(TASKS))

@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from eval.rag_metrics import main, retrieval_summary, samples_from_run
+from rqrag.eval.rag_metrics import main, retrieval_summary, samples_from_run
 
 
 def _record(qid, prediction, evidence, ranks=None):

@@ -6,11 +6,10 @@ import math
 
 import pytest
 
-from inference.select import (
+from rqrag.answers import normalize_answer
+from rqrag.inference.select import (
     Scored,
     ensemble_groups,
-    normalize_answer,
-    oracle_correct,
     select,
     select_confidence,
     select_ensemble,
@@ -57,12 +56,21 @@ def test_ties_go_to_the_earlier_candidate():
     assert select_ppl(same) == 0 and select_confidence(same) == 0 and select_ensemble(same) == 0
 
 
-def test_oracle_upper_bound():
-    def exact(pred, gold):
-        return float(normalize_answer(pred) in {normalize_answer(g) for g in gold})
+CHOICES = (("A", "mammal"), ("B", "reptile"), ("C", "bird"))
 
-    assert oracle_correct(_cands(), ["Lyon"], exact)
-    assert not oracle_correct(_cands(), ["Marseille"], exact)
+
+def test_ensemble_groups_multiple_choice_answers_by_the_option_they_pick():
+    cands = [
+        Scored("B", (ln(0.9),), (ln(0.4),)),  # option B by label
+        Scored("The answer is B.", (ln(0.9),), (ln(0.3),)),  # option B in other words
+        Scored("reptile", (ln(0.9),), (ln(0.2),)),  # option B by its text
+        Scored("A. mammal", (ln(0.9),), (ln(0.8),)),  # option A, alone the most confident
+    ]
+    # By option: B = 0.4 + 0.3 + 0.2 = 0.9 > A = 0.8; by text, four groups of one and A (0.8) would win.
+    assert ensemble_groups(cands, CHOICES) == pytest.approx({"option:B": 0.9, "option:A": 0.8})
+    assert select_ensemble(cands, CHOICES) == 0
+    assert select(cands, "ensemble", CHOICES) == 0
+    assert select_ensemble(cands) == 3  # without the options, free text cannot agree
 
 
 def test_normalisation_and_errors():

@@ -14,8 +14,8 @@ import pytest
 import torch
 
 from rqrag.retrieval.base import Hit
+from rqrag.training.data import IGNORE_INDEX, tokenize_record
 from rqrag.trajectory import Action, Step, Trajectory, render_assistant, render_example
-from training.data import IGNORE_INDEX, tokenize_record
 
 
 REPO = Path(__file__).resolve().parent.parent
@@ -134,8 +134,8 @@ def test_accelerate_launch_trains_saves_reloads_and_resumes(tiny_dataset, tmp_pa
     from safetensors.torch import load_file
     from transformers import AutoModelForCausalLM, AutoTokenizer
 
-    from inference.backend import GenerationRequest, SamplingParams
-    from inference.backend_hf import HFGenerator
+    from rqrag.inference.backend import GenerationRequest, SamplingParams
+    from rqrag.inference.backend_hf import HFGenerator
     from rqrag.models import resolve_model
     from rqrag.trajectory import SPECIAL_TOKENS
 

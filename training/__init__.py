@@ -1,4 +1,1 @@
-"""Supervised fine-tuning of the RQ-RAG generator with TRL (`accelerate launch training/sft.py`).
-
-Filled by the training issue.
-"""
+"""Supervised fine-tuning of the RQ-RAG generator with TRL (`accelerate launch training/sft.py --config ...`)."""

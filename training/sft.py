@@ -26,15 +26,11 @@ from __future__ import annotations
 import json
 import logging
 import os
-import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
 
-# Runs as `python training/sft.py` from a checkout as well as after `pip install -e .`.
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-
-logger = logging.getLogger("training.sft")
+logger = logging.getLogger("rqrag.training.sft")
 
 
 @dataclass
@@ -134,8 +130,8 @@ def main(script_args, training_args, model_args) -> None:
 
     from rqrag.adapters import TOKEN_ROWS_FILE, apply_token_rows
     from rqrag.config import save_resolved_config
-    from training.data import load_records, tokenize_dataset
-    from training.token_rows import NewTokenRows, SaveTokenRowsCallback
+    from rqrag.training.data import load_records, tokenize_dataset
+    from rqrag.training.token_rows import NewTokenRows, SaveTokenRowsCallback
 
     model, tokenizer, new_ids = build_model_and_tokenizer(model_args, training_args)
     train_records, eval_records = load_records(script_args.dataset_path, script_args.eval_fraction, training_args.seed)

@@ -21,8 +21,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from inference.config import DecodeConfig
 from rqrag.config import log_config, make_parser, parse, save_resolved_config
+from rqrag.inference.config import DecodeConfig
 
 
 @dataclass
@@ -95,11 +95,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     config, options, extra = parse(parser, argv)
     if extra.depth is not None:
         config.max_depth = extra.depth
-    question = " ".join(extra.question)
+    question = " ".join(" ".join(extra.question).split())
+    if not question:
+        parser.error("the question is empty")  # exits 2 before any model is loaded
     log_config("rqrag ask", config, options)
 
-    from inference.build import build_decoder
-    from inference.tree import Question
+    from rqrag.inference.build import build_decoder
+    from rqrag.inference.tree import Question
 
     decoder = build_decoder(config)
     started = time.perf_counter()

@@ -44,7 +44,7 @@ def _serve_locally(config, out_dir: Path, stack: contextlib.ExitStack):
 
 
 def build(argv: Sequence[str]) -> int:
-    from data_construction.config import DataBuildConfig
+    from rqrag.data_construction.config import DataBuildConfig
 
     parser = make_parser(DataBuildConfig, prog="rqrag data build", description=__doc__.split("\n\n")[2])
     (config, _extra) = parse(parser, argv)
@@ -52,8 +52,8 @@ def build(argv: Sequence[str]) -> int:
     out_dir = Path(config.out_dir)
     save_resolved_config(out_dir, "rqrag data build", config)
 
-    from data_construction.pipeline import run_build
-    from data_construction.report import format_report, write_report
+    from rqrag.data_construction.pipeline import run_build
+    from rqrag.data_construction.report import format_report, write_report
     from rqrag.models import load_tokenizer
 
     tokenizer = load_tokenizer(config.tokenizer, add_rqrag_tokens=True)

@@ -8,7 +8,7 @@
 Runs the tree decoder and the baselines (no retrieval; standard RAG: one search with the question) on a
 benchmark's held-out questions and writes, under --output_dir, one predictions.jsonl per system (appended
 question by question), summary.json (every selection strategy, the upper bound, retrieval recall),
-strategies.png and resolved_config.yaml. `python -m eval.report DIR...` prints the table of several runs.
+strategies.png and resolved_config.yaml. `python -m rqrag.eval.report DIR...` prints the table of several runs.
 """
 
 from __future__ import annotations
@@ -16,9 +16,9 @@ from __future__ import annotations
 import sys
 from collections.abc import Sequence
 
-from eval.config import EvalConfig
-from inference.config import DecodeConfig
 from rqrag.config import log_config, make_parser, parse
+from rqrag.eval.config import EvalConfig
+from rqrag.inference.config import DecodeConfig
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -26,8 +26,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     decode, config, _ = parse(parser, argv)
     log_config("rqrag eval", decode, config)
 
-    from eval.report import markdown_table
-    from eval.runner import run_eval
+    from rqrag.eval.report import markdown_table
+    from rqrag.eval.runner import run_eval
 
     summary = run_eval(config, decode)
     print(markdown_table([summary]))

@@ -13,9 +13,9 @@ from __future__ import annotations
 import sys
 from collections.abc import Sequence
 
-from inference.config import DecodeConfig
-from inference.serve_config import ServeConfig
 from rqrag.config import log_config, make_parser, parse
+from rqrag.inference.config import DecodeConfig
+from rqrag.inference.serve_config import ServeConfig
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -25,7 +25,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     import uvicorn
 
-    from inference.server import create_app
+    from rqrag.inference.server import create_app
 
     uvicorn.run(create_app(decode, serve), host=serve.host, port=serve.port, log_level="info", access_log=False)
     return 0

@@ -47,6 +47,10 @@ class Retriever(Protocol):
     """
 
     name: str
+    # True when results depend on the question (`qids` must be passed: the candidates retriever); False for
+    # global ones (corpus, web), whose answer to a query is the same for every question, so callers and the
+    # cache may share one search between questions.
+    uses_qids: bool
 
     def search(self, query: str, k: int = 3, qid: str | None = None) -> list[Hit]: ...
 

@@ -65,7 +65,7 @@ class CachedRetriever:
     @property
     def keys_on_qid(self) -> bool:
         """Whether entries are per question: only for retrievers whose results depend on the qid (candidates)."""
-        return getattr(self.inner, "uses_qids", True)
+        return self.inner.uses_qids
 
     @property
     def uses_qids(self) -> bool:

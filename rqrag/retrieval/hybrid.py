@@ -50,7 +50,7 @@ class HybridRetriever:
 
     @property
     def uses_qids(self) -> bool:
-        return getattr(self.sparse, "uses_qids", True) or getattr(self.dense, "uses_qids", True)
+        return self.sparse.uses_qids or self.dense.uses_qids
 
     @property
     def name(self) -> str:

@@ -9,7 +9,6 @@ offline alternatives instead of hanging in per-query timeouts.
 from __future__ import annotations
 
 import logging
-import random
 import socket
 import threading
 import time
@@ -132,22 +131,30 @@ class WebRetriever:
     def _search_one(self, query: str, k: int) -> list[Hit]:
         if not query.strip():
             return []
+        from tenacity import RetryError, Retrying, before_sleep_log, stop_after_attempt, wait_exponential_jitter
+
         ddgs_class = _ddgs_class()
-        last_error: Exception | None = None
-        for attempt in range(self.retries + 1):
+
+        def attempt() -> list[Hit]:
             try:
                 with ddgs_class(timeout=self.timeout) as client:
                     results = client.text(query, max_results=k, region=self.region, safesearch=self.safesearch)
-                return hits_from_results(results or [], k)
             except Exception as error:  # ddgs raises its own exceptions for rate limits, timeouts, "no results"
                 if "no results" in str(error).lower():
                     return []
-                last_error = error
-                if attempt < self.retries:
-                    # Exponential backoff with jitter, so concurrent workers do not retry in lockstep.
-                    delay = self.backoff * (2**attempt) * (1 + random.random() / 2)
-                    logger.warning(
-                        "web search failed (%s); retry %d/%d in %.1f s", error, attempt + 1, self.retries, delay
-                    )
-                    time.sleep(delay)
-        raise RetrieverError(f"web search for {query!r} failed after {self.retries + 1} attempts: {last_error}")
+                raise
+            return hits_from_results(results or [], k)
+
+        # Exponential backoff with jitter, so concurrent workers do not retry in lockstep.
+        retrying = Retrying(
+            stop=stop_after_attempt(self.retries + 1),
+            wait=wait_exponential_jitter(multiplier=self.backoff, jitter=self.backoff / 2),
+            before_sleep=before_sleep_log(logger, logging.WARNING),
+        )
+        try:
+            return retrying(attempt)
+        except RetryError as error:
+            last_error = error.last_attempt.exception()
+            raise RetrieverError(
+                f"web search for {query!r} failed after {self.retries + 1} attempts: {last_error}"
+            ) from last_error

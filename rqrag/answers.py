@@ -1,0 +1,70 @@
+"""Reading answers: normalisation and multiple-choice labels, shared by selection (inference) and metrics (eval).
+
+* `normalize_answer` — SQuAD-style: lower case, no punctuation, no articles, single spaces.
+* `choice_label` — the option a free-text reply picks on a multiple-choice question, by its label ("B", "B.",
+  "(B)", "answer is B", "Answer: B") or, failing that, by containing one option's text and no other's.
+  Labels are upper case as the datasets write them; only the keywords ("answer", "option") may be in any case,
+  so "The answer is a mammal." does not read as option A.
+* `answer_key` — what makes two answers "the same" for agreement: the chosen option on a multiple-choice
+  question, the normalised text otherwise.
+"""
+
+from __future__ import annotations
+
+import re
+import string
+from collections.abc import Sequence
+
+
+_ARTICLES = re.compile(r"\b(a|an|the)\b")
+_PUNCTUATION = str.maketrans("", "", string.punctuation)
+
+
+def normalize_answer(text: str) -> str:
+    """SQuAD-style normalisation: lower case, no punctuation, no articles, single spaces."""
+    return " ".join(_ARTICLES.sub(" ", text.lower().translate(_PUNCTUATION)).split())
+
+
+# The captured label is always case-sensitive; `(?i:...)` scopes case-insensitivity to the keyword alone.
+_LABEL_PATTERNS = (
+    re.compile(r"^\s*\(?([A-Z1-9])\s*[\).:]"),  # leads with "B." / "(B)" / "B:"
+    re.compile(r"^\s*([A-Z1-9])\s*$"),  # the whole reply is a label
+    re.compile(r"\b(?i:answer)(?: (?i:is)|:)?\s*\(?([A-Z1-9])\b[\).]?"),
+    re.compile(r"\b(?i:option)\s*\(?([A-Z1-9])\b"),
+)
+
+
+def choice_label(prediction: str, choices: Sequence[tuple[str, str]]) -> str | None:
+    """The label of the option `prediction` picks, or None if it names none (or several by text)."""
+    labels = [label for label, _ in choices]
+    text = prediction or ""
+    for pattern in _LABEL_PATTERNS:
+        found = pattern.search(text)
+        if found and found.group(1) in labels:
+            return found.group(1)
+    norm = normalize_answer(text)
+    if not norm:
+        return None
+    options = {label: normalize_answer(option) for label, option in choices}
+    exact = [label for label, option in options.items() if option == norm]
+    if len(exact) == 1:
+        return exact[0]
+    named = [label for label, option in options.items() if option and _contains(norm, option)]
+    # An option inside another ("cold" in "very cold") is not a second pick: keep the one that holds the rest.
+    for label in named:
+        if all(_contains(options[label], options[other]) for other in named):
+            return label
+    return None
+
+
+def _contains(text: str, phrase: str) -> bool:
+    return f" {phrase} " in f" {text} "
+
+
+def answer_key(answer: str, choices: Sequence[tuple[str, str]] = ()) -> str:
+    """The key under which agreeing answers group: the option label when `choices` are given and one is picked."""
+    if choices:
+        label = choice_label(answer, choices)
+        if label is not None:
+            return f"option:{label}"
+    return normalize_answer(answer)

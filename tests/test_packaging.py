@@ -1,0 +1,121 @@
+"""The installed layout: one `rqrag` namespace, and imports that point one way (import-linter on the wheel).
+
+    python -m pytest tests/test_packaging.py -q
+
+The stage folders of the checkout (inference/, eval/, training/, data_construction/) install as
+`rqrag.inference` etc. through setuptools' package-dir mapping; these tests build the real wheel, install it
+into a clean venv and check that nothing else of ours is importable. import-linter (grimp) finds packages by
+walking their folder, which only the installed layout has, so the contracts run on the unpacked wheel.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+import venv
+import zipfile
+from pathlib import Path
+
+import pytest
+
+
+REPO = Path(__file__).resolve().parent.parent
+STAGES = ("data_construction", "training", "inference", "eval")
+
+
+@pytest.fixture(scope="module")
+def wheel(tmp_path_factory) -> Path:
+    out = tmp_path_factory.mktemp("wheel")
+    subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "wheel",
+            "--quiet",
+            "--no-deps",
+            "--no-build-isolation",
+            "-w",
+            str(out),
+            str(REPO),
+        ],
+        check=True,
+        capture_output=True,
+    )
+    (path,) = out.glob("*.whl")
+    return path
+
+
+@pytest.fixture(scope="module")
+def unpacked(wheel, tmp_path_factory) -> Path:
+    root = tmp_path_factory.mktemp("site")
+    with zipfile.ZipFile(wheel) as archive:
+        archive.extractall(root)
+    return root
+
+
+def test_wheel_holds_only_rqrag_and_every_stage_module(wheel):
+    names = zipfile.ZipFile(wheel).namelist()
+    assert {n.split("/")[0] for n in names if not n.split("/")[0].endswith(".dist-info")} == {"rqrag"}
+    for stage in STAGES:
+        for source in (REPO / stage).glob("*.py"):
+            assert f"rqrag/{stage}/{source.name}" in names, f"{stage}/{source.name} missing from the wheel"
+    assert "rqrag/data_construction/prompts/system.txt" in names
+    assert "rqrag/benchmarks/splits/hotpotqa.json" in names
+
+
+def test_clean_venv_exposes_only_the_rqrag_namespace(wheel, tmp_path):
+    env_dir = tmp_path / "venv"
+    venv.create(env_dir, with_pip=False)
+    python = env_dir / "bin" / "python"
+    site = subprocess.run(
+        [python, "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"], capture_output=True, text=True
+    ).stdout.strip()
+    subprocess.run(
+        [sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", "--no-index", "--target", site, str(wheel)],
+        check=True,
+        capture_output=True,
+    )
+    probe = (
+        "import importlib.util as u, json; "
+        f"print(json.dumps({{m: u.find_spec(m) is not None for m in {list(STAGES)!r} + "
+        f"['rqrag.' + s for s in {list(STAGES)!r}]}}))"
+    )
+    # Run from an empty folder: the checkout's own folders must not be what answers.
+    out = subprocess.run([python, "-c", probe], cwd=tmp_path, capture_output=True, text=True, check=True)
+    found = __import__("json").loads(out.stdout)
+    assert {s: found[s] for s in STAGES} == dict.fromkeys(STAGES, False)
+    assert all(found[f"rqrag.{s}"] for s in STAGES)
+
+
+def _lint_imports(site: Path, cwd: Path) -> subprocess.CompletedProcess:
+    linter = shutil.which("lint-imports", path=str(Path(sys.executable).parent))
+    assert linter, "import-linter is not installed (pip install -e '.[test]')"
+    env = {**os.environ, "PYTHONPATH": str(site)}
+    return subprocess.run([linter, str(REPO / "pyproject.toml")], cwd=cwd, env=env, capture_output=True, text=True)
+
+
+def test_import_contracts_are_kept(unpacked, tmp_path):
+    result = _lint_imports(unpacked, tmp_path)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "0 broken" in result.stdout
+
+
+@pytest.mark.parametrize(
+    ("module", "bad_import"),
+    [
+        ("rqrag/answers.py", "import rqrag.inference.select"),  # the core reaching up into a stage
+        ("rqrag/inference/select.py", "import rqrag.eval.metrics"),  # a stage importing a later one
+        ("rqrag/adapters.py", "import rqrag.models"),  # a circle between core modules (models imports adapters)
+    ],
+)
+def test_import_contracts_catch_a_violation(unpacked, tmp_path, module, bad_import):
+    site = tmp_path / "site"
+    shutil.copytree(unpacked, site)
+    target = site / module
+    target.write_text(target.read_text() + f"\n{bad_import}\n")
+    result = _lint_imports(site, tmp_path)
+    assert result.returncode != 0, result.stdout
+    assert "BROKEN" in result.stdout
