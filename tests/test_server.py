@@ -20,10 +20,23 @@ pytestmark = pytest.mark.slow
 QUESTION = "What government position was held by the woman who portrayed Corliss Archer in the film Kiss and Tell?"
 
 
+# Web search fails for this server whether or not the machine is online: ddgs goes through a proxy on a closed
+# port (and offline, the reachability probe fails first).
+NO_WEB = {"DDGS_PROXY": "http://127.0.0.1:9"}
+
+
 def start_server(tmp: Path, database: Path, extra: list[str]) -> RQRAGServer:
     """The server with small, fast decoding settings (depth 1, short replies) and a 200 ms gathering window."""
     flags = ["--max_depth", "1", "--answer_max_tokens", "24", "--query_max_tokens", "24", "--batch_window_ms", "200"]
-    return RQRAGServer(tmp, database, [*flags, *extra])
+    return RQRAGServer(tmp, database, [*flags, *extra], env=NO_WEB)
+
+
+def _check_sources(reply: dict) -> None:
+    """Sources are exactly the evidence of the selected trajectory, each with its document and query."""
+    evidence = {h["docid"] for step in reply["trajectory"] for h in step.get("evidence") or ()}
+    assert reply["evidence_used"] == bool(evidence)
+    assert {s["docid"] for s in reply["sources"]} == evidence
+    assert all(s["title"] and s["docid"] and s["query"] and s["text"] for s in reply["sources"])
 
 
 @pytest.fixture(scope="module")
@@ -55,8 +68,7 @@ def test_chat_completion_with_sources(server):
     assert 2 <= len(extra["trajectories"]) <= 4
     searched = [t for t in extra["trajectories"] if len(t["steps"]) == 2]
     assert searched and all(len(t["steps"][0]["evidence"]) == 3 for t in searched)
-    if extra["evidence_used"]:
-        assert all(s["title"] and s["docid"] and s["query"] for s in extra["sources"])
+    _check_sources(extra)
     assert reply.usage.completion_tokens > 0
 
 
@@ -153,7 +165,7 @@ def test_openai_client_sees_openai_errors(server):
 
 
 def test_retriever_failure_affects_only_its_request(server):
-    """Offline, the web retriever fails; its request still gets the direct answer, marked without evidence,
+    """The web retriever fails (NO_WEB); its request still gets the direct answer, marked without evidence,
     while requests gathered in the same round over the corpus keep their sources."""
 
     def ask(retriever):
@@ -166,6 +178,7 @@ def test_retriever_failure_affects_only_its_request(server):
     assert web.json()["evidence_used"] is False and web.json()["answer"]
     for response in (corpus_a, corpus_b):
         assert response.status_code == 200 and response.json()["answer"]
+        _check_sources(response.json())
     assert corpus_a.json()["timings"]["batch_questions"] == 2  # the two corpus requests shared one decoder call
 
 
@@ -177,9 +190,13 @@ def test_metrics_count_requests_and_batches(server):
 
 
 def test_restart_keeps_conversations(tmp_path, database):
-    first = start_server(tmp_path, database, [])
+    # Every path searches before it answers here, so the reply must carry sources.
+    first = start_server(tmp_path, database, ["--answer_at_every_depth", "false"])
     try:
         reply = httpx.post(f"{first.base}/v1/ask", json={"question": "Who painted the Mona Lisa?"}, timeout=600)
+        assert reply.status_code == 200, reply.text
+        assert reply.json()["evidence_used"] is True and reply.json()["sources"]
+        _check_sources(reply.json())
         cid = reply.json()["conversation_id"]
     finally:
         first.stop()

@@ -105,6 +105,42 @@ def test_packed_batch_has_no_attention_across_examples(smollm2_dir):
             start += n
 
 
+@pytest.mark.slow
+def test_labels_keep_the_mask_through_trl_packing_and_collation(tiny_dataset, tmp_path, smollm2_dir):
+    """What the loss sees: a batch from SFTTrainer's own dataloader (bfd packing, padding-free collator) keeps
+    -100 on every prompt and evidence token, exactly as `tokenize_record` set it, example by example."""
+    from trl import SFTConfig, SFTTrainer
+
+    from rqrag.models import load_model_and_tokenizer
+    from rqrag.training.data import load_records, tokenize_dataset
+
+    model, tokenizer = load_model_and_tokenizer(smollm2_dir, add_rqrag_tokens=True)
+    records, _ = load_records(str(tiny_dataset))
+    dataset = tokenize_dataset(records, tokenizer, max_length=1024)
+    expected = {tuple(f["input_ids"]): f["labels"] for f in dataset}
+    args = SFTConfig(
+        output_dir=str(tmp_path / "out"), packing=True, packing_strategy="bfd", max_length=1024,
+        per_device_train_batch_size=len(FACTS), use_cpu=True, report_to="none", dataloader_num_workers=0,
+    )  # fmt: skip
+    trainer = SFTTrainer(model=model, args=args, train_dataset=dataset, processing_class=tokenizer)
+    batch = next(iter(trainer.get_train_dataloader()))
+    ids, labels, positions = (batch[k].view(-1).tolist() for k in ("input_ids", "labels", "position_ids"))
+    starts = [i for i, p in enumerate(positions) if p == 0] + [len(ids)]
+    seen = 0
+    for start, end in zip(starts, starts[1:]):
+        example = tuple(ids[start:end])
+        assert example in expected, "a packed sequence is not one whole example"
+        want = expected[example]
+        # The collator may also mask each sequence's first token (a prompt token, masked already).
+        assert labels[start + 1 : end] == want[1:]
+        assert labels[start] == -100
+        seen += 1
+    assert seen == len(FACTS)
+    supervised = tokenizer.decode([t for t, lab in zip(ids, labels) if lab != IGNORE_INDEX])
+    assert "Unrelated text" not in supervised and "<|im_start|>user" not in supervised
+    assert supervised.count("[A_Response]") == len(FACTS)
+
+
 def _sft(*args: str, timeout: int = 900) -> subprocess.CompletedProcess:
     command = [
         str(Path(sys.executable).parent / "accelerate"), "launch", "--config_file", "configs/accelerate/cpu.yaml",
