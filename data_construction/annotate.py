@@ -1,7 +1,8 @@
 """Annotators: where an example's refined queries and its final answer come from.
 
 - **gold**: the dataset's own refinements (MuSiQue's `question_decomposition` with hop answers filled in,
-  ASQA's disambiguated `qa_pairs` questions);
+  2WikiMultihopQA's `evidences` triples as sub-questions, ASQA's disambiguated `qa_pairs` questions) and
+  **silver** ones derived by rule (one keyword query per HotpotQA supporting paragraph, the bridge entity named);
 - **llm**: the category's prompt sent to an OpenAI-compatible endpoint, the JSON reply parsed strictly.
   `annotator: auto` uses gold where the example carries it and the LLM otherwise.
 - **answers**: the LLM writes a new answer grounded in the retrieved evidence (paper: regenerated answers,
@@ -65,7 +66,7 @@ class Annotator:
         if not self.uses_llm_for_queries(example):
             if not example.gold_queries:
                 raise DropExample("no_gold_refinement", f"{example.source} carries no refinements")
-            return list(example.gold_queries[: self.max_queries]), "gold"
+            return list(example.gold_queries[: self.max_queries]), example.extra.get("refinement_origin", "gold")
         if self.client is None:
             raise DropExample("no_llm", "this example needs the LLM annotator but no endpoint is configured")
         prompt = self.prompts.refine(example.category, example.messages, self.max_queries)

@@ -50,6 +50,13 @@ class DataBuildConfig:
     )
     prompts_dir: str | None = field(default=None, metadata={"help": "prompt templates (default: the shipped ones)"})
     max_queries: int = field(default=4, metadata={"help": "most sub-questions / readings kept per example"})
+    query_filter: bool = field(
+        default=True,
+        metadata={
+            "help": "drop refinements that restate the question or an earlier query, are not queries, or find "
+            "nothing new (data_construction/query_filter.py); each reason is counted in the report"
+        },
+    )
     retention_ratio: float = field(
         default=0.0,
         metadata={"help": "share of examples keeping the dataset's answer instead of a regenerated one (paper: 0)"},

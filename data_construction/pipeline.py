@@ -26,6 +26,7 @@ from rqrag.data_construction.annotate import Annotator, DropExample, answer_agre
 from rqrag.data_construction.config import DataBuildConfig
 from rqrag.data_construction.llm import ChatClient, LLMUnavailable
 from rqrag.data_construction.prompts import PromptBook
+from rqrag.data_construction.query_filter import filter_new_evidence, filter_text
 from rqrag.paths import benchmarks_dir
 from rqrag.records import ReadStats, read_records
 from rqrag.resumable import ResumableJsonl
@@ -135,10 +136,19 @@ class Pipeline:
         self.annotator = annotator
         self.retrievers = retrievers
         self.tokenizer = tokenizer
+        self.filtered: dict[str, Counter[str]] = {}  # uid -> refinements dropped by the query filter, per reason
 
     async def process_chunk(self, chunk: Sequence[SourceExample]) -> list[dict | DropExample | LLMUnavailable]:
         """One outcome per example, in order: a record, a drop (final) or an unavailable endpoint (retry later)."""
         refined = await asyncio.gather(*(self._guard(self.annotator.queries(ex)) for ex in chunk))
+        proposed: dict[int, int] = {}  # example index -> refinements the annotator wrote
+        if self.config.query_filter:
+            for i, (ex, outcome) in enumerate(zip(chunk, refined)):
+                if isinstance(outcome, tuple):
+                    proposed[i] = len(outcome[0])
+                    kept, dropped = filter_text(outcome[0], ex.question, ex.aliases)
+                    self.filtered[ex.uid] = dropped
+                    refined[i] = (kept, outcome[1])
         searches: dict[str, list[tuple[int, str, str]]] = {}  # kind -> [(example index, query, qid)]
         for i, (ex, outcome) in enumerate(zip(chunk, refined)):
             if isinstance(outcome, tuple):
@@ -163,7 +173,16 @@ class Pipeline:
             elif i in failed_search:
                 steps.append(LLMUnavailable(f"retriever unavailable: {failed_search[i]}"))
             else:
-                found = [Step(ex.action, q, tuple(hits_by_query[(i, q)])) for q in outcome[0]]
+                searched = [(q, hits_by_query[(i, q)]) for q in outcome[0]]
+                if self.config.query_filter:
+                    searched, dropped = filter_new_evidence(searched)
+                    self.filtered[ex.uid].update(dropped)
+                found = [Step(ex.action, q, tuple(hits)) for q, hits in searched]
+                if proposed.get(i) and not found and ex.pool:
+                    # Every refinement of a multi-hop question was filtered: a direct answer would teach guessing.
+                    reasons = ", ".join(f"{k} {v}" for k, v in sorted(self.filtered[ex.uid].items()))
+                    steps.append(DropExample("no_useful_query", reasons))
+                    continue
                 steps.append(self._check_supporting(ex, found))
         answers = await asyncio.gather(
             *(
@@ -219,6 +238,8 @@ class Pipeline:
                 "answer_source": answer_source,
                 "retrieval": ",".join(sorted(kinds)) or "none",
                 "n_queries": len(steps),
+                "queries_filtered": dict(self.filtered.get(ex.uid, {})),
+                "refinement_origin": ex.extra.get("refinement_origin", annotator),
                 "original_answer": ex.answer,
                 "gold_answers": list(ex.aliases),
             },
@@ -311,6 +332,7 @@ async def run_build(config: DataBuildConfig, out_dir: Path, tokenizer) -> RunRes
                             "category": ex.category,
                             "reason": outcome.reason,
                             "detail": outcome.detail,
+                            "queries_filtered": dict(pipeline.filtered.get(ex.uid, {})),
                         }
                     )
                     reasons[outcome.reason] += 1

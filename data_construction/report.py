@@ -36,6 +36,7 @@ def summarise(out_dir: Path) -> dict[str, Any]:
     refinement: Counter[str] = Counter()
     annotator: Counter[str] = Counter()
     queries: Counter[int] = Counter()
+    filtered: dict[str, Counter[str]] = defaultdict(Counter)  # source -> refinements the query filter dropped
     before, after = [], []
     for record in ResumableJsonl(out_dir / DATA_FILE).read():
         meta = record["metadata"]
@@ -44,11 +45,14 @@ def summarise(out_dir: Path) -> dict[str, Any]:
         refinement[meta["refinement"]] += 1
         annotator[f"queries:{meta['annotator']}/answer:{meta['answer_source']}"] += 1
         queries[meta["n_queries"]] += 1
+        filtered[meta["source"]].update(meta.get("queries_filtered") or {})
+        filtered[meta["source"]]["kept"] += meta["n_queries"]
         before.append(meta["n_tokens_original"])
         after.append(meta["n_tokens"])
     drops: dict[str, Counter[str]] = defaultdict(Counter)
     for record in ResumableJsonl(out_dir / DROPPED_FILE).read():
         drops[record["category"]][record["reason"]] += 1
+        filtered[record["source"]].update(record.get("queries_filtered") or {})
     categories = sorted(set(kept_by_category) | set(drops))
     return {
         "kept": sum(kept_by_category.values()),
@@ -65,6 +69,7 @@ def summarise(out_dir: Path) -> dict[str, Any]:
         "refinement": dict(refinement.most_common()),
         "annotator": dict(annotator.most_common()),
         "queries_per_example": {str(k): v for k, v in sorted(queries.items())},
+        "query_filter": {source: dict(c.most_common()) for source, c in sorted(filtered.items()) if c},
         "tokens_before": _length_summary(before),
         "tokens_after": _length_summary(after),
         "_lengths": (before, after),
@@ -128,6 +133,11 @@ def format_report(report: dict[str, Any]) -> str:
     for category, row in report["per_category"].items():
         reasons = ", ".join(f"{r} {n}" for r, n in row["drop_reasons"].items()) or "-"
         lines.append(f"{category:<14}{row['kept']:>7}{row['dropped']:>9}  {reasons}")
+    if report.get("query_filter"):
+        lines.append("refinements kept / dropped by the query filter, per source:")
+        for source, counts in report["query_filter"].items():
+            reasons = ", ".join(f"{r} {n}" for r, n in counts.items() if r != "kept") or "none dropped"
+            lines.append(f"  {source:<18} kept {counts.get('kept', 0):>4}  dropped: {reasons}")
     if report["tokens_after"]:
         b, a = report["tokens_before"], report["tokens_after"]
         lines.append(

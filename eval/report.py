@@ -17,7 +17,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from rqrag.eval import metrics
-from rqrag.inference.select import STRATEGIES
+from rqrag.inference.select import DEFINITIONS, STRATEGIES
 
 
 SUMMARY = "summary.json"
@@ -32,7 +32,11 @@ def _mean(values: Sequence[float | None]) -> float | None:
 def summarize_system(task, examples, records: Sequence[dict]) -> dict:
     wanted = {ex.uid for ex in examples}
     rows = [r for r in records if r["id"] in wanted]
-    by_strategy = {s: {m: _mean([r["scores"][s][m] for r in rows]) for m in task.metric_names} for s in STRATEGIES}
+    # Records written before a strategy existed have no score for it: its mean covers the newer records only.
+    by_strategy = {
+        s: {m: _mean([r["scores"][s][m] for r in rows if s in r["scores"]]) for m in task.metric_names}
+        for s in STRATEGIES
+    }
     summary = {
         "questions": len(rows),
         "missing": len(wanted) - len(rows),
@@ -63,6 +67,7 @@ def summarize_task(task, examples, records_by_system: Mapping[str, Sequence[dict
         "label": label,
         "metric_names": list(task.metric_names),
         "primary_metric": task.primary_metric,
+        "strategy_definitions": dict(DEFINITIONS),
         "questions": len(examples),
         "systems": {s: summarize_system(task, examples, rows) for s, rows in records_by_system.items()},
     }
@@ -117,16 +122,15 @@ def _pct(value: float | None) -> str:
 def markdown_table(summaries: Sequence[dict]) -> str:
     """One row per (run, system): the primary metric under each strategy, the upper bound, the task's other
     metrics under ppl selection (EM beside F1), gold recall, well-formed share and time per question."""
-    lines = [
-        "| task | model | system | n | ppl | ±95 % | confidence | ensemble | upper bound | other (ppl) "
-        "| gold recall | well-formed | s/question |",
-        "|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
-    ]
+    names = list(STRATEGIES)
+    columns = ["task", "model", "system", "n", names[0], "±95 %", *names[1:], "upper bound", "other (ppl)"]
+    columns += ["gold recall", "well-formed", "s/question"]
+    lines = ["| " + " | ".join(columns) + " |", "|---|---|---|" + "---:|" * (len(columns) - 3)]
     for summary in summaries:
         metric = summary["primary_metric"]
         others = [m for m in summary["metric_names"] if m != metric]
         for system, s in summary["systems"].items():
-            strategies = [_pct(s["strategies"][name][metric]) for name in STRATEGIES]
+            strategies = [_pct(s["strategies"].get(name, {}).get(metric)) for name in names]
             strategies.insert(1, _pct(s.get("ci95", {}).get(metric)))  # summaries written before it existed: –
             other = ", ".join(f"{m} {_pct(s['strategies']['ppl'][m])}" for m in others) or "–"
             # A system that never searched has no recall to report (0 % would read as "searched and missed").

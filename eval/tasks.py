@@ -4,9 +4,9 @@
     examples, stats = task.load(limit=200)                  # eval-split ids of the shipped file
     task.score("Chief of Protocol", examples[0])            # {"em": 1.0, "f1": 1.0}
 
-Questions are read by the data-construction loaders (`data_construction/sources.py`), so the benchmark files
+Questions are read by the data-construction loaders (`rqrag/benchmarks/sources.py`), so the benchmark files
 under `../shared/data/benchmarks/` and the hub layouts (`hf:name[:config]:split`) both work, and only the ids
-of the *eval* split (`data_construction/splits/`) are used: the shipped model never saw them in training.
+of the *eval* split (`rqrag/benchmarks/splits/`) are used: the shipped model never saw them in training.
 
 | task            | metric(s)        | retrieval at inference (paper App. B.3)                    | depth |
 |-----------------|------------------|------------------------------------------------------------|-------|

@@ -6,6 +6,8 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
+from rqrag.inference.select import StrategyName
+
 
 class ChatMessage(BaseModel):
     model_config = ConfigDict(extra="ignore")
@@ -30,7 +32,7 @@ class RQRAGOptions(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    strategy: Literal["ppl", "confidence", "ensemble"] | None = None
+    strategy: StrategyName | None = None
     max_depth: int | None = Field(default=None, ge=0)
     retriever: str | None = None
     return_trajectories: bool = False
@@ -51,7 +53,7 @@ class AskRequest(BaseModel):
     question: str
     conversation_id: str | None = None
     retriever: str | None = None
-    strategy: Literal["ppl", "confidence", "ensemble"] | None = None
+    strategy: StrategyName | None = None
     max_depth: int | None = Field(default=None, ge=0)
     return_trajectories: bool = False
 

@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from rqrag.inference.backend import SamplingParams
+from rqrag.inference.select import StrategyName
 from rqrag.trajectory import Action
 
 
@@ -106,9 +107,7 @@ class DecodeConfig:
     retrieval_cache: str | None = field(default=None, metadata={"help": "SQLite file caching search results"})
 
     # selection
-    strategy: Literal["ppl", "confidence", "ensemble"] = field(
-        default="ppl", metadata={"help": "how the answer is chosen among trajectories"}
-    )
+    strategy: StrategyName = field(default="ppl", metadata={"help": "how the answer is chosen among trajectories"})
 
     def __post_init__(self):
         if self.backend == "remote" and not self.remote_base_url:

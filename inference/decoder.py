@@ -274,7 +274,7 @@ class TreeDecoder:
             path_id=ex.child_id,
             trajectory=Trajectory(steps),
             generated_logprobs=(*ex.path.generated_logprobs, *completion.logprobs),
-            answer_logprobs=tuple(completion.logprobs),
+            answer_logprobs=answer_span_logprobs(completion),
             parse_statuses=(*ex.path.parse_statuses, parsed.status),
             error=None if parsed.usable else f"unusable answer: {parsed.status.value}",
             sequence_ids=(*ex.request.prompt_ids, *completion.token_ids) if ex.request is not None else (),
@@ -300,6 +300,16 @@ class TreeDecoder:
             return
         candidates = [result.trajectories[i].scored() for i in ok]
         result.selected = {name: ok[choose(candidates, choices)] for name, choose in STRATEGIES.items()}
+
+
+def answer_span_logprobs(completion: Completion) -> tuple[float, ...]:
+    """The logprobs of the answer's own tokens: every backend keeps the terminating stop/eos token (our
+    `[EOS]`, a newline, or the model's end of turn) as the last token, and its probability says how sure the
+    model is that the answer is *over*, not what it is; a one-token answer would be half terminator. A
+    completion cut at max_tokens has no terminator to drop."""
+    if completion.finish_reason in ("stop", "eos") and completion.logprobs:
+        return tuple(completion.logprobs[:-1])
+    return tuple(completion.logprobs)
 
 
 def _share_prefix(siblings: list[_Expansion]) -> None:

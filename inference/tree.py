@@ -63,7 +63,7 @@ class FinishedTrajectory:
     path_id: str
     trajectory: Trajectory
     generated_logprobs: tuple[float, ...]
-    answer_logprobs: tuple[float, ...]
+    answer_logprobs: tuple[float, ...]  # without the answer's terminating token
     parse_statuses: tuple[ParseStatus, ...] = ()
     error: str | None = None
     sequence_ids: tuple[int, ...] = ()  # the full token sequence of the last request + answer (for rescoring)
@@ -77,7 +77,8 @@ class FinishedTrajectory:
         return self.ok and all(s is ParseStatus.OK for s in self.parse_statuses)
 
     def scored(self) -> Scored:
-        return Scored(self.trajectory.answer or "", self.generated_logprobs, self.answer_logprobs)
+        evidence = tuple(f"{h.title} {h.text}" for step in self.trajectory.steps for h in step.evidence)
+        return Scored(self.trajectory.answer or "", self.generated_logprobs, self.answer_logprobs, evidence)
 
     def to_dict(self) -> dict:
         scored = self.scored()
@@ -85,7 +86,8 @@ class FinishedTrajectory:
             "path_id": self.path_id,
             "answer": self.trajectory.answer,
             "steps": [s.to_dict() for s in self.trajectory.steps],
-            "perplexity": scored.perplexity if self.ok else None,
+            "perplexity": scored.perplexity if self.ok else None,  # whole path, as `ppl_path` selects
+            "answer_perplexity": scored.answer_perplexity if self.ok else None,  # as `ppl` selects
             "confidence": scored.confidence if self.ok else None,
             "num_generated_tokens": len(self.generated_logprobs),
             "parse_statuses": [s.value for s in self.parse_statuses],

@@ -29,4 +29,4 @@ run 2wikimultihopqa 100 decompose
 run musique 100 decompose
 run arc_challenge 50 rewrite
 run openbookqa 50 rewrite
-"$BIN/python" -m eval.report "${runs[@]}" --plot "${PLOT:-docs/eval_cpu.png}"   # the README's table and chart
+"$BIN/python" -m rqrag.eval.report "${runs[@]}" --plot "${PLOT:-docs/eval_cpu.png}"   # the README's table and chart

@@ -1,4 +1,4 @@
-"""Write the train/eval id split of every benchmark under data_construction/splits/.
+"""Write the train/eval id split of every benchmark under rqrag/benchmarks/splits/.
 
     python scripts/make_splits.py [--benchmarks-dir ../shared/data/benchmarks]
 

@@ -54,6 +54,7 @@ def _config(server, out_dir: Path, **overrides) -> DataBuildConfig:
         require_supporting="none",
         max_length=2048,
         chunk_size=8,
+        query_filter=False,  # these tests exercise the annotator machinery; tests/test_query_filter.py the filter
     )
     return replace(base, **overrides)
 

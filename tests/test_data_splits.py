@@ -13,7 +13,7 @@ from rqrag.records import read_records
 @pytest.mark.parametrize("source", sorted(EVAL_SIZES))
 def test_split_files_are_disjoint_and_sized(source):
     split = load_split(source)
-    assert split is not None, f"data_construction/splits/{source}.json is missing"
+    assert split is not None, f"rqrag/benchmarks/splits/{source}.json is missing"
     assert not split.train & split.eval
     if EVAL_SIZES[source] is None:
         assert not split.train  # evaluation-only source

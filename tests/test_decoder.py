@@ -2,11 +2,16 @@
 
 from __future__ import annotations
 
+import dataclasses
+import math
+
 import pytest
 from fakes import FakeGenerator
 
+from rqrag.inference.backend import Completion
 from rqrag.inference.config import DecodeConfig
-from rqrag.inference.decoder import TreeDecoder
+from rqrag.inference.decoder import TreeDecoder, answer_span_logprobs
+from rqrag.inference.select import STRATEGIES, supported
 from rqrag.inference.tree import Question
 from rqrag.retrieval.bm25 import BM25Retriever
 from rqrag.retrieval.documents import Document
@@ -103,14 +108,72 @@ def test_selection_strategies_on_scripted_logprobs(smollm2_tokenizer, retriever)
     decoder, _ = _decoder(smollm2_tokenizer, retriever, max_depth=1, actions=["rewrite", "decompose"])
     (result,) = decoder.decode(_questions()[:1])
     by_id = {t.path_id: t for t in result.trajectories}
-    # 0.2 = depth-0 answer: every generated token has p = 0.99 -> the lowest perplexity.
-    assert result.trajectories[result.selected["ppl"]].path_id == "0.2"
-    # Confidence looks at the answer only: 0.995 after the rewrite beats 0.99.
-    assert result.trajectories[result.selected["confidence"]].path_id == "0.0.0"
+    chosen = {s: result.trajectories[i].path_id for s, i in result.selected.items()}
+    assert set(chosen) == set(STRATEGIES)
+    # 0.2 = depth-0 answer: every generated token has p = 0.99 -> the lowest whole-path perplexity (the
+    # searching paths carry queries at 0.9 and 0.5).
+    assert chosen["ppl_path"] == "0.2"
+    # Answer perplexity and confidence look at the answer only: 0.995 after the rewrite beats 0.99.
+    assert chosen["ppl"] == chosen["confidence"] == "0.0.0"
     assert by_id["0.0.0"].scored().confidence == pytest.approx(0.995)
     # All three answer "Kilimanjaro"; the ensemble's representative is the most confident member.
-    assert result.trajectories[result.selected["ensemble"]].path_id == "0.0.0"
+    assert chosen["ensemble"] == "0.0.0"
+    # The searched paths found "Mount Kilimanjaro"; the direct answer read nothing to back it.
+    assert [supported(by_id[i].scored()) for i in ("0.0.0", "0.1.0", "0.2")] == [True, True, False]
+    assert chosen["support"] == chosen["vote"] == "0.0.0"
     assert result.answer == "Kilimanjaro"
+
+
+class _EosGenerator(FakeGenerator):
+    """The scripted generator, except that each completion's terminating [EOS] gets its own probability."""
+
+    def __init__(self, tokenizer, script_fn, eos_prob):
+        super().__init__(tokenizer, script_fn)
+        self.eos_prob = eos_prob  # (prompt text, action) -> p([EOS])
+
+    def generate(self, requests):
+        out = []
+        for request, completion in zip(requests, super().generate(requests)):
+            prompt = self.tokenizer.decode(request.prompt_ids, skip_special_tokens=False)
+            eos = math.log(self.eos_prob(prompt, self.action_by_id[request.prompt_ids[-1]]))
+            out.append(dataclasses.replace(completion, logprobs=(*completion.logprobs[:-1], eos)))
+        return out
+
+
+def test_answer_scores_leave_out_the_terminating_eos(smollm2_tokenizer, retriever):
+    def answers(prompt, action, request):
+        if action is Action.ANSWER:  # " Kilimanjaro" is 4 tokens; p = 0.9 direct, 0.95 after a search
+            return "Kilimanjaro", 0.95 if "[R_Evidences]" in prompt else 0.9
+        return "rewrite volcano Tanzania", 0.8
+
+    def eos_prob(prompt, action):
+        # The direct answer is sure it is done (0.99); after the search the model hesitates to stop (0.1).
+        return 0.1 if "[R_Evidences]" in prompt else 0.99
+
+    config = DecodeConfig(mode="trained", max_depth=1, actions=["rewrite"])
+    gen = _EosGenerator(smollm2_tokenizer, answers, eos_prob)
+    (result,) = TreeDecoder(config, gen, smollm2_tokenizer, retriever).decode(_questions()[:1])
+    by_id = {t.path_id: t for t in result.trajectories}
+    direct, searched = by_id["0.1"], by_id["0.0.0"]
+    assert direct.answer_logprobs == pytest.approx((math.log(0.9),) * 4)  # [EOS] left out
+    assert direct.generated_logprobs == pytest.approx((*(math.log(0.9),) * 4, math.log(0.99)))  # but kept here
+    assert searched.answer_logprobs == pytest.approx((math.log(0.95),) * 4)
+    # With [EOS] counted, confidence was (4 * .9 + .99)/5 = .918 for the direct answer against
+    # (4 * .95 + .1)/5 = .78 after the search, and the direct answer won; without it, .9 < .95.
+    assert direct.scored().confidence == pytest.approx(0.9)
+    assert searched.scored().confidence == pytest.approx(0.95)
+    assert searched.scored().answer_perplexity == pytest.approx(1 / 0.95)
+    assert result.trajectories[result.selected["confidence"]] is searched
+    assert result.trajectories[result.selected["ppl"]] is searched
+
+
+def test_a_truncated_answer_keeps_all_its_logprobs():
+    cut = Completion("Kilimanj", (1, 2), (math.log(0.5), math.log(0.25)), "length")
+    assert answer_span_logprobs(cut) == (math.log(0.5), math.log(0.25))  # no terminator to drop
+    for reason in ("stop", "eos"):
+        done = Completion("Kilimanjaro", (1, 2), (math.log(0.5), math.log(0.25)), reason)
+        assert answer_span_logprobs(done) == (math.log(0.5),)
+    assert answer_span_logprobs(Completion("", (), (), "stop")) == ()
 
 
 def test_schedules_give_identical_trajectories(smollm2_tokenizer, retriever):

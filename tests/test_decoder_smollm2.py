@@ -10,6 +10,7 @@ from rqrag.inference.backend_hf import HFGenerator
 from rqrag.inference.config import DecodeConfig
 from rqrag.inference.decoder import TreeDecoder
 from rqrag.inference.prompting import PromptedPrompter, TrainedPrompter
+from rqrag.inference.select import STRATEGIES
 from rqrag.inference.tree import Path, Question
 from rqrag.trajectory import Action
 
@@ -43,7 +44,7 @@ def test_decoder_runs_on_smollm2_with_one_call_per_depth(smollm2_dir, embedded_r
     if mode == "prompted":
         # The instruct model follows the instructions: both trajectories finish, the search hit the corpus.
         assert ids == ["0.1", "0.0.0"]
-        assert result.answer and set(result.selected) == {"ppl", "confidence", "ensemble"}
+        assert result.answer and set(result.selected) == set(STRATEGIES)
         rewrite = result.trajectories[1].trajectory.steps[0]
         assert rewrite.action is Action.REWRITE and len(rewrite.evidence) == 3
         assert "Kiss and Tell (1945 film)" in [h.title for h in rewrite.evidence]

@@ -20,6 +20,7 @@ from rqrag.eval.report import markdown_table
 from rqrag.eval.runner import run_eval
 from rqrag.inference.config import DecodeConfig
 from rqrag.inference.decoder import TreeDecoder
+from rqrag.inference.select import DEFINITIONS, STRATEGIES
 from rqrag.trajectory import Action
 
 
@@ -82,11 +83,15 @@ def test_systems_records_and_reports(tmp_path, smollm2_tokenizer):
     assert (out / "resolved_config.yaml").is_file()
     table = markdown_table([summary])
     assert table.count("\n") == 4 and "| rqrag |" in table
-    rows = {line.split(" | ")[2]: line.split(" | ") for line in table.splitlines()[2:]}
-    assert rows["no_retrieval"][10] == "–"  # never searched: no recall, not 0 %
-    assert rows["standard_rag"][10] == f"{100 * s['standard_rag']['retrieval']['recall']:.1f}"
-    assert rows["rqrag"][9] == f"em {100 * s['rqrag']['strategies']['ppl']['em']:.1f}"
-    assert rows["rqrag"][5] == f"{100 * s['rqrag']['ci95']['f1']:.1f}"
+    header = [cell.strip() for cell in table.splitlines()[0].strip("|").split("|")]
+    assert header[4:6] == ["ppl", "±95 %"] and set(STRATEGIES) <= set(header)  # every strategy has a column
+    rows = {line.split(" | ")[2]: dict(zip(header, line.strip("| ").split(" | "))) for line in table.splitlines()[2:]}
+    assert rows["no_retrieval"]["gold recall"] == "–"  # never searched: no recall, not 0 %
+    assert rows["standard_rag"]["gold recall"] == f"{100 * s['standard_rag']['retrieval']['recall']:.1f}"
+    assert rows["rqrag"]["other (ppl)"] == f"em {100 * s['rqrag']['strategies']['ppl']['em']:.1f}"
+    assert rows["rqrag"]["±95 %"] == f"{100 * s['rqrag']['ci95']['f1']:.1f}"
+    assert rows["rqrag"]["vote"] == f"{100 * s['rqrag']['strategies']['vote']['f1']:.1f}"
+    assert summary["strategy_definitions"] == DEFINITIONS  # the summary names what each score means
 
 
 def test_existing_run_needs_resume_or_overwrite(tmp_path, smollm2_tokenizer):

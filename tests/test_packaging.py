@@ -28,6 +28,7 @@ STAGES = ("data_construction", "training", "inference", "eval")
 @pytest.fixture(scope="module")
 def wheel(tmp_path_factory) -> Path:
     out = tmp_path_factory.mktemp("wheel")
+    had_build_dir = (REPO / "build").exists()
     subprocess.run(
         [
             sys.executable,
@@ -44,6 +45,8 @@ def wheel(tmp_path_factory) -> Path:
         check=True,
         capture_output=True,
     )
+    if not had_build_dir:  # setuptools stages the wheel in the checkout's build/; leave the tree as it was
+        shutil.rmtree(REPO / "build", ignore_errors=True)
     (path,) = out.glob("*.whl")
     return path
 

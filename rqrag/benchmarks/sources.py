@@ -9,7 +9,8 @@
 
 Each loader accepts the files under `../shared/data/benchmarks/` and the same dataset's hub layout, and
 normalises what later stages need: the conversation (ending with the user's turn), the dataset's own answer
-and aliases, refinements the dataset already carries (MuSiQue's decomposition, ASQA's qa_pairs), and for
+and aliases, refinements the dataset carries or implies (MuSiQue's decomposition, 2Wiki's evidence triples and
+ASQA's qa_pairs — gold; one query per HotpotQA supporting paragraph — silver, by rule), and for
 multi-hop sources the candidate paragraphs in IRCoT layout (so `CandidateRetriever` reads any of them).
 A record a loader cannot use (no question, no answer where one is needed) raises `BadRecord`, which the
 caller counts and skips.
@@ -156,7 +157,18 @@ def _multihop(source: str, record: Mapping[str, Any]) -> SourceExample:
         pool = ()
     if not pool:
         raise BadRecord("no candidate paragraphs")
-    gold_queries, gold_answers = musique_gold_queries(record.get("question_decomposition") or [])
+    extra: dict[str, Any] = {"type": record.get("type")} if record.get("type") else {}
+    if record.get("question_decomposition"):
+        gold_queries, gold_answers = musique_gold_queries(record["question_decomposition"])
+        extra["refinement_origin"] = "gold"
+    elif record.get("evidences"):
+        gold_queries, gold_answers = wiki2_gold_queries(record["evidences"])
+        extra["refinement_origin"] = "gold"
+    elif source == "hotpotqa":
+        gold_queries, gold_answers = hotpot_silver_queries(question, pool)
+        extra["refinement_origin"] = "silver"
+    else:
+        gold_queries, gold_answers = (), ()
     return SourceExample(
         source=source,
         source_id=qid,
@@ -167,7 +179,7 @@ def _multihop(source: str, record: Mapping[str, Any]) -> SourceExample:
         gold_queries=gold_queries,
         gold_query_answers=gold_answers,
         pool=pool,
-        extra={"type": record.get("type")} if record.get("type") else {},
+        extra=extra,
     )
 
 
@@ -194,6 +206,92 @@ def musique_gold_queries(decomposition: Sequence[Mapping[str, Any]]) -> tuple[tu
         queries.append(_text(text))
         answers.append(_text(hop.get("answer", "")))
     return tuple(queries), tuple(answers)
+
+
+def wiki2_gold_queries(evidences: Sequence[Sequence[str]]) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """2WikiMultihopQA's `evidences` triples as one sub-question per hop, bridge entities already in place.
+
+    A triple `[subject, relation, object]` reads as "What is the <relation> of <subject>?" with the object as
+    that hop's answer; a later hop's subject is an earlier hop's object (the bridge entity), so the sub-questions
+    follow the reasoning chain in order. Repeated triples (comparison questions list some twice) are kept once.
+    """
+    queries: list[str] = []
+    answers: list[str] = []
+    for triple in evidences:
+        if len(triple) != 3:
+            continue
+        subject, relation, obj = (_text(part) for part in triple)
+        query = f"What is the {relation} of {subject.rstrip('?')}?"
+        if subject and relation and query not in queries:
+            queries.append(query)
+            answers.append(obj)
+    return tuple(queries), tuple(answers)
+
+
+# Function words dropped when a question is cut down to the keywords of one hop.
+_STOPWORDS = frozenset(
+    """a an the of in on at to for from by with about as into and or but not no is are was were be been being
+    do does did has have had which what who whom whose when where why how that this these those it its his her
+    their there than then same also both either neither one two did so such if""".split()
+)
+_WORD = re.compile(r"[\w'’-]+", re.UNICODE)
+
+
+def _content_words(text: str) -> list[str]:
+    return [w for w in _WORD.findall(text) if w.lower() not in _STOPWORDS]
+
+
+def _keys(words: Sequence[str]) -> set[str]:
+    return {w.lower() for w in words}
+
+
+def hotpot_silver_queries(question: str, pool: Sequence[Mapping[str, Any]]) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """HotpotQA's supporting paragraphs as one keyword sub-query each (silver: derived by rule, not annotated).
+
+    Each query names its paragraph's title and adds the question's content words that paragraph is about:
+    * comparison (every supporting title is named in the question): per title, the words no title holds —
+      "Were Scott Derrickson and Ed Wood of the same nationality?" -> "Scott Derrickson nationality", ...;
+    * bridge: the paragraph the question names comes first, with the question's words found in its text; the
+      second query names the bridge entity (the other paragraph's title) with the question's remaining words —
+      "...held by the woman who portrayed Corliss Archer in the film Kiss and Tell?" ->
+      "Kiss and Tell (1945 film) Corliss Archer", "Shirley Temple government position held woman portrayed".
+    The answers of the hops are not known (HotpotQA marks sentences, not hop answers): "" each.
+    """
+    supporting = [p for p in pool if p.get("is_supporting")]
+    if len(supporting) < 2:
+        return (), ()
+    words = _content_words(question)
+    question_keys = f" {' '.join(w.lower() for w in _WORD.findall(question))} "
+
+    def base_title(p) -> str:
+        return re.sub(r"\s*\(.*\)$", "", p["title"]).strip()
+
+    def named(p) -> bool:
+        title_words = [w.lower() for w in _WORD.findall(base_title(p))]
+        return bool(title_words) and f" {' '.join(title_words)} " in question_keys
+
+    def query(title: str, extra: Sequence[str]) -> str:
+        title_keys = _keys(_WORD.findall(title))
+        kept = list(dict.fromkeys(w for w in extra if w.lower() not in title_keys))
+        return " ".join([title, *kept]).strip()
+
+    all_title_keys = set().union(*(_keys(_WORD.findall(p["title"])) for p in supporting))
+    if all(named(p) for p in supporting):
+        rest = [w for w in words if w.lower() not in all_title_keys]
+        queries = [query(base_title(p), rest) for p in supporting]
+    else:
+        # The paragraph the question names (or, if none is named, the one sharing most words with it) first.
+        def overlap(p) -> int:
+            return len(_keys(words) & _keys(_WORD.findall(p["title"] + " " + p["paragraph_text"])))
+
+        ordered = sorted(supporting, key=lambda p: (not named(p), -overlap(p)))
+        first, bridges = ordered[0], ordered[1:]
+        first_text = _keys(_WORD.findall(first["title"] + " " + first["paragraph_text"]))
+        queries = [query(first["title"], [w for w in words if w.lower() in first_text])]
+        remaining = [w for w in words if w.lower() not in first_text]
+        queries += [query(base_title(p), remaining) for p in bridges]
+    queries = [q for q in dict.fromkeys(queries) if q]
+    return tuple(queries), tuple("" for _ in queries)
 
 
 # ------------------------------------------------------------------------------------- disambiguate
@@ -367,7 +465,9 @@ LOADERS: dict[str, LoaderFn] = {
 # The files under ../shared/data/benchmarks/ each source reads by default.
 DEFAULT_FILES = {
     "hotpotqa": "hotpotqa/hotpotqa_dev_500_ircot_format.jsonl",
-    "2wikimultihopqa": "2wikimultihopqa/2wikimultihopqa_dev_164_ircot_format.DERIVED.jsonl",
+    # The original format: its `evidences` triples are the gold sub-questions (the DERIVED IRCoT file joins them
+    # into strings); the 36 records without `context` are skipped as unusable, leaving the same 164 questions.
+    "2wikimultihopqa": "2wikimultihopqa/2wikimultihopqa_dev_200_migres_original_format.jsonl",
     "musique": "musique/musique_ans_dev_292_ircot_format.DERIVED.jsonl",
     "asqa": "asqa/asqa_dev_948.json",
     "arc_challenge": "arc_challenge/arc_challenge_test_1172_hf_format.DERIVED.jsonl",

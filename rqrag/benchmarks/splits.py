@@ -1,7 +1,7 @@
 """Train / eval id splits per benchmark, so the model is never evaluated on what it was trained on.
 
 The offline benchmark files are dev/test sets, and the shipped small model is trained on some of their
-questions; `data_construction/splits/<source>.json` lists, once and for all, which ids may be used for
+questions; `rqrag/benchmarks/splits/<source>.json` lists, once and for all, which ids may be used for
 training and which are held out for evaluation. Data construction reads only `train` ids, the benchmark
 runner only `eval` ids, and a test checks that the two never meet and that every id of the shipped files is
 in exactly one of them.

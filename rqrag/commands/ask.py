@@ -1,5 +1,6 @@
-"""rqrag ask "QUESTION" [--retriever corpus|candidates|web] [--strategy ppl|confidence|ensemble] [--depth N]
-                      [--show-tree] [--json] [--config YAML] [--history conversation.json] [--output_dir DIR]
+"""rqrag ask "QUESTION" [--retriever corpus|candidates|web] [--depth N]
+                      [--strategy ppl|ppl_path|confidence|ensemble|support|vote] [--show-tree] [--json]
+                      [--config YAML] [--history conversation.json] [--output_dir DIR]
 
     rqrag ask "Which university did the author of The Old Man and the Sea attend?" --show-tree
     rqrag ask "When was he born?" --history tests/assets/conversation.json       # multi-turn follow-up
@@ -61,7 +62,8 @@ def _report(result, decoder, seconds: float, show_tree: bool) -> None:
     scored = best.scored()
     print(f"Answer: {result.answer}\n")
     print(
-        f"Selected trajectory ({result.strategy}; path {best.path_id}; perplexity {scored.perplexity:.2f}; "
+        f"Selected trajectory ({result.strategy}; path {best.path_id}; answer perplexity "
+        f"{scored.answer_perplexity:.2f}, path perplexity {scored.perplexity:.2f}; "
         f"answer confidence {scored.confidence:.2f}):"
     )
     _print_trajectory(best)
@@ -73,7 +75,10 @@ def _report(result, decoder, seconds: float, show_tree: bool) -> None:
         for t in result.trajectories:
             if t.ok:
                 s = t.scored()
-                head = f"path {t.path_id}: {t.trajectory.answer!r}  ppl {s.perplexity:.2f}  conf {s.confidence:.2f}"
+                head = (
+                    f"path {t.path_id}: {t.trajectory.answer!r}  ppl {s.answer_perplexity:.2f}  "
+                    f"ppl_path {s.perplexity:.2f}  conf {s.confidence:.2f}"
+                )
             else:
                 head = f"path {t.path_id}: failed ({t.error})"
             statuses = ",".join(p.value for p in t.parse_statuses)

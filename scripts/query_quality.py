@@ -1,0 +1,309 @@
+"""How good are the tree's refined queries, and how much do the selectors get out of the tree?
+
+Run from the project root on one or more `rqrag eval` output directories (each holds `<system>/predictions.jsonl`):
+
+    .venv/bin/python scripts/query_quality.py runs/eval/hotpotqa_trained [runs/eval/hotpotqa_base ...] \\
+        [--out runs/eval/query_quality.json] [--metric f1] [--resamples 10000] [--seed 0]
+
+Per run it prints a markdown table to stdout and writes everything to a JSON file (default: `query_quality.json`
+in the first run's parent directory, i.e. next to the runs):
+
+* queries of the tree (`rqrag` system; each tree node counted once, however many trajectories pass through it):
+  the share that *restate* the question or an earlier query of their trajectory (word-set Jaccard >= 0.8 after
+  `normalize_answer`), the share phrased as questions, and the *new-evidence rate*: the share of queries that
+  retrieve a gold supporting paragraph the question-alone search missed (that search is the `standard_rag`
+  record of the same question when the run has one, else the tree's first search, which is then not counted).
+  Only questions whose task knows the gold paragraphs count for the rate.
+* per selection strategy: EM/F1 (every metric the records hold), the selected trajectory's gold recall, how
+  often it searched, its answer length in words, the *gap closed* (selector - ppl) / (upper bound - ppl), and a
+  paired bootstrap of its per-question `--metric` against `standard_rag` and `no_retrieval`: the mean difference,
+  its 95 % interval and the one-sided p-value of "the tree is no better" (share of resamples whose mean
+  difference is below 0, ties counted half, so identical systems give 0.5).
+* per system: answer length in words and gold recall, beside the tree's upper bound.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+import numpy as np
+
+from rqrag.answers import normalize_answer
+from rqrag.inference.select import STRATEGIES
+
+
+TREE, STANDARD, DIRECT = "rqrag", "standard_rag", "no_retrieval"
+RESTATE_JACCARD = 0.8
+QUESTION_WORDS = frozenset(
+    "who whom whose what which when where why how is are was were do does did can could will would should "
+    "has have had may might must shall".split()
+)
+
+
+# ------------------------------------------------------------------------------------------------ pure
+
+
+def jaccard(a: str, b: str) -> float:
+    """Word-set Jaccard similarity of two texts after answer normalisation (two empty texts are identical)."""
+    x, y = set(normalize_answer(a).split()), set(normalize_answer(b).split())
+    return len(x & y) / len(x | y) if x | y else 1.0
+
+
+def restates(query: str, earlier: Sequence[str], threshold: float = RESTATE_JACCARD) -> bool:
+    """Whether the query is (nearly) the same words as one of `earlier` (the question and preceding queries)."""
+    return any(jaccard(query, text) >= threshold for text in earlier)
+
+
+def is_question(text: str) -> bool:
+    stripped = text.strip()
+    first = stripped.split(maxsplit=1)[0].lower().strip("\"'(") if stripped else ""
+    return stripped.endswith("?") or first in QUESTION_WORDS
+
+
+def query_nodes(record: dict) -> list[dict]:
+    """The record's queries, one per tree node, each with its evidence docids and the queries before it."""
+    nodes: dict[str, dict] = {}
+    for t in record["trajectories"]:
+        parts = t["path_id"].split(".")
+        earlier: list[str] = []
+        for i, step in enumerate(t["steps"]):
+            if step["action"] == "answer":
+                break
+            # Step i was generated at node parts[:i+2]; steps given before decoding have no node of their own.
+            node = ".".join(parts[: i + 2]) if len(parts) >= i + 2 else f"given.{i}"
+            if node not in nodes:
+                docids = [h["docid"] for h in step["evidence"]]
+                nodes[node] = {"node": node, "text": step["text"], "docids": docids, "earlier": list(earlier)}
+            earlier.append(step["text"])
+    return [nodes[k] for k in sorted(nodes, key=lambda n: [int(p) if p.isdigit() else -1 for p in n.split(".")])]
+
+
+def query_stats(records: Sequence[dict], baseline_docids: dict[str, list[str]] | None = None) -> dict:
+    """Restatement, question-phrasing and new-evidence shares over every query node of the records.
+
+    `baseline_docids`: question id -> docids of the question-alone search; without it the first query node of
+    each question stands in for that search and is left out of the new-evidence rate."""
+    n = restated = questions = measured = new = 0
+    for r in records:
+        nodes = query_nodes(r)
+        for q in nodes:
+            n += 1
+            restated += restates(q["text"], [r["question"], *q["earlier"]])
+            questions += is_question(q["text"])
+        gold = set(r.get("gold", {}).get("supporting", ()))
+        if baseline_docids is None:
+            given, rated = (nodes[0]["docids"], nodes[1:]) if nodes else (None, [])
+        else:
+            given, rated = baseline_docids.get(r["id"]), nodes
+        if gold and given is not None:
+            missed = gold - set(given)
+            measured += len(rated)
+            new += sum(bool(missed & set(q["docids"])) for q in rated)
+    return {
+        "queries": n,
+        "restated": restated / n if n else None,
+        "question_phrased": questions / n if n else None,
+        "new_evidence_queries": measured,
+        "new_evidence_rate": new / measured if measured else None,
+        "baseline": "first_search" if baseline_docids is None else STANDARD,
+    }
+
+
+def paired_bootstrap(a: Sequence[float], b: Sequence[float], resamples: int = 10_000, seed: int = 0) -> dict:
+    """Paired bootstrap of mean(a - b): the difference, its 95 % interval, and the one-sided p of a <= b."""
+    diff = np.asarray(a, dtype=float) - np.asarray(b, dtype=float)
+    if diff.size == 0:
+        return {"n": 0, "delta": None, "ci95": None, "p": None}
+    rng = np.random.default_rng(seed)
+    means = np.concatenate(  # in chunks: resamples x questions indices at once can be hundreds of MB
+        [diff[rng.integers(0, diff.size, size=(min(1000, resamples - s), diff.size))].mean(axis=1)
+         for s in range(0, resamples, 1000)]
+    )  # fmt: skip
+    p = (np.sum(means < 0) + 0.5 * np.sum(means == 0)) / resamples
+    low, high = np.percentile(means, [2.5, 97.5])
+    return {"n": int(diff.size), "delta": float(diff.mean()), "ci95": [float(low), float(high)], "p": float(p)}
+
+
+def gap_closed(selector: float | None, ppl: float | None, upper: float | None) -> float | None:
+    """Share of the distance from `ppl` selection to the upper bound that the selector covers."""
+    if selector is None or ppl is None or upper is None or upper == ppl:
+        return None
+    return (selector - ppl) / (upper - ppl)
+
+
+def question_alone_docids(standard_records: Sequence[dict]) -> dict[str, list[str]]:
+    """Question id -> docids of standard RAG's one search with the question itself (its given first step)."""
+    found = {}
+    for r in standard_records:
+        steps = r["trajectories"][0]["steps"] if r["trajectories"] else []
+        if steps and steps[0]["action"] != "answer":
+            found[r["id"]] = [h["docid"] for h in steps[0]["evidence"]]
+    return found
+
+
+def _mean(values) -> float | None:
+    present = [v for v in values if v is not None]
+    return sum(present) / len(present) if present else None
+
+
+def _words(text: str | None) -> int | None:
+    return None if text is None else len(text.split())
+
+
+def _own_score(record: dict, metric: str) -> float:
+    """A baseline's score: its single trajectory makes every strategy agree; take the one it ran with."""
+    scores = record["scores"]
+    return scores.get(record.get("strategy"), next(iter(scores.values())))[metric]
+
+
+def summarize_run(systems: dict[str, list[dict]], metric: str, resamples: int = 10_000, seed: int = 0) -> dict:
+    """Everything the report shows for one run, from its records by system."""
+    out: dict = {"systems": {}}
+    for name, records in systems.items():
+        retrieval = [r["retrieval"] for r in records if "retrieval" in r]
+        # A system that never searched has no recall to report, not 0 %.
+        searched = any(st["action"] != "answer" for r in records for t in r["trajectories"] for st in t["steps"])
+        out["systems"][name] = {
+            "questions": len(records),
+            "answer_words": _mean(_words(r["prediction"]) for r in records),
+            "gold_recall": _mean(x["recall"] for x in retrieval) if searched else None,
+        }
+    tree = systems.get(TREE)
+    if not tree:
+        return out
+    by_id = {name: {r["id"]: r for r in records} for name, records in systems.items()}
+    out["queries"] = query_stats(tree, question_alone_docids(systems[STANDARD]) if STANDARD in systems else None)
+    metrics = list(tree[0]["oracle"])
+    out["upper_bound"] = {m: _mean(r["oracle"][m] for r in tree) for m in metrics}
+    out["upper_bound"]["gold_recall"] = _mean(r["retrieval"]["recall_max"] for r in tree if "retrieval" in r)
+    names = [s for s in STRATEGIES if all(s in r["scores"] for r in tree)]  # runs older than a strategy lack it
+    out["strategies"] = {}
+    for s in names:
+        chosen = [r["trajectories"][r["selected"][s]] if s in r["selected"] else None for r in tree]
+        row = {m: _mean(r["scores"][s][m] for r in tree) for m in metrics}
+        row["gold_recall"] = _mean(
+            r["retrieval"]["recall_by_trajectory"][r["selected"][s]]
+            for r in tree
+            if "retrieval" in r and s in r["selected"]
+        )
+        row["searched"] = _mean(
+            None if t is None else any(st["action"] != "answer" for st in t["steps"]) for t in chosen
+        )
+        row["answer_words"] = _mean(None if t is None else _words(t["answer"]) for t in chosen)
+        for other in (STANDARD, DIRECT):
+            pairs = [
+                (r["scores"][s][metric], _own_score(by_id[other][r["id"]], metric))
+                for r in tree
+                if r["id"] in by_id.get(other, {})
+            ]
+            if pairs:
+                row[f"vs_{other}"] = paired_bootstrap(*zip(*pairs), resamples=resamples, seed=seed)
+        out["strategies"][s] = row
+    ppl = out["strategies"].get("ppl", {}).get(metric)
+    for row in out["strategies"].values():
+        row["gap_closed"] = gap_closed(row.get(metric), ppl, out["upper_bound"].get(metric))
+    return out
+
+
+# ----------------------------------------------------------------------------------------------- I/O
+
+
+def read_run(run: Path) -> dict[str, list[dict]]:
+    systems = {}
+    for path in sorted(run.glob("*/predictions.jsonl")):
+        # A run killed mid-write leaves a torn last line (`rqrag eval --resume` cuts it); skip it here too.
+        records = []
+        for line in path.read_text().splitlines():
+            try:
+                records.append(json.loads(line))
+            except json.JSONDecodeError:
+                continue
+        if records:
+            systems[path.parent.name] = records
+    return systems
+
+
+def pick_metric(systems: dict[str, list[dict]], wanted: str) -> str:
+    """`wanted` if the records score it (EM/F1 tasks), else the first metric they do (acc, match, str_em)."""
+    scores = next(iter(next(iter(systems.values()))[0]["scores"].values()))
+    return wanted if wanted in scores else next(iter(scores))
+
+
+def _pct(value) -> str:
+    return "–" if value is None else f"{100 * value:.1f}"
+
+
+def _num(value) -> str:
+    return "–" if value is None else f"{value:.2f}"
+
+
+def _test(result: dict | None) -> str:
+    if not result:
+        return "–"
+    return f"{100 * result['delta']:+.1f} (p={result['p']:.3f})"
+
+
+def markdown(run: str, summary: dict, metric: str) -> str:
+    lines = [f"## {run}", ""]
+    q = summary.get("queries")
+    if q:
+        lines += [
+            f"Tree queries: {q['queries']}; restate question/earlier query {_pct(q['restated'])} %; phrased as "
+            f"questions {_pct(q['question_phrased'])} %; new-evidence rate {_pct(q['new_evidence_rate'])} % of "
+            f"{q['new_evidence_queries']} (question-alone search: {q['baseline']}).",
+            "",
+        ]
+    lines += ["| system | n | answer words | gold recall |", "|---|---:|---:|---:|"]
+    for name, s in summary["systems"].items():
+        lines.append(f"| {name} | {s['questions']} | {_num(s['answer_words'])} | {_pct(s['gold_recall'])} |")
+    strategies = summary.get("strategies")
+    if strategies:
+        metrics = [m for m in summary["upper_bound"] if m != "gold_recall"]
+        head = ["strategy", *metrics, "gold recall", "searched", "answer words", "gap closed"]
+        head += [f"Δ{metric} vs {STANDARD}", f"Δ{metric} vs {DIRECT}"]
+        lines += ["", "| " + " | ".join(head) + " |", "|---|" + "---:|" * (len(head) - 1)]
+        for name, row in strategies.items():
+            cells = [_pct(row[m]) for m in metrics] + [_pct(row["gold_recall"]), _pct(row["searched"])]
+            cells += [_num(row["answer_words"]), _num(row["gap_closed"])]
+            cells += [_test(row.get(f"vs_{STANDARD}")), _test(row.get(f"vs_{DIRECT}"))]
+            lines.append(f"| {name} | " + " | ".join(cells) + " |")
+        upper = summary["upper_bound"]
+        cells = (
+            [_pct(upper[m]) for m in metrics] + [_pct(upper["gold_recall"])] + ["–"] * (len(head) - len(metrics) - 2)
+        )
+        lines.append("| upper bound | " + " | ".join(cells) + " |")
+    return "\n".join(lines) + "\n"
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("runs", nargs="+", type=Path, help="rqrag eval output directories")
+    parser.add_argument("--out", type=Path, default=None, help="JSON summary (default: next to the first run)")
+    parser.add_argument("--metric", default="f1", help="metric compared by the bootstrap and the gap (default f1)")
+    parser.add_argument("--resamples", type=int, default=10_000, help="bootstrap resamples (default 10000)")
+    parser.add_argument("--seed", type=int, default=0, help="bootstrap seed (default 0)")
+    args = parser.parse_args(argv)
+    report = {"metric": args.metric, "resamples": args.resamples, "seed": args.seed, "runs": {}}
+    for run in args.runs:
+        systems = read_run(run)
+        if not systems:
+            print(f"skipping {run}: no <system>/predictions.jsonl", file=sys.stderr)
+            continue
+        metric = pick_metric(systems, args.metric)
+        summary = {"metric": metric, **summarize_run(systems, metric, args.resamples, args.seed)}
+        report["runs"][str(run)] = summary
+        print(markdown(str(run), summary, metric))
+    if not report["runs"]:
+        return 1
+    out = args.out or args.runs[0].resolve().parent / "query_quality.json"
+    out.write_text(json.dumps(report, indent=2) + "\n")
+    print(f"summary: {out}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
