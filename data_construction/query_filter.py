@@ -18,7 +18,7 @@ import re
 from collections import Counter
 from collections.abc import Sequence
 
-from rqrag.answers import normalize_answer
+from rqrag.answers import normalize_answer, word_jaccard
 from rqrag.retrieval.base import Hit
 
 
@@ -29,15 +29,7 @@ REASONS = ("restates_question", "repeats_query", "not_a_query", "nothing_new")
 _STOP = frozenset("a an the of in on at to for from by with and or is are was were what who which how".split())
 
 
-def word_set(text: str) -> set[str]:
-    return set(normalize_answer(text).split())
-
-
-def jaccard(a: str, b: str) -> float:
-    x, y = word_set(a), word_set(b)
-    if not x and not y:
-        return 1.0
-    return len(x & y) / len(x | y)
+jaccard = word_jaccard
 
 
 def _states_answer(query: str, question: str, answers: Sequence[str]) -> bool:

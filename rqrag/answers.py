@@ -61,6 +61,13 @@ def _contains(text: str, phrase: str) -> bool:
     return f" {phrase} " in f" {text} "
 
 
+def word_jaccard(a: str, b: str) -> float:
+    """Word-set Jaccard similarity after normalisation (two empty texts are identical): how the data filter and
+    scripts/query_quality.py tell a query that restates the question from one that refines it."""
+    x, y = set(normalize_answer(a).split()), set(normalize_answer(b).split())
+    return len(x & y) / len(x | y) if x | y else 1.0
+
+
 def answer_key(answer: str, choices: Sequence[tuple[str, str]] = ()) -> str:
     """The key under which agreeing answers group: the option label when `choices` are given and one is picked."""
     if choices:

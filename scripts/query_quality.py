@@ -32,7 +32,7 @@ from pathlib import Path
 
 import numpy as np
 
-from rqrag.answers import normalize_answer
+from rqrag.answers import word_jaccard
 from rqrag.inference.select import STRATEGIES
 
 
@@ -47,10 +47,7 @@ QUESTION_WORDS = frozenset(
 # ------------------------------------------------------------------------------------------------ pure
 
 
-def jaccard(a: str, b: str) -> float:
-    """Word-set Jaccard similarity of two texts after answer normalisation (two empty texts are identical)."""
-    x, y = set(normalize_answer(a).split()), set(normalize_answer(b).split())
-    return len(x & y) / len(x | y) if x | y else 1.0
+jaccard = word_jaccard  # the same test the data construction's query filter applies
 
 
 def restates(query: str, earlier: Sequence[str], threshold: float = RESTATE_JACCARD) -> bool:
