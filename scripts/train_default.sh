@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Build the offline dataset and train the shipped small model on this CPU (~12 min + ~30 min on 2 cores).
+# Build the offline dataset and train the shipped small model on this CPU (~16 min + ~46 min on 2 cores).
 #   bash scripts/train_default.sh [OUT_DIR]          # default: runs/train/smollm2_135m_cpu
 # then: python scripts/ship_model.py "$OUT"   (copies the adapter into models/rqrag-smollm2-135m; see its README.md)
 set -euo pipefail
