@@ -52,6 +52,11 @@ class GenerationRequest:
             raise ValueError("a generation request needs at least one prompt token")
 
 
+# Finish reasons whose completion ends with the token that stopped it (kept in `token_ids` and `logprobs`): the
+# decoder drops that token from visible text and from the answer's scores, the backends from their `text`.
+TERMINATED = frozenset({"stop", "eos"})
+
+
 @dataclass(frozen=True)
 class Completion:
     """What one request produced. `finish_reason`: "stop" (a stop token, which is kept in `token_ids`),
@@ -65,6 +70,11 @@ class Completion:
     @property
     def cumulative_logprob(self) -> float:
         return float(sum(self.logprobs))
+
+    @property
+    def terminated(self) -> bool:
+        """Whether the last token is the stop/eos token that ended the completion."""
+        return self.finish_reason in TERMINATED
 
 
 @dataclass

@@ -28,7 +28,7 @@ from dataclasses import dataclass
 
 import torch
 
-from rqrag.inference.backend import Completion, GenerationRequest, GeneratorStats
+from rqrag.inference.backend import TERMINATED, Completion, GenerationRequest, GeneratorStats
 
 
 logger = logging.getLogger(__name__)
@@ -265,7 +265,7 @@ class HFGenerator:
     def _completion(self, row: _Row) -> Completion:
         ids = row.token_ids
         # The terminating token stays in token_ids (so scores include it) but not in the text.
-        shown = ids[:-1] if row.finish_reason in ("stop", "eos") else ids
+        shown = ids[:-1] if row.finish_reason in TERMINATED else ids
         text = self.tokenizer.decode(shown, skip_special_tokens=False)
         return Completion(
             text=text, token_ids=tuple(ids), logprobs=tuple(row.logprobs), finish_reason=row.finish_reason

@@ -307,7 +307,7 @@ def answer_span_logprobs(completion: Completion) -> tuple[float, ...]:
     `[EOS]`, a newline, or the model's end of turn) as the last token, and its probability says how sure the
     model is that the answer is *over*, not what it is; a one-token answer would be half terminator. A
     completion cut at max_tokens has no terminator to drop."""
-    if completion.finish_reason in ("stop", "eos") and completion.logprobs:
+    if completion.terminated and completion.logprobs:
         return tuple(completion.logprobs[:-1])
     return tuple(completion.logprobs)
 

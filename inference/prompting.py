@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from rqrag.inference.backend import Completion, GenerationRequest, SamplingParams
+from rqrag.inference.backend import TERMINATED, Completion, GenerationRequest, SamplingParams
 from rqrag.inference.tree import Path, Question
 from rqrag.retrieval.base import Hit
 from rqrag.trajectory import (
@@ -36,7 +36,7 @@ from rqrag.trajectory import (
 def visible_text(tokenizer, token_ids: Sequence[int], finish_reason: str) -> str:
     """The text of a completion without its terminating token and without the model's own special tokens
     (e.g. `<|im_end|>`), but keeping ours so the parser can see stray ones."""
-    ids = list(token_ids[:-1] if finish_reason in ("stop", "eos") and token_ids else token_ids)
+    ids = list(token_ids[:-1] if finish_reason in TERMINATED and token_ids else token_ids)
     text = tokenizer.decode(ids, skip_special_tokens=False)
     for token in tokenizer.all_special_tokens:
         if token not in SPECIAL_TOKENS:
