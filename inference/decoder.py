@@ -28,7 +28,7 @@ from rqrag.inference.config import DecodeConfig
 from rqrag.inference.prompting import PromptedPrompter, TrainedPrompter
 from rqrag.inference.select import STRATEGIES
 from rqrag.inference.tree import FinishedTrajectory, Path, Question, QuestionResult
-from rqrag.retrieval.base import Retriever
+from rqrag.retrieval.base import Retriever, shorten_hits
 from rqrag.trajectory import Action, ParsedStep, Step, Trajectory
 
 
@@ -240,15 +240,16 @@ class TreeDecoder:
         """One batched search; if it fails, each query alone so one bad query fails only its paths."""
         queries = [q for q, _ in keys]
         qids = [qid for _, qid in keys] if keys and keys[0][1] is not None else None
-        k = self.config.docs_per_search
+        k, cut = self.config.docs_per_search, self.config.evidence_max_words
         try:
-            return dict(zip(keys, self.retriever.batch_search(queries, k=k, qids=qids)))
+            found = self.retriever.batch_search(queries, k=k, qids=qids)
+            return {key: shorten_hits(hits, cut) for key, hits in zip(keys, found)}
         except Exception as error:
             logger.warning("batched retrieval failed (%s); retrying query by query", error)
         found: dict = {}
         for query, qid in keys:
             try:
-                found[(query, qid)] = self.retriever.search(query, k=k, qid=qid)
+                found[(query, qid)] = shorten_hits(self.retriever.search(query, k=k, qid=qid), cut)
             except Exception as error:
                 found[(query, qid)] = error
         return found
@@ -298,7 +299,7 @@ class TreeDecoder:
                 reasons = sorted({t.error for t in result.trajectories if t.error})
                 result.error = "no trajectory finished" + (f" ({'; '.join(reasons)})" if reasons else "")
             return
-        candidates = [result.trajectories[i].scored() for i in ok]
+        candidates = [result.trajectories[i].scored(result.question) for i in ok]
         result.selected = {name: ok[choose(candidates, choices)] for name, choose in STRATEGIES.items()}
 
 

@@ -24,8 +24,9 @@ passage the trajectory retrieved (titles included, as the model read them).
 * `support` — **evidence support**: prefer answers found in the trajectory's own evidence, then the higher
   confidence, i.e. the highest (supported, conf). `supported` means the normalised answer (on a
   multiple-choice question, the normalised text of the option it picks) occurs as whole words in the
-  normalised E (`rqrag.answers.normalize_answer`). A path without evidence is never supported; when no
-  candidate is, this is `confidence`.
+  normalised E (`rqrag.answers.normalize_answer`), and — on an open question — not inside the question or one
+  of the trajectory's own queries: an echo of what was asked is found in any evidence retrieved for it, so it
+  is no support. A path without evidence is never supported; when no candidate is, this is `confidence`.
 * `vote` — **supported agreement**: answers grouped as in `ensemble`, each member weighing
   conf × (1 + supported), so a vote backed by its own evidence counts twice; the heaviest group wins,
   represented by its best member under `support`.
@@ -55,6 +56,7 @@ class Scored:
     generated_logprobs: tuple[float, ...]  # every token the model emitted along the path, terminators included
     answer_logprobs: tuple[float, ...]  # the final answer's tokens, without its terminating token
     evidence: tuple[str, ...] = ()  # "title text" of every passage the trajectory retrieved
+    asked: tuple[str, ...] = ()  # the question and the trajectory's queries: an answer inside them is an echo
 
     @property
     def answer_perplexity(self) -> float:
@@ -83,13 +85,16 @@ def _perplexity(logprobs: Sequence[float]) -> float:
 
 
 def supported(candidate: Scored, choices: Choices = ()) -> bool:
-    """Whether the candidate's answer occurs, as whole normalised words, in its own trajectory's evidence."""
+    """Whether the candidate's answer occurs, as whole normalised words, in its own trajectory's evidence
+    (and, unless it picks an option, not in what was asked)."""
     phrase = normalize_answer(candidate.answer)
     label = choice_label(candidate.answer, choices) if choices else None
     if label is not None:
         # "B" never occurs in a passage; the option's words can.
         phrase = normalize_answer(dict(choices)[label])
     if not phrase:
+        return False
+    if label is None and any(f" {phrase} " in f" {normalize_answer(text)} " for text in candidate.asked):
         return False
     return any(f" {phrase} " in f" {normalize_answer(text)} " for text in candidate.evidence)
 

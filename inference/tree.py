@@ -76,9 +76,12 @@ class FinishedTrajectory:
     def well_formed(self) -> bool:
         return self.ok and all(s is ParseStatus.OK for s in self.parse_statuses)
 
-    def scored(self) -> Scored:
+    def scored(self, question: str = "") -> Scored:
         evidence = tuple(f"{h.title} {h.text}" for step in self.trajectory.steps for h in step.evidence)
-        return Scored(self.trajectory.answer or "", self.generated_logprobs, self.answer_logprobs, evidence)
+        asked = (question, *(text for _, text in self.trajectory.queries)) if question else tuple(
+            text for _, text in self.trajectory.queries
+        )
+        return Scored(self.trajectory.answer or "", self.generated_logprobs, self.answer_logprobs, evidence, asked)
 
     def to_dict(self) -> dict:
         scored = self.scored()

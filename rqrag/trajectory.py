@@ -24,7 +24,7 @@ import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
-from rqrag.retrieval.base import Hit
+from rqrag.retrieval.base import Hit, shorten_hits
 
 
 class Action(str, enum.Enum):
@@ -111,6 +111,12 @@ class Trajectory:
         if self.is_complete:
             raise ValueError("cannot extend a trajectory that already has an answer")
         return Trajectory((*self.steps, step))
+
+    def with_evidence_cut(self, max_words: int | None) -> Trajectory:
+        """The same steps with each evidence passage cut to `max_words` words (`shorten_hits`)."""
+        if max_words is None:
+            return self
+        return Trajectory(tuple(Step(s.action, s.text, tuple(shorten_hits(s.evidence, max_words))) for s in self.steps))
 
     def to_dict(self) -> dict:
         return {"steps": [s.to_dict() for s in self.steps]}

@@ -275,3 +275,27 @@ def test_a_query_that_runs_on_into_another_action_adds_only_the_query_to_the_con
     assert "Mount Stray" not in context
     assert list(depth1_answer.prompt_ids).count(answer_id) == 1  # only the forced one at the end
     assert "volcano Tanzania[EOS]" in context.replace(" [EOS]", "[EOS]")
+
+
+def test_evidence_max_words_cuts_what_the_model_reads_and_what_the_trajectory_keeps(smollm2_tokenizer, retriever):
+    """The decoder's cut must match training's (`training/sft.py --evidence_max_words`): the evidence in the
+    next prompt and in the stored trajectory are the passage's first N words, nothing more."""
+    full, _ = _decoder(smollm2_tokenizer, retriever, max_depth=1, actions=["rewrite"])
+    cut, gen = _decoder(smollm2_tokenizer, retriever, max_depth=1, actions=["rewrite"], evidence_max_words=3)
+    (long_result,) = full.decode(_questions()[:1])
+    (short_result,) = cut.decode(_questions()[:1])
+    (searched,) = [t for t in short_result.trajectories if len(t.trajectory.steps) == 2]
+    hits = searched.trajectory.steps[0].evidence
+    assert hits and all(len(h.text.split()) <= 3 for h in hits)
+    assert hits[0].text == "Kilimanjaro is a"  # the first three words of the top passage
+    (long_searched,) = [t for t in long_result.trajectories if len(t.trajectory.steps) == 2]
+    assert long_searched.trajectory.steps[0].evidence[0].text == "Kilimanjaro is a dormant volcano in Tanzania."
+    answer_id = smollm2_tokenizer.convert_tokens_to_ids(Action.ANSWER.value)
+    (depth1_answer,) = [r for r in gen.calls[1] if r.prompt_ids[-1] == answer_id]
+    context = smollm2_tokenizer.decode(depth1_answer.prompt_ids, skip_special_tokens=False)
+    assert "Kilimanjaro is a" in context and "dormant volcano" not in context
+
+
+def test_evidence_max_words_must_be_positive():
+    with pytest.raises(ValueError, match="evidence_max_words"):
+        DecodeConfig(evidence_max_words=0)

@@ -113,6 +113,27 @@ def test_support_is_whole_normalised_words_of_the_own_evidence():
     assert not supported(Scored("B", (), (), (PARIS,)))  # without the options "B" is just a letter
 
 
+def test_an_answer_that_echoes_the_question_or_its_query_is_not_support():
+    """Evidence retrieved for a question contains the question's own words, so repeating them finds them."""
+    asked = ("Which city is the capital of France?", "capital city France")
+    assert not supported(Scored("capital of France", (), (), (CAPITAL,), asked))  # inside the question
+    assert not supported(Scored("France", (), (), (CAPITAL,), asked))  # inside the query as well
+    assert supported(Scored("Paris", (), (), (CAPITAL,), asked))  # new words the evidence holds
+    # An option's text may well be in the question ("... Paris or Lyon?"); a chosen option still counts.
+    choices = (("A", "Lyon"), ("B", "Paris"))
+    assert supported(Scored("B", (), (), (CAPITAL,), ("Is the capital Paris or Lyon?",)), choices)
+    # The tree passes the question and each trajectory's own queries.
+    trajectory = Trajectory(
+        (
+            Step(Action.REWRITE, "capital city France", (Hit("d", "France", "The capital of France is Paris.", 1.0),)),
+            Step(Action.ANSWER, "France"),
+        )
+    )
+    finished = FinishedTrajectory("0.0", trajectory, (ln(0.5),), (ln(0.5),))
+    assert finished.scored("Which city is the capital of France?").asked == asked
+    assert not supported(finished.scored("Which city is the capital of France?"))
+
+
 def _evidence_cands():
     return [
         Scored("Lyon", (ln(0.9),), (ln(0.9),)),  # 0: no evidence, conf 0.9

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 import torch
 
-from rqrag.retrieval.base import Hit
+from rqrag.retrieval.base import Hit, shorten_hits
 from rqrag.training.data import IGNORE_INDEX, tokenize_record
 from rqrag.trajectory import Action, Step, Trajectory, render_assistant, render_example
 
@@ -71,6 +71,27 @@ def test_labels_mask_exactly_the_prompt_and_the_evidence(smollm2_tokenizer):
     supervised = tok.decode([t for t, lab in zip(ids, labels) if lab != IGNORE_INDEX])
     assert supervised == "[S_Decomposed_Query] Who directed Titanic[EOS][A_Response] James Cameron[EOS]<|im_end|>\n"
     assert "James Cameron." not in supervised  # the evidence text is never a target
+
+
+def test_evidence_max_words_cuts_only_the_evidence(smollm2_tokenizer):
+    """The cut shortens the unsupervised evidence and leaves every supervised token as it was."""
+    tok = smollm2_tokenizer
+    record = _record(1, *FACTS[0])
+    whole = tokenize_record(record, tok)
+    cut = tokenize_record(record, tok, evidence_max_words=2)
+    assert len(cut["input_ids"]) < len(whole["input_ids"])
+    text = tok.decode(cut["input_ids"])
+    assert "Text: Titanic was\n" in text and "directed by" not in text
+    supervised = [[t for t, lab in zip(f["input_ids"], f["labels"]) if lab != IGNORE_INDEX] for f in (whole, cut)]
+    assert supervised[0] == supervised[1]
+
+
+def test_shorten_hits_keeps_identity_and_scores():
+    hits = [Hit("a", "T", "one two three four", 2.0), Hit("b", "U", "five", 1.0)]
+    assert shorten_hits(hits, None) == hits
+    assert shorten_hits(hits, 2) == [Hit("a", "T", "one two", 2.0), Hit("b", "U", "five", 1.0)]
+    with pytest.raises(ValueError):
+        shorten_hits(hits, 0)
 
 
 def test_a_record_without_a_trajectory_is_parsed_from_its_assistant_message(smollm2_tokenizer):

@@ -38,19 +38,23 @@ def record_trajectory(record: dict[str, Any]) -> tuple[list[dict], Trajectory]:
     return messages[:-1], trajectory
 
 
-def tokenize_record(record: dict[str, Any], tokenizer) -> dict[str, list[int]]:
+def tokenize_record(record: dict[str, Any], tokenizer, evidence_max_words: int | None = None) -> dict[str, list[int]]:
     messages, trajectory = record_trajectory(record)
+    trajectory = trajectory.with_evidence_cut(evidence_max_words)
     input_ids, labels = tokenize_segments(tokenizer, render_example(tokenizer, messages, trajectory).segments)
     return {"input_ids": input_ids, "labels": labels}
 
 
-def tokenize_dataset(dataset, tokenizer, max_length: int | None, num_proc: int | None = None):
+def tokenize_dataset(
+    dataset, tokenizer, max_length: int | None, num_proc: int | None = None, evidence_max_words: int | None = None
+):
     """Map a `datasets.Dataset` of records to input_ids/labels; drop examples longer than `max_length`.
 
     Dropping rather than truncating: a truncated trajectory would teach the model to stop mid-search.
+    `evidence_max_words` cuts each evidence passage (not the trajectory), as the decoder's option of that name.
     """
     tokenized = dataset.map(
-        lambda record: tokenize_record(record, tokenizer),
+        lambda record: tokenize_record(record, tokenizer, evidence_max_words),
         remove_columns=dataset.column_names,
         num_proc=num_proc,
         desc="tokenizing trajectories",

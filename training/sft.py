@@ -42,6 +42,13 @@ class ScriptArguments:
     max_train_samples: int | None = field(
         default=None, metadata={"help": "use N records drawn at random (seeded) before the length filter"}
     )
+    evidence_max_words: int | None = field(
+        default=None,
+        metadata={
+            "help": "cut each evidence passage to its first N words (decode with the same --evidence_max_words). "
+            "Evidence is unsupervised context: 60 words make CPU training ~1.4x cheaper per example"
+        },
+    )
     token_rows_learning_rate: float | None = field(
         default=None,
         metadata={
@@ -140,11 +147,12 @@ def main(script_args, training_args, model_args) -> None:
         train_records = train_records.shuffle(seed=training_args.seed)
         train_records = train_records.select(range(min(script_args.max_train_samples, len(train_records))))
     with training_args.main_process_first(desc="tokenizing"):
+        cut = script_args.evidence_max_words
         train_dataset = tokenize_dataset(
-            train_records, tokenizer, training_args.max_length, training_args.dataset_num_proc
+            train_records, tokenizer, training_args.max_length, training_args.dataset_num_proc, cut
         )
         eval_dataset = (
-            tokenize_dataset(eval_records, tokenizer, training_args.max_length, training_args.dataset_num_proc)
+            tokenize_dataset(eval_records, tokenizer, training_args.max_length, training_args.dataset_num_proc, cut)
             if eval_records is not None
             else None
         )

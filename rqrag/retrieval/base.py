@@ -28,6 +28,25 @@ class Hit:
         return cls(docid=str(d["docid"]), title=d.get("title", ""), text=d.get("text", ""), score=float(d["score"]))
 
 
+def shorten_hits(hits: Sequence[Hit], max_words: int | None) -> list[Hit]:
+    """Each passage cut to its first `max_words` words (None: unchanged).
+
+    Evidence is most of a trajectory's tokens and none of its supervised ones: training and decoding with
+    the same cut keeps the two consistent and makes both ~1.5x cheaper at 60 words (HotpotQA paragraphs
+    average ~80, and the fact a hop needs is usually in the first sentences).
+    """
+    if max_words is None:
+        return list(hits)
+    if max_words < 1:
+        raise ValueError(f"max_words must be >= 1, got {max_words}")
+    shortened = []
+    for hit in hits:
+        words = hit.text.split()
+        text = hit.text if len(words) <= max_words else " ".join(words[:max_words])
+        shortened.append(Hit(hit.docid, hit.title, text, hit.score))
+    return shortened
+
+
 class RetrieverError(RuntimeError):
     """A retriever could not answer (index missing, service unreachable, bad query scope)."""
 
