@@ -105,11 +105,12 @@ class DecodeConfig:
     )
     docs_per_search: int = field(default=3, metadata={"help": "documents retrieved per query (paper: 3)"})
     retrieval_cache: str | None = field(default=None, metadata={"help": "SQLite file caching search results"})
-    evidence_max_words: int | None = field(
-        default=None,
+    evidence_max_words: int = field(
+        default=60,
         metadata={
-            "help": "cut each retrieved passage to its first N words before the model reads it (None: whole "
-            "passages, as the paper). Use the value the model was trained with (the shipped model: 60)"
+            "help": "cut each retrieved passage to its first N words before the model reads it; 0 keeps whole "
+            "passages (the paper). Match the model's training (training/sft.py --evidence_max_words): the "
+            "shipped model was trained with 60"
         },
     )
 
@@ -119,11 +120,15 @@ class DecodeConfig:
     def __post_init__(self):
         if self.backend == "remote" and not self.remote_base_url:
             raise ValueError("backend 'remote' needs remote_base_url (the OpenAI-compatible server, ending in /v1)")
-        if self.max_depth < 0 or self.width < 1 or self.max_paths < 1 or self.docs_per_search < 1 or (
-            self.evidence_max_words is not None and self.evidence_max_words < 1
+        if (
+            self.max_depth < 0
+            or self.width < 1
+            or self.max_paths < 1
+            or self.docs_per_search < 1
+            or (self.evidence_max_words < 0)
         ):
             raise ValueError(
-                "max_depth >= 0, width >= 1, max_paths >= 1, docs_per_search >= 1 and evidence_max_words >= 1 are required"
+                "max_depth >= 0, width >= 1, max_paths >= 1, docs_per_search >= 1 and evidence_max_words >= 0 are required"
             )
         for name in self.actions:
             if not Action.from_name(name).is_query:

@@ -114,9 +114,11 @@ class Trajectory:
 
     def with_evidence_cut(self, max_words: int | None) -> Trajectory:
         """The same steps with each evidence passage cut to `max_words` words (`shorten_hits`)."""
-        if max_words is None:
+        if not max_words:
             return self
-        return Trajectory(tuple(Step(s.action, s.text, tuple(shorten_hits(s.evidence, max_words))) for s in self.steps))
+        return Trajectory(
+            tuple(Step(s.action, s.text, tuple(shorten_hits(s.evidence, max_words))) for s in self.steps)
+        )
 
     def to_dict(self) -> dict:
         return {"steps": [s.to_dict() for s in self.steps]}

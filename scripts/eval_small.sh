@@ -6,6 +6,7 @@
 #   bash scripts/eval_small.sh                # ~2.5 h from scratch on 2 CPU cores (hf backend, float32); resumes,
 #                                             # and a finished set only rebuilds its summaries (~30 s)
 #   python -m rqrag.eval.report runs/eval_small/*   # the table again
+#   MODELS=trained TASKS="hotpotqa 2wikimultihopqa" bash scripts/eval_small.sh    # a subset
 # CPU budget, stated in the README: one refinement kind per task family (decompose for multi-hop, rewrite for
 # single-hop), depth 2 everywhere (the paper uses 4 for 2Wiki/MuSiQue and all three kinds), greedy queries.
 # Each question still gets three trajectories (answer after 0, 1 and 2 searches) to select among.
@@ -14,15 +15,23 @@ cd "$(dirname "$0")/.."
 BIN=${BIN:-.venv/bin}
 OUT=${OUT:-runs/eval_small}
 export HF_HUB_OFFLINE=1
+MODELS=${MODELS:-trained base}
+TASKS=${TASKS:-hotpotqa 2wikimultihopqa musique arc_challenge openbookqa}
 runs=()  # every output directory, in table order, for the report at the end
 run() {  # task limit actions
     local task=$1 limit=$2 actions=$3
-    runs+=("$OUT/${task}_trained" "$OUT/${task}_base")
+    [[ " $TASKS " == *" $task "* ]] || return 0
     local common=(--config "configs/eval/$task.yaml" --limit "$limit" --actions "$actions" --max_depth 2
                   --query_temperature 0 --batch_size 8 --resume)
-    "$BIN/rqrag" eval "${common[@]}" --output_dir "$OUT/${task}_trained" --label "RQ-RAG SmolLM2-135M (trained)"
-    "$BIN/rqrag" eval "${common[@]}" --output_dir "$OUT/${task}_base" --label "SmolLM2-135M-Instruct (prompted)" \
-        --model smollm2-135m-instruct --mode prompted
+    if [[ " $MODELS " == *" trained "* ]]; then
+        runs+=("$OUT/${task}_trained")
+        "$BIN/rqrag" eval "${common[@]}" --output_dir "$OUT/${task}_trained" --label "RQ-RAG SmolLM2-135M (trained)"
+    fi
+    if [[ " $MODELS " == *" base "* ]]; then
+        runs+=("$OUT/${task}_base")
+        "$BIN/rqrag" eval "${common[@]}" --output_dir "$OUT/${task}_base" --label "SmolLM2-135M-Instruct (prompted)" \
+            --model smollm2-135m-instruct --mode prompted
+    fi
 }
 run hotpotqa 200 decompose
 run 2wikimultihopqa 100 decompose

@@ -4,7 +4,7 @@
 # The model comes from:  accelerate launch --config_file configs/accelerate/deepspeed_zero3.yaml training/sft.py \
 #                            --config configs/train/llama2_7b_paper.yaml      (data: configs/data/paper.yaml)
 # Settings (App. B.3): depth 2 for single-hop tasks and HotpotQA, 4 for 2Wiki and MuSiQue; 3 documents per
-# search; DuckDuckGo (web) for single-hop tasks, each question's candidate paragraphs for multi-hop ones.
+# search (whole passages: --evidence_max_words 0); DuckDuckGo (web) for single-hop tasks, each question's candidate paragraphs for multi-hop ones.
 # Every question of the shipped files (--split all): a model trained on configs/data/paper.yaml never saw them.
 # Each run resumes where it stopped (--resume); tables: python -m rqrag.eval.report runs/paper/*
 set -euo pipefail
@@ -15,7 +15,7 @@ OUT=${OUT:-runs/paper}
 run() {  # task, extra flags...
     local task=$1; shift
     "$BIN/rqrag" eval --config "configs/eval/$task.yaml" --model "$MODEL" --backend vllm --split all \
-        --output_dir "$OUT/$task" --resume "$@"
+        --evidence_max_words 0 --output_dir "$OUT/$task" --resume "$@"   # whole passages, as the paper
 }
 for task in hotpotqa 2wikimultihopqa musique; do run "$task"; done
 for task in popqa arc_challenge openbookqa asqa; do run "$task" --retriever web; done

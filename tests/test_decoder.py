@@ -280,7 +280,7 @@ def test_a_query_that_runs_on_into_another_action_adds_only_the_query_to_the_con
 def test_evidence_max_words_cuts_what_the_model_reads_and_what_the_trajectory_keeps(smollm2_tokenizer, retriever):
     """The decoder's cut must match training's (`training/sft.py --evidence_max_words`): the evidence in the
     next prompt and in the stored trajectory are the passage's first N words, nothing more."""
-    full, _ = _decoder(smollm2_tokenizer, retriever, max_depth=1, actions=["rewrite"])
+    full, _ = _decoder(smollm2_tokenizer, retriever, max_depth=1, actions=["rewrite"], evidence_max_words=0)
     cut, gen = _decoder(smollm2_tokenizer, retriever, max_depth=1, actions=["rewrite"], evidence_max_words=3)
     (long_result,) = full.decode(_questions()[:1])
     (short_result,) = cut.decode(_questions()[:1])
@@ -298,4 +298,4 @@ def test_evidence_max_words_cuts_what_the_model_reads_and_what_the_trajectory_ke
 
 def test_evidence_max_words_must_be_positive():
     with pytest.raises(ValueError, match="evidence_max_words"):
-        DecodeConfig(evidence_max_words=0)
+        DecodeConfig(evidence_max_words=-1)

@@ -88,10 +88,10 @@ def test_evidence_max_words_cuts_only_the_evidence(smollm2_tokenizer):
 
 def test_shorten_hits_keeps_identity_and_scores():
     hits = [Hit("a", "T", "one two three four", 2.0), Hit("b", "U", "five", 1.0)]
-    assert shorten_hits(hits, None) == hits
+    assert shorten_hits(hits, None) == hits and shorten_hits(hits, 0) == hits
     assert shorten_hits(hits, 2) == [Hit("a", "T", "one two", 2.0), Hit("b", "U", "five", 1.0)]
     with pytest.raises(ValueError):
-        shorten_hits(hits, 0)
+        shorten_hits(hits, -1)
 
 
 def test_a_record_without_a_trajectory_is_parsed_from_its_assistant_message(smollm2_tokenizer):

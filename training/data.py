@@ -38,7 +38,7 @@ def record_trajectory(record: dict[str, Any]) -> tuple[list[dict], Trajectory]:
     return messages[:-1], trajectory
 
 
-def tokenize_record(record: dict[str, Any], tokenizer, evidence_max_words: int | None = None) -> dict[str, list[int]]:
+def tokenize_record(record: dict[str, Any], tokenizer, evidence_max_words: int = 0) -> dict[str, list[int]]:
     messages, trajectory = record_trajectory(record)
     trajectory = trajectory.with_evidence_cut(evidence_max_words)
     input_ids, labels = tokenize_segments(tokenizer, render_example(tokenizer, messages, trajectory).segments)
@@ -46,7 +46,7 @@ def tokenize_record(record: dict[str, Any], tokenizer, evidence_max_words: int |
 
 
 def tokenize_dataset(
-    dataset, tokenizer, max_length: int | None, num_proc: int | None = None, evidence_max_words: int | None = None
+    dataset, tokenizer, max_length: int | None, num_proc: int | None = None, evidence_max_words: int = 0
 ):
     """Map a `datasets.Dataset` of records to input_ids/labels; drop examples longer than `max_length`.
 

@@ -42,10 +42,11 @@ class ScriptArguments:
     max_train_samples: int | None = field(
         default=None, metadata={"help": "use N records drawn at random (seeded) before the length filter"}
     )
-    evidence_max_words: int | None = field(
-        default=None,
+    evidence_max_words: int = field(
+        default=0,
         metadata={
-            "help": "cut each evidence passage to its first N words (decode with the same --evidence_max_words). "
+            "help": "cut each evidence passage to its first N words, 0 = whole passages (decode with the same "
+            "--evidence_max_words). "
             "Evidence is unsupervised context: 60 words make CPU training ~1.4x cheaper per example"
         },
     )
