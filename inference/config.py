@@ -115,7 +115,12 @@ class DecodeConfig:
     )
 
     # selection
-    strategy: StrategyName = field(default="ppl", metadata={"help": "how the answer is chosen among trajectories"})
+    strategy: StrategyName = field(
+        default="vote",
+        metadata={
+            "help": "how the answer is chosen among trajectories (vote: best of six on held-out HotpotQA, README)"
+        },
+    )
 
     def __post_init__(self):
         if self.backend == "remote" and not self.remote_base_url:

@@ -62,7 +62,7 @@ def test_chat_completion_with_sources(server):
     answer = reply.choices[0].message.content
     assert answer and reply.choices[0].finish_reason == "stop"
     extra = reply.model_extra["rqrag"]
-    assert extra["strategy"] == "ppl" and extra["trajectory"][-1]["action"] == "answer"
+    assert extra["strategy"] == "vote" and extra["trajectory"][-1]["action"] == "answer"
     assert extra["trajectory"][-1]["text"] == answer
     # Depth 1 over three refinements: the direct answer plus one per refinement that parsed.
     assert 2 <= len(extra["trajectories"]) <= 4
