@@ -52,11 +52,17 @@ def text_reason(
     content = [w for w in words if w.lower() not in _STOP]
     if len(content) < 2 or len(words) > max_words or _states_answer(query, question, answers):
         return "not_a_query"
-    if jaccard(query, question) >= RESTATEMENT_JACCARD:
+    if restates(query, question):
         return "restates_question"
-    if any(jaccard(query, before) >= RESTATEMENT_JACCARD for before in earlier):
+    if any(restates(query, before) for before in earlier):
         return "repeats_query"
     return None
+
+
+def restates(query: str, other: str) -> bool:
+    """Whether `query` says (nearly) what `other` says: word-set Jaccard >= 0.8 after normalisation. The tree
+    decoder's refinement guards (`rqrag.inference.guards`) apply the same test to generated queries."""
+    return jaccard(query, other) >= RESTATEMENT_JACCARD
 
 
 def filter_text(queries: Sequence[str], question: str, answers: Sequence[str] = ()) -> tuple[list[str], Counter[str]]:
@@ -80,10 +86,15 @@ def filter_new_evidence(
     kept: list[tuple[str, Sequence[Hit]]] = []
     dropped: Counter[str] = Counter()
     for query, hits in searched:
-        new = {h.docid for h in hits} - seen
+        new = new_docids(hits, seen)
         if not new:
             dropped["nothing_new"] += 1
             continue
         seen |= new
         kept.append((query, hits))
     return kept, dropped
+
+
+def new_docids(hits: Sequence[Hit], seen: set[str]) -> set[str]:
+    """The docids among `hits` that are not in `seen`: a search that finds none of them found `nothing_new`."""
+    return {h.docid for h in hits} - seen

@@ -75,6 +75,30 @@ class DecodeConfig:
     max_paths: int = field(
         default=32, metadata={"help": "cap on live paths per question; the lowest-perplexity ones are kept"}
     )
+    merge_expansions: bool = field(
+        default=True,
+        metadata={
+            "help": "generate identical expansions (same context, action and sampling parameters; same seed too "
+            "when sampling) once and share the completion, e.g. the width samples of a greedy action; the "
+            "trajectories are those of the unmerged tree"
+        },
+    )
+    refinement_guards: bool = field(
+        default=True,
+        metadata={
+            "help": "a query that repeats an earlier query of its path, or restates the question once the path or "
+            "a sibling searched it, is not searched; one whose hits the path has all read is not extended (the "
+            "data filter's tests); the parent's answer stands in for the branch"
+        },
+    )
+    stop_confidence: float | None = field(
+        default=None,
+        metadata={
+            "help": "adaptive expansion: at each depth answer first, and stop a question (no queries at that depth, "
+            "no deeper levels) once its best answer's confidence (mean token probability) reaches this; "
+            "needs answer_at_every_depth. None: expand every question to max_depth"
+        },
+    )
     schedule: Literal["batched", "per_action", "sequential"] = field(
         default="batched",
         metadata={
@@ -135,6 +159,14 @@ class DecodeConfig:
             raise ValueError(
                 "max_depth >= 0, width >= 1, max_paths >= 1, docs_per_search >= 1 and evidence_max_words >= 0 are required"
             )
+        if self.stop_confidence is not None:
+            if not 0.0 < self.stop_confidence <= 1.0:
+                raise ValueError(f"stop_confidence is a probability in (0, 1], got {self.stop_confidence}")
+            if not self.answer_at_every_depth:
+                raise ValueError(
+                    "stop_confidence needs answer_at_every_depth: a question can only stop on an answer, and "
+                    "without answers before the last depth there is none to stop on"
+                )
         for name in self.actions:
             if not Action.from_name(name).is_query:
                 raise ValueError(f"`actions` lists query actions only; the answer is always available, got {name!r}")

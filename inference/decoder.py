@@ -12,6 +12,12 @@ logprobs the generator returned with the tokens, so selection needs no further m
 `schedule="per_action"` (one call per action per depth, as FlashRAG) and `"sequential"` (one call per
 expansion, as the original code) produce the same trajectories — every expansion draws from its own seed,
 derived from (question id, path id, action, sample) — and exist so `scripts/bench_tree.py` can compare.
+
+No work is done twice: identical expansions are generated once whatever the schedule (`merge_expansions`,
+`rqrag.inference.expansions`); a query whose search its path (or a sibling) already made is not searched, one
+that finds nothing its path has not read is not extended (`refinement_guards`, `rqrag.inference.guards`); and
+with `stop_confidence` each depth answers first (one call) and only the questions still unsure expand their
+queries (a second call).
 """
 
 from __future__ import annotations
@@ -19,12 +25,14 @@ from __future__ import annotations
 import logging
 import time
 import zlib
-from collections import defaultdict
+from collections import Counter, defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from rqrag.inference.backend import Completion, GenerationRequest, Generator
+from rqrag.inference.backend import Completion, Generator
 from rqrag.inference.config import DecodeConfig
+from rqrag.inference.expansions import Expansion, merge_identical, share_completions, share_prefix
+from rqrag.inference.guards import evidence_guard, parents_to_answer, text_guards
 from rqrag.inference.prompting import PromptedPrompter, TrainedPrompter
 from rqrag.inference.select import STRATEGIES
 from rqrag.inference.tree import FinishedTrajectory, Path, Question, QuestionResult
@@ -41,7 +49,16 @@ class DecodeStats:
     retrieval_seconds: float = 0.0
     searches: int = 0  # unique queries sent to the retriever
     queries: int = 0  # queries generated (before de-duplication)
-    depth_sizes: list[int] = field(default_factory=list)  # expansions per depth
+    depth_sizes: list[int] = field(default_factory=list)  # expansions per depth (generated or shared)
+    expansions: int = 0  # expansions the tree asked for
+    unique_expansions: int = 0  # of those, the ones generated; the others shared an identical one's completion
+    guarded: Counter[str] = field(default_factory=Counter)  # queries stopped by a refinement guard, by reason
+    answers_for_guarded: int = 0  # parents kept alive to answer for their guarded branches
+    stopped: list[int] = field(default_factory=list)  # per depth: questions stopped by stop_confidence
+
+    @property
+    def merged(self) -> int:
+        return self.expansions - self.unique_expansions
 
     def as_dict(self) -> dict:
         return {
@@ -50,18 +67,13 @@ class DecodeStats:
             "searches": self.searches,
             "queries": self.queries,
             "depth_sizes": self.depth_sizes,
+            "expansions": self.expansions,
+            "unique_expansions": self.unique_expansions,
+            "merged": self.merged,
+            "guarded": dict(self.guarded),
+            "answers_for_guarded": self.answers_for_guarded,
+            "stopped": self.stopped,
         }
-
-
-@dataclass
-class _Expansion:
-    question: Question
-    path: Path
-    action: Action
-    child_id: str
-    request: GenerationRequest | None = None
-    completion: Completion | None = None
-    error: str | None = None
 
 
 def has_rqrag_tokens(tokenizer) -> bool:
@@ -113,22 +125,15 @@ class TreeDecoder:
             if not live:
                 break
             expansions = self._expand(live, by_id, depth, results)
-            self.stats.depth_sizes.append(len(expansions))
-            self._generate(expansions)
-            pending: list[tuple[_Expansion, ParsedStep]] = []
-            for ex in expansions:
-                if ex.completion is None:
-                    results[ex.question.qid].trajectories.append(self._failed(ex, ex.error or "not generated"))
-                    continue
-                parsed = self.prompter.parse(ex.action, ex.completion)
-                if ex.action is Action.ANSWER:
-                    results[ex.question.qid].trajectories.append(self._finish(ex, parsed))
-                elif parsed.usable:
-                    pending.append((ex, parsed))
-                else:
-                    results[ex.question.qid].trajectories.append(
-                        self._failed(ex, f"unusable {ex.action.short} output: {parsed.status.value}", parsed)
-                    )
+            first, rest = expansions, []
+            if self.config.stop_confidence is not None:  # answers first, then queries where still unsure
+                first = [ex for ex in expansions if ex.action is Action.ANSWER]
+                rest = [ex for ex in expansions if ex.action is not Action.ANSWER]
+            pending = self._run(first, results)
+            if self.config.stop_confidence is not None:
+                rest = self._drop_confident(rest, results, depth)
+                pending += self._run(rest, results)
+            self.stats.depth_sizes.append(len(first) + len(rest))
             live = self._search_and_extend(pending, results)
             live = self._cap(live)
 
@@ -162,13 +167,17 @@ class TreeDecoder:
     def _seed(self, qid: str, child_id: str, action: Action) -> int:
         return zlib.crc32(f"{self.config.seed}:{qid}:{child_id}:{action.short}".encode()) & 0x7FFFFFFF
 
-    def _expand(self, live, by_id, depth, results) -> list[_Expansion]:
-        expansions: list[_Expansion] = []
+    def _expand(self, live, by_id, depth, results) -> list[Expansion]:
+        expansions: list[Expansion] = []
         for path in live:
             question = by_id[path.qid]
-            siblings: list[_Expansion] = []
-            for n, (action, _) in enumerate(self._actions_at(depth)):
-                ex = _Expansion(question, path, action, path.child_id(n))
+            if path.answer_as is not None:  # the parent of guarded branches: it only answers (see guards.py)
+                children = [(Action.ANSWER, path.answer_as)]
+            else:
+                children = [(action, path.child_id(n)) for n, (action, _) in enumerate(self._actions_at(depth))]
+            siblings: list[Expansion] = []
+            for action, child_id in children:
+                ex = Expansion(question, path, action, child_id)
                 params = self.config.sampling_for(action)
                 ex.request = self.prompter.request(
                     question, path, action, params, self._seed(path.qid, ex.child_id, action)
@@ -177,21 +186,58 @@ class TreeDecoder:
                     results[path.qid].trajectories.append(self._failed(ex, "context window full"))
                     continue
                 siblings.append(ex)
-            _share_prefix(siblings)
+            share_prefix(siblings)
             expansions += siblings
         return expansions
 
-    def _generate(self, expansions: list[_Expansion]) -> None:
-        """One generator call for the depth (or several, for the benchmark schedules)."""
+    def _run(self, expansions: list[Expansion], results) -> list[tuple[Expansion, ParsedStep]]:
+        """Generate the expansions; answers and failures become finished trajectories, usable queries are
+        returned to be searched."""
+        self._generate(expansions, results)
+        pending: list[tuple[Expansion, ParsedStep]] = []
+        for ex in expansions:
+            if ex.completion is None:
+                results[ex.question.qid].trajectories.append(self._failed(ex, ex.error or "not generated"))
+                continue
+            parsed = self.prompter.parse(ex.action, ex.completion)
+            if ex.action is Action.ANSWER:
+                results[ex.question.qid].trajectories.append(self._finish(ex, parsed))
+            elif parsed.usable:
+                pending.append((ex, parsed))
+            else:
+                results[ex.question.qid].trajectories.append(
+                    self._failed(ex, f"unusable {ex.action.short} output: {parsed.status.value}", parsed)
+                )
+        return pending
+
+    def _drop_confident(self, queries: list[Expansion], results, depth: int) -> list[Expansion]:
+        """The query expansions of the questions still unsure; a question whose best answer so far reaches
+        `stop_confidence` stops here: no queries at this depth, hence no deeper levels."""
+        asking = dict.fromkeys(ex.question.qid for ex in queries)
+        stopped = {qid for qid in asking if results[qid].best_confidence >= self.config.stop_confidence}
+        for qid in stopped:
+            results[qid].stopped_at = depth
+        self.stats.stopped.append(len(stopped))
+        return [ex for ex in queries if ex.question.qid not in stopped]
+
+    def _generate(self, expansions: list[Expansion], results) -> None:
+        """The generator calls for these expansions: identical ones once (`merge_expansions`), in one call
+        (batched) or several (the benchmark schedules)."""
+        work = merge_identical(expansions) if self.config.merge_expansions else list(expansions)
+        self.stats.expansions += len(expansions)
+        self.stats.unique_expansions += len(work)
+        for ex in expansions:
+            if ex.shares_with is not None:
+                results[ex.question.qid].merged[ex.child_id] = ex.shared_id()
         if self.config.schedule == "batched":
-            calls = [expansions]
+            calls = [work]
         elif self.config.schedule == "per_action":
-            by_action: dict[Action, list[_Expansion]] = defaultdict(list)
-            for ex in expansions:
+            by_action: dict[Action, list[Expansion]] = defaultdict(list)
+            for ex in work:
                 by_action[ex.action].append(ex)
             calls = list(by_action.values())
         else:
-            calls = [[ex] for ex in expansions]
+            calls = [[ex] for ex in work]
         started = time.perf_counter()
         for call in calls:
             if not call:
@@ -205,12 +251,22 @@ class TreeDecoder:
                 continue
             for ex, completion in zip(call, completions):
                 ex.completion = completion
+        share_completions(expansions)
         self.stats.generate_seconds += time.perf_counter() - started
 
     def _search_and_extend(self, pending, results) -> list[Path]:
+        """Search the new queries (identical ones once, in one batch) and extend their paths; with
+        `refinement_guards`, repeated searches are not made and searches with nothing new not extended."""
         self.stats.queries += len(pending)
+        guarded: list[Expansion] = []
+        if self.config.refinement_guards:
+            reasons = text_guards([(parsed.text, ex.question, ex.path) for ex, parsed in pending])
+            for (ex, parsed), reason in zip(pending, reasons):
+                if reason is not None:
+                    guarded.append(self._guard(ex, parsed, reason, results))
+            pending = [item for item, reason in zip(pending, reasons) if reason is None]
         if not pending:
-            return []
+            return self._answers_for(guarded, extended=set())
         uses_qids = self.retriever.uses_qids
         keys = list(dict.fromkeys((p.text, ex.question.qid if uses_qids else None) for ex, p in pending))
         started = time.perf_counter()
@@ -218,12 +274,18 @@ class TreeDecoder:
         self.stats.retrieval_seconds += time.perf_counter() - started
         self.stats.searches += len(keys)
         live: list[Path] = []
+        extended: set[tuple[str, str]] = set()  # (qid, path id) of the paths with a live child
         for ex, parsed in pending:
             hits = found[(parsed.text, ex.question.qid if uses_qids else None)]
             if isinstance(hits, Exception):
                 results[ex.question.qid].trajectories.append(self._failed(ex, f"retrieval failed: {hits}", parsed))
                 continue
+            reason = evidence_guard(hits, ex.path) if self.config.refinement_guards else None
+            if reason is not None:
+                guarded.append(self._guard(ex, parsed, reason, results))
+                continue
             completion = ex.completion
+            extended.add((ex.path.qid, ex.path.path_id))
             live.append(
                 Path(
                     qid=ex.path.qid,
@@ -234,7 +296,23 @@ class TreeDecoder:
                     parse_statuses=(*ex.path.parse_statuses, parsed.status),
                 )
             )
-        return live
+        return live + self._answers_for(guarded, extended)
+
+    def _guard(self, ex: Expansion, parsed: ParsedStep, reason: str, results) -> Expansion:
+        """Record a guarded query where the result and the counters show it."""
+        results[ex.question.qid].guarded[ex.child_id] = {"reason": reason, "query": parsed.text}
+        self.stats.guarded[reason] += 1
+        return ex
+
+    def _answers_for(self, guarded: list[Expansion], extended: set[tuple[str, str]]) -> list[Path]:
+        """The parents a guard left without a live child, kept alive to answer at the next depth (unless they
+        answered at this one, `answer_at_every_depth`), under the id of the answer they did not give here."""
+        if self.config.answer_at_every_depth:
+            return []
+        answer_slot = len(self.config.query_actions) * self.config.width  # the answer follows a node's queries
+        parents = parents_to_answer([ex.path for ex in guarded], extended, answer_slot)
+        self.stats.answers_for_guarded += len(parents)
+        return parents
 
     def _search(self, keys: list[tuple[str, str | None]]) -> dict:
         """One batched search; if it fails, each query alone so one bad query fails only its paths."""
@@ -255,11 +333,15 @@ class TreeDecoder:
         return found
 
     def _cap(self, live: list[Path]) -> list[Path]:
-        """Keep at most `max_paths` live paths per question, preferring low perplexity so far."""
+        """Keep at most `max_paths` live paths per question, preferring low perplexity so far. Parents kept
+        only to answer for guarded branches do not count: they never branch."""
         by_question: dict[str, list[Path]] = defaultdict(list)
-        for path in live:
-            by_question[path.qid].append(path)
         kept: list[Path] = []
+        for path in live:
+            if path.answer_as is not None:
+                kept.append(path)
+            else:
+                by_question[path.qid].append(path)
         for paths in by_question.values():
             if len(paths) > self.config.max_paths:
                 paths = sorted(paths, key=lambda p: (p.running_perplexity, p.path_id))[: self.config.max_paths]
@@ -268,7 +350,7 @@ class TreeDecoder:
 
     # ------------------------------------------------------------------------------------ results
 
-    def _finish(self, ex: _Expansion, parsed: ParsedStep) -> FinishedTrajectory:
+    def _finish(self, ex: Expansion, parsed: ParsedStep) -> FinishedTrajectory:
         steps = (*ex.path.steps, Step(Action.ANSWER, parsed.text))
         completion = ex.completion
         return FinishedTrajectory(
@@ -281,7 +363,7 @@ class TreeDecoder:
             sequence_ids=(*ex.request.prompt_ids, *completion.token_ids) if ex.request is not None else (),
         )
 
-    def _failed(self, ex: _Expansion, reason: str, parsed: ParsedStep | None = None) -> FinishedTrajectory:
+    def _failed(self, ex: Expansion, reason: str, parsed: ParsedStep | None = None) -> FinishedTrajectory:
         statuses = (*ex.path.parse_statuses, parsed.status) if parsed is not None else ex.path.parse_statuses
         return FinishedTrajectory(
             path_id=ex.child_id,
@@ -311,20 +393,3 @@ def answer_span_logprobs(completion: Completion) -> tuple[float, ...]:
     if completion.terminated and completion.logprobs:
         return tuple(completion.logprobs[:-1])
     return tuple(completion.logprobs)
-
-
-def _share_prefix(siblings: list[_Expansion]) -> None:
-    """Tell the backend how many leading tokens the expansions of one node have in common."""
-    if len(siblings) < 2:
-        return
-    prompts = [ex.request.prompt_ids for ex in siblings]
-    common = 0
-    for column in zip(*prompts):
-        if any(tok != column[0] for tok in column):
-            break
-        common += 1
-    for ex in siblings:
-        if ex.request.shared_prefix_len is None or ex.request.shared_prefix_len > common:
-            ex.request = GenerationRequest(
-                ex.request.prompt_ids, ex.request.params, ex.request.stop_token_ids, ex.request.seed, common
-            )

@@ -41,6 +41,9 @@ class Path:
     prompt_ids: tuple[int, ...] = ()  # trained mode: the exact tokens the model has seen so far
     generated_logprobs: tuple[float, ...] = ()  # every token the model emitted on this path
     parse_statuses: tuple[ParseStatus, ...] = ()
+    # Set on the parent of guarded branches kept alive to answer (rqrag.inference.guards): the path expands
+    # its answer, under this id, and nothing else.
+    answer_as: str | None = None
 
     @property
     def depth(self) -> int:
@@ -111,6 +114,11 @@ class QuestionResult:
     strategy: str = "ppl"
     error: str | None = None
     batch_info: dict = field(default_factory=dict)  # set by the server: size and time of the decode call
+    # path id -> the path id whose identical expansion was generated in its place (rqrag.inference.expansions)
+    merged: dict[str, str] = field(default_factory=dict)
+    # path id of a guarded query -> {"reason", "query"}: not searched, or not extended (rqrag.inference.guards)
+    guarded: dict[str, dict[str, str]] = field(default_factory=dict)
+    stopped_at: int | None = None  # the depth at which a confident answer stopped the tree (stop_confidence)
 
     @property
     def answer(self) -> str | None:
@@ -119,6 +127,12 @@ class QuestionResult:
     @property
     def best(self) -> FinishedTrajectory | None:
         return self.best_by(self.strategy)
+
+    @property
+    def best_confidence(self) -> float:
+        """The highest answer confidence among the trajectories finished so far (0 if none): what
+        `stop_confidence` compares."""
+        return max((t.scored().confidence for t in self.trajectories if t.ok), default=0.0)
 
     def best_by(self, strategy: str) -> FinishedTrajectory | None:
         index = self.selected.get(strategy)
@@ -137,5 +151,8 @@ class QuestionResult:
             "selected": self.selected,
             "answers_by_strategy": {s: self.answer_by(s) for s in self.selected},
             "error": self.error,
+            "merged": self.merged,
+            "guarded": self.guarded,
+            "stopped_at": self.stopped_at,
             "trajectories": [t.to_dict() for t in self.trajectories],
         }

@@ -12,10 +12,21 @@ depth, actions and token budgets, greedily, so all schedules build identical tre
 * `sequential` — one call per expansion, plus a second forward pass over every finished trajectory to
   score it (the original RQ-RAG code).
 
-Reported per configuration: wall time, model calls, generated tokens and **prompt tokens computed** — the
-hardware-independent cost. Its floor is the number of distinct tokens in the tree (every prompt of every
-call inserted into one prefix trie), i.e. each shared token computed once. Ratios against `sequential` of
-the same backend are printed in the same run.
+`per_action` and `sequential` run without merging identical expansions (as the code they stand for);
+`batched` runs twice, with and without `merge_expansions`, so the saving of merging is printed in the same run
+(with greedy queries and `--width 2` every action's two samples are the same expansion).
+
+Reported per configuration: wall time, model calls, requests, generated tokens and **prompt tokens computed**
+— the hardware-independent cost. Two floors:
+
+* the **token floor**: the number of distinct tokens in the tree (every prompt of every call, with its
+  completion, inserted into one prefix trie), i.e. each shared token computed once;
+* the **unique-work floor**: the number of distinct expansions (requests with the same context and sampling
+  parameters — and seed, when sampling — are one, `rqrag.inference.expansions`) and their prompt tokens: what
+  a backend must serve once identical requests are merged, without any prefix reuse.
+
+Ratios against `sequential` of the same backend, and of merged against unmerged `batched`, are printed in the
+same run.
 """
 
 from __future__ import annotations
@@ -33,11 +44,11 @@ SCHEDULES = ("batched", "per_action", "sequential")
 
 
 class RecordingGenerator:
-    """Wraps a backend to keep every request (for the unique-token floor) and the rescoring cost."""
+    """Wraps a backend to keep every request and its completion (for the floors)."""
 
     def __init__(self, inner):
         self.inner = inner
-        self.requests = []
+        self.requests = []  # (request, completion token ids)
 
     @property
     def stats(self):
@@ -49,7 +60,7 @@ class RecordingGenerator:
 
     def generate(self, requests):
         completions = self.inner.generate(requests)
-        self.requests += [(r.prompt_ids, c.token_ids) for r, c in zip(requests, completions)]
+        self.requests += [(r, c.token_ids) for r, c in zip(requests, completions)]
         return completions
 
 
@@ -57,14 +68,23 @@ def unique_tree_tokens(sequences) -> int:
     """Nodes of the prefix trie holding every prompt (+ its generated tokens): each token computed once."""
     root: dict = {}
     count = 0
-    for prompt, generated in sequences:
+    for request, generated in sequences:
         node = root
+        prompt = request.prompt_ids
         for token in (*prompt, *generated):
             if token not in node:
                 node[token] = {}
                 count += 1
             node = node[token]
     return count
+
+
+def unique_work(sequences) -> tuple[int, int]:
+    """The distinct expansions among the requests (by content address) and the sum of their prompt lengths."""
+    from rqrag.inference.expansions import request_key
+
+    distinct = {request_key(request): len(request.prompt_ids) for request, _ in sequences}
+    return len(distinct), sum(distinct.values())
 
 
 def load_questions(n: int):
@@ -76,7 +96,7 @@ def load_questions(n: int):
     return questions, records
 
 
-def run(backend_name: str, schedule: str, args, questions, records, shared: dict) -> dict:
+def run(backend_name: str, schedule: str, merge: bool, args, questions, records, shared: dict) -> dict:
     from rqrag.inference.backend import GenerationRequest, SamplingParams
     from rqrag.inference.config import DecodeConfig
     from rqrag.inference.decoder import TreeDecoder
@@ -87,7 +107,10 @@ def run(backend_name: str, schedule: str, args, questions, records, shared: dict
         mode=args.mode,
         backend=backend_name,
         max_depth=args.depth,
+        width=args.width,
         schedule=schedule,
+        merge_expansions=merge,
+        refinement_guards=args.guards,
         query_temperature=0.0,
         query_max_tokens=args.max_tokens,
         answer_max_tokens=args.max_tokens,
@@ -111,16 +134,78 @@ def run(backend_name: str, schedule: str, args, questions, records, shared: dict
                     rescore_calls += 1
     seconds = time.perf_counter() - started
     stats = generator.stats.as_dict()
+    distinct, distinct_prompt_tokens = unique_work(generator.requests)
     return {
         "backend": backend_name,
         "schedule": schedule,
+        "merge": merge,
         "seconds": round(seconds, 2),
         **stats,
         "rescore_calls": rescore_calls,
         "unique_tree_tokens": unique_tree_tokens(generator.requests),
+        "unique_expansions": distinct,
+        "unique_expansion_prompt_tokens": distinct_prompt_tokens,
+        "decoder": decoder.stats.as_dict(),
         "answers": [r.answer for r in results],
         "trajectories": sum(len(r.trajectories) for r in results),
     }
+
+
+def configurations(backend_names: list[str], schedules: list[str]) -> list[tuple[str, str, bool]]:
+    """(backend, schedule, merge): the baselines unmerged, `batched` merged and unmerged."""
+    out = []
+    for backend in backend_names:
+        for schedule in schedules:
+            if schedule == "batched":
+                out += [(backend, schedule, True), (backend, schedule, False)]
+            else:
+                out.append((backend, schedule, False))
+    return out
+
+
+def print_table(rows: list[dict], args) -> None:
+    print(
+        f"\n{len(rows[0]['answers'])} HotpotQA questions, depth {args.depth}, width {args.width}, all actions, "
+        f"{args.max_tokens}-token budgets, greedy"
+    )
+    head = (
+        f"{'backend':<7} {'schedule':<11} {'merge':>5} {'seconds':>8} {'calls':>6} {'requests':>8} {'generated':>9} "
+        f"{'prompt computed':>15} {'token floor':>11} {'computed/floor':>14} {'distinct exp':>12} "
+        f"{'their prompt':>12} {'speedup':>8}"
+    )
+    print(head)
+    for row in rows:
+        base = next((r for r in rows if r["backend"] == row["backend"] and r["schedule"] == "sequential"), None)
+        speedup = f"{base['seconds'] / row['seconds']:.2f}x" if base and row["seconds"] else "-"
+        computed = row["prompt_tokens_computed"]
+        ratio = f"{computed / row['unique_tree_tokens']:.2f}" if computed is not None else "n/a"
+        print(
+            f"{row['backend']:<7} {row['schedule']:<11} {'yes' if row['merge'] else 'no':>5} {row['seconds']:>8.1f} "
+            f"{row['model_calls']:>6} {row['requests']:>8} {row['generated_tokens']:>9} "
+            f"{computed if computed is not None else 'n/a':>15} {row['unique_tree_tokens']:>11} {ratio:>14} "
+            f"{row['unique_expansions']:>12} {row['unique_expansion_prompt_tokens']:>12} {speedup:>8}"
+        )
+    for backend in dict.fromkeys(r["backend"] for r in rows):
+        pair = {r["merge"]: r for r in rows if r["backend"] == backend and r["schedule"] == "batched"}
+        if len(pair) == 2:
+            merged, plain = pair[True], pair[False]
+            parts = [
+                f"{name} {plain[key]} -> {merged[key]} ({merged[key] / plain[key]:.2f})"
+                for name, key in (
+                    ("requests", "requests"),
+                    ("prompt tokens", "prompt_tokens"),
+                    ("prompt tokens computed", "prompt_tokens_computed"),
+                    ("seconds", "seconds"),
+                )
+                if plain[key]
+            ]
+            print(f"{backend} batched, merged/unmerged: " + "; ".join(parts))
+    names = dict.fromkeys(r["backend"] for r in rows)
+    same = {b: len({json.dumps(r["answers"]) for r in rows if r["backend"] == b}) == 1 for b in names}
+    print(
+        "identical answers across schedules and merging: "
+        + ", ".join(f"{b} {'yes' if ok else 'NO'}" for b, ok in same.items())
+    )
 
 
 def backends(names: list[str], model: str, max_batch_size: int) -> dict:
@@ -161,6 +246,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--schedules", default=",".join(SCHEDULES), help="comma-separated (default: all)")
     parser.add_argument("--questions", type=int, default=4, help="HotpotQA dev questions (default: %(default)s)")
     parser.add_argument("--depth", type=int, default=2, help="tree depth (default: %(default)s)")
+    parser.add_argument("--width", type=int, default=1, help="samples per query action (default: %(default)s)")
+    parser.add_argument(
+        "--guards", action="store_true", help="apply the refinement guards (off: the full tree, as earlier runs)"
+    )
     parser.add_argument("--max-tokens", type=int, default=24, help="token budget per query and answer")
     parser.add_argument("--max-batch-size", type=int, default=32, help="hf backend rows per forward")
     parser.add_argument("--model", default="smollm2-135m-instruct", help="model alias or folder")
@@ -174,25 +263,9 @@ def main(argv: list[str] | None = None) -> int:
     questions, records = load_questions(args.questions)
     names = args.backends.split(",")
     shared = backends(names, args.model, args.max_batch_size)
-    rows = [run(b, s, args, questions, records, shared) for b in names for s in args.schedules.split(",")]
-
-    print(
-        f"\n{len(questions)} HotpotQA questions, depth {args.depth}, all actions, {args.max_tokens}-token budgets, greedy"
-    )
-    head = f"{'backend':<7} {'schedule':<11} {'seconds':>8} {'calls':>6} {'generated':>9} {'prompt computed':>15} {'unique floor':>12} {'computed/floor':>14} {'speedup':>8}"
-    print(head)
-    for row in rows:
-        base = next((r for r in rows if r["backend"] == row["backend"] and r["schedule"] == "sequential"), None)
-        speedup = f"{base['seconds'] / row['seconds']:.2f}x" if base else "-"
-        computed = row["prompt_tokens_computed"]
-        ratio = f"{computed / row['unique_tree_tokens']:.2f}" if computed is not None else "n/a"
-        print(
-            f"{row['backend']:<7} {row['schedule']:<11} {row['seconds']:>8.1f} {row['model_calls']:>6} "
-            f"{row['generated_tokens']:>9} {computed if computed is not None else 'n/a':>15} "
-            f"{row['unique_tree_tokens']:>12} {ratio:>14} {speedup:>8}"
-        )
-    same = {b: len({json.dumps(r["answers"]) for r in rows if r["backend"] == b}) == 1 for b in names}
-    print("identical answers across schedules: " + ", ".join(f"{b} {'yes' if ok else 'NO'}" for b, ok in same.items()))
+    configs = configurations(names, args.schedules.split(","))
+    rows = [run(b, s, merge, args, questions, records, shared) for b, s, merge in configs]
+    print_table(rows, args)
     if args.out:
         args.out.parent.mkdir(parents=True, exist_ok=True)
         args.out.write_text(json.dumps({"args": vars(args) | {"out": str(args.out)}, "rows": rows}, indent=2) + "\n")

@@ -1,0 +1,57 @@
+"""scripts/bench_tree.py's bookkeeping (floors, merged vs unmerged rows, the table) with a scripted generator."""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+from pathlib import Path
+
+import pytest
+from fakes import FakeGenerator
+from test_decoder import DOCS, script
+
+
+_SPEC = importlib.util.spec_from_file_location(
+    "bench_tree", Path(__file__).resolve().parent.parent / "scripts" / "bench_tree.py"
+)
+bench = importlib.util.module_from_spec(_SPEC)
+_SPEC.loader.exec_module(bench)
+
+
+def _record(qid: str, question: str) -> dict:
+    contexts = [{"id": str(i), "title": d.title, "paragraph_text": d.text} for i, d in enumerate(DOCS)]
+    return {"question_id": qid, "question_text": question, "contexts": contexts}
+
+
+def test_merged_and_unmerged_batched_rows_share_their_floors(smollm2_tokenizer, capsys):
+    from rqrag.inference.tree import Question
+
+    records = [_record("qa", "alpha: which volcano is in Tanzania?"), _record("qb", "beta: which large cat?")]
+    questions = [Question(r["question_id"], [{"role": "user", "content": r["question_text"]}]) for r in records]
+    args = argparse.Namespace(model="fake", mode="trained", depth=1, width=2, guards=False, max_tokens=16)
+    args.max_batch_size = 4
+    shared = {"hf": {"tokenizer": smollm2_tokenizer, "new": lambda: FakeGenerator(smollm2_tokenizer, script)}}
+    configs = bench.configurations(["hf"], ["batched", "per_action"])
+    assert configs == [("hf", "batched", True), ("hf", "batched", False), ("hf", "per_action", False)]
+    merged, plain, per_action = (bench.run(*c, args, questions, records, shared) for c in configs)
+
+    # Per question: root 3 actions x 2 greedy samples + answer = 7 expansions, 4 distinct; 6 children answer,
+    # 3 distinct. Merged, the backend is asked for exactly the distinct ones.
+    assert plain["requests"] == per_action["requests"] == 2 * 13 and merged["requests"] == 2 * 7
+    assert merged["unique_expansions"] == plain["unique_expansions"] == per_action["unique_expansions"] == 2 * 7
+    assert merged["unique_expansion_prompt_tokens"] == plain["unique_expansion_prompt_tokens"]
+    assert merged["prompt_tokens"] == merged["unique_expansion_prompt_tokens"] < plain["prompt_tokens"]
+    assert merged["unique_tree_tokens"] == plain["unique_tree_tokens"]  # the token floor does not move
+    assert merged["answers"] == plain["answers"] == per_action["answers"] == ["Kilimanjaro", "Jaguar"]
+    assert merged["decoder"]["merged"] == 2 * 6 and plain["decoder"]["merged"] == 0
+
+    bench.print_table([merged, plain, per_action], args)
+    out = capsys.readouterr().out
+    assert "hf batched, merged/unmerged: requests 26 -> 14 (0.54)" in out
+    assert "identical answers across schedules and merging: hf yes" in out
+
+
+def test_help_exits_zero(capsys):
+    with pytest.raises(SystemExit) as exit_info:
+        bench.main(["--help"])
+    assert exit_info.value.code == 0 and "--width" in capsys.readouterr().out
