@@ -14,9 +14,9 @@ search would *repeat*:
   with no hit included), so the child's context would hold nothing its parent's does not.
 
 Why the first restatement of the question is searched: it is the only search with the question the path
-gets, and a small model's refinements often restate the question (in an eval run of the shipped SmolLM2 on
-60 HotpotQA dev questions, 85 of the 120 generated queries did, and for 49 questions every depth-0 query
-did). Guarding every restatement would leave those questions without any retrieval; guarding the repeats
+gets, and a small model's refinements often restate the question (in an eval run of the previous shipped
+SmolLM2 on 60 HotpotQA dev questions, 85 of the 120 generated queries did, and for 49 questions every depth-0
+query did; the current model restates it in 9.5 % of its queries). Guarding every restatement would leave those questions without any retrieval; guarding the repeats
 leaves each node one search with the question.
 
 **What a guarded branch becomes.** Its branch ends: it is recorded in `QuestionResult.guarded` (path id ->
