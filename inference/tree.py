@@ -81,11 +81,7 @@ class FinishedTrajectory:
 
     def scored(self, question: str = "") -> Scored:
         evidence = tuple(f"{h.title} {h.text}" for step in self.trajectory.steps for h in step.evidence)
-        asked = (
-            (question, *(text for _, text in self.trajectory.queries))
-            if question
-            else tuple(text for _, text in self.trajectory.queries)
-        )
+        asked = tuple(text for text in (question, *(q for _, q in self.trajectory.queries)) if text)
         return Scored(self.trajectory.answer or "", self.generated_logprobs, self.answer_logprobs, evidence, asked)
 
     def to_dict(self) -> dict:
