@@ -48,6 +48,10 @@ def summarize_system(task, examples, records: Sequence[dict]) -> dict:
         "trajectories_per_question": _mean([len(r["trajectories"]) for r in rows]),
         "well_formed": _mean([r["well_formed"] for r in rows]),
         "seconds_per_question": _mean([r["seconds"] for r in rows]),
+        # Saved work; records written before these fields existed count as nothing saved.
+        "merged_per_question": _mean([r.get("merged", 0) for r in rows]),
+        "guarded_per_question": _mean([r.get("guarded", 0) for r in rows]),
+        "stopped_early": _mean([r.get("stopped_at") is not None for r in rows]),
     }
     with_gold = [r["retrieval"] for r in rows if "retrieval" in r]
     if with_gold:

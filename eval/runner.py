@@ -86,6 +86,10 @@ def question_record(task: Task, example: EvalExample, result: QuestionResult, sy
         "well_formed": sum(t.well_formed for t in result.trajectories) / max(1, len(result.trajectories)),
         "error": result.error,
         "seconds": round(seconds, 3),
+        # The work the tree saved (rqrag.inference.expansions / guards / stop_confidence).
+        "merged": len(result.merged),
+        "guarded": len(result.guarded),
+        "stopped_at": result.stopped_at,
         "trajectories": [t.to_dict() for t in result.trajectories],
     }
     if example.supporting:

@@ -18,6 +18,7 @@ from __future__ import annotations
 import argparse
 import concurrent.futures
 import json
+import shlex
 import statistics
 import sys
 import time
@@ -59,6 +60,25 @@ def run_level(client, batch: list[str], max_depth: int) -> dict:
     return {"n": len(batch), "wall": wall, "qps": len(batch) / wall, "p50": statistics.median(latencies), "p95": p95}
 
 
+def in_process_seconds(question: str, warm_up: str, max_depth: int, extra: list[str]) -> float:
+    """The same question decoded in this process with the server's config and flags (what `rqrag ask` does),
+    after a warm-up question: the server's 1-client time should be no slower than this."""
+    from rqrag.config import make_parser, parse
+    from rqrag.inference.build import build_decoder
+    from rqrag.inference.config import DecodeConfig
+    from rqrag.inference.serve_config import ServeConfig
+    from rqrag.inference.tree import Question
+
+    config_path = Path(__file__).resolve().parents[1] / "configs" / "serve" / "default.yaml"
+    decode, _, _ = parse(make_parser(DecodeConfig, ServeConfig), ["--config", str(config_path), *extra])
+    decode.max_depth = max_depth
+    decoder = build_decoder(decode)
+    decoder.decode([Question("warm-up", [{"role": "user", "content": warm_up}])])
+    started = time.perf_counter()
+    decoder.decode([Question("q", [{"role": "user", "content": question}])])
+    return time.perf_counter() - started
+
+
 def fire_malformed(base: str, total: int, question: str) -> dict[int, int]:
     import httpx
 
@@ -92,8 +112,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--concurrency", type=int, nargs="+", default=[1, 4, 8, 16])
     parser.add_argument("--max_depth", type=int, default=1)
     parser.add_argument("--malformed", type=int, default=100, help="requests in the bad-input burst (0: skip)")
-    parser.add_argument("--extra", nargs="*", default=[], help="more `rqrag serve` flags, e.g. --mode prompted")
+    parser.add_argument(
+        "--extra", default="", help='more `rqrag serve` flags in one string, e.g. --extra="--backend vllm"'
+    )
+    parser.add_argument(
+        "--batched-only", action="store_true", help="skip the one-at-a-time baseline server (half the time)"
+    )
     args = parser.parse_args(argv)
+    args.extra = shlex.split(args.extra)
     import tempfile
 
     from rqrag.inference.server_process import RQRAGServer
@@ -101,10 +127,10 @@ def main(argv: list[str] | None = None) -> int:
     warm_up, *pool = questions(1 + sum(args.concurrency))
     rows: dict[str, list[dict]] = {}
     burst = None
-    for name, flags in (
-        ("batched", ["--batch_window_ms", "50", "--max_batch_questions", "16"]),
-        ("one at a time", ["--batch_window_ms", "0", "--max_batch_questions", "1"]),
-    ):
+    servers = [("batched", ["--batch_window_ms", "50", "--max_batch_questions", "16"])]
+    if not args.batched_only:
+        servers.append(("one at a time", ["--batch_window_ms", "0", "--max_batch_questions", "1"]))
+    for name, flags in servers:
         tmp = Path(tempfile.mkdtemp(prefix="bench-server-"))
         server = RQRAGServer(tmp, tmp / "conversations.db", ["--max_depth", str(args.max_depth), *flags, *args.extra])
         try:
@@ -135,7 +161,10 @@ def main(argv: list[str] | None = None) -> int:
         f"\n{'clients':>7} {'batched s':>10} {'one-at-a-time s':>16} {'speed-up':>9} {'batched p50':>12} {'p95':>7}"
         f" {'model calls (batched / one at a time)':>38}"
     )
-    for b, s in zip(rows["batched"], rows["one at a time"]):
+    # With --batched-only the baseline columns read nan.
+    missing = {"wall": float("nan"), "calls": float("nan")}
+    baseline = rows.get("one at a time", [missing] * len(rows["batched"]))
+    for b, s in zip(rows["batched"], baseline):
         print(
             f"{b['n']:>7} {b['wall']:>10.1f} {s['wall']:>16.1f} {s['wall'] / b['wall']:>8.2f}x {b['p50']:>12.1f}"
             f" {b['p95']:>7.1f} {b['calls']:>24.0f} / {s['calls']:.0f}"
@@ -144,6 +173,10 @@ def main(argv: list[str] | None = None) -> int:
     if 1 in by_n and 8 in by_n:
         ratio = by_n[8]["wall"] / by_n[1]["wall"]
         print(f"\nbatched: 8 concurrent questions took {ratio:.2f}x the time of one (goal < 3x)")
+    if 1 in by_n:
+        # The 1-client level asked pool[0]; the same question in process, same config, warmed up the same way.
+        local = in_process_seconds(pool[0], warm_up, args.max_depth, args.extra)
+        print(f"one question: server {by_n[1]['wall']:.1f} s, in process (as rqrag ask) {local:.1f} s")
     if burst is not None:
         fives = sum(count for code, count in burst.items() if code >= 500)
         print(f"{args.malformed} concurrent requests, a third malformed: status counts {burst}; 5xx: {fives}")

@@ -26,7 +26,8 @@ Reported per configuration: wall time, model calls, requests, generated tokens a
   a backend must serve once identical requests are merged, without any prefix reuse.
 
 Ratios against `sequential` of the same backend, and of merged against unmerged `batched`, are printed in the
-same run.
+same run, and each row's **duplicate expansions** (requests beyond the distinct ones: zero once merged). The demo
+question end to end, before and after this work, is `scripts/bench_demo.py`.
 """
 
 from __future__ import annotations
@@ -144,6 +145,7 @@ def run(backend_name: str, schedule: str, merge: bool, args, questions, records,
         "rescore_calls": rescore_calls,
         "unique_tree_tokens": unique_tree_tokens(generator.requests),
         "unique_expansions": distinct,
+        "duplicate_expansions": len(generator.requests) - distinct,
         "unique_expansion_prompt_tokens": distinct_prompt_tokens,
         "decoder": decoder.stats.as_dict(),
         "answers": [r.answer for r in results],
@@ -171,7 +173,7 @@ def print_table(rows: list[dict], args) -> None:
     head = (
         f"{'backend':<7} {'schedule':<11} {'merge':>5} {'seconds':>8} {'calls':>6} {'requests':>8} {'generated':>9} "
         f"{'prompt computed':>15} {'token floor':>11} {'computed/floor':>14} {'distinct exp':>12} "
-        f"{'their prompt':>12} {'speedup':>8}"
+        f"{'their prompt':>12} {'computed/their':>14} {'speedup':>8}"
     )
     print(head)
     for row in rows:
@@ -179,11 +181,15 @@ def print_table(rows: list[dict], args) -> None:
         speedup = f"{base['seconds'] / row['seconds']:.2f}x" if base and row["seconds"] else "-"
         computed = row["prompt_tokens_computed"]
         ratio = f"{computed / row['unique_tree_tokens']:.2f}" if computed is not None else "n/a"
+        # Against the unique-work floor: above 1 means some prompt token was computed more often than once per
+        # distinct expansion; merging plus prefix reuse should keep it at or below 1.
+        unique = row["unique_expansion_prompt_tokens"]
+        ratio_unique = f"{computed / unique:.2f}" if computed is not None and unique else "n/a"
         print(
             f"{row['backend']:<7} {row['schedule']:<11} {'yes' if row['merge'] else 'no':>5} {row['seconds']:>8.1f} "
-            f"{row['model_calls']:>6} {row['requests']:>8} {row['generated_tokens']:>9} "
+            f"{row['model_calls']:>6} {row['requests']:>8} {row['duplicate_expansions']:>4} {row['generated_tokens']:>9} "
             f"{computed if computed is not None else 'n/a':>15} {row['unique_tree_tokens']:>11} {ratio:>14} "
-            f"{row['unique_expansions']:>12} {row['unique_expansion_prompt_tokens']:>12} {speedup:>8}"
+            f"{row['unique_expansions']:>12} {unique:>12} {ratio_unique:>14} {speedup:>8}"
         )
     for backend in dict.fromkeys(r["backend"] for r in rows):
         pair = {r["merge"]: r for r in rows if r["backend"] == backend and r["schedule"] == "batched"}

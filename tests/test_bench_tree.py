@@ -44,11 +44,28 @@ def test_merged_and_unmerged_batched_rows_share_their_floors(smollm2_tokenizer, 
     assert merged["unique_tree_tokens"] == plain["unique_tree_tokens"]  # the token floor does not move
     assert merged["answers"] == plain["answers"] == per_action["answers"] == ["Kilimanjaro", "Jaguar"]
     assert merged["decoder"]["merged"] == 2 * 6 and plain["decoder"]["merged"] == 0
+    assert merged["duplicate_expansions"] == 0 and plain["duplicate_expansions"] == 2 * 6
 
     bench.print_table([merged, plain, per_action], args)
     out = capsys.readouterr().out
     assert "hf batched, merged/unmerged: requests 26 -> 14 (0.54)" in out
     assert "identical answers across schedules and merging: hf yes" in out
+
+
+def test_demo_bench_help_and_before_config():
+    spec = importlib.util.spec_from_file_location(
+        "bench_demo", Path(__file__).resolve().parent.parent / "scripts" / "bench_demo.py"
+    )
+    demo = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(demo)
+    before, after = demo.demo_config(demo.BEFORE), demo.demo_config({})
+    # "before" is the demo the speed issue measured; "after" is whatever the shipped YAML says now.
+    assert before.actions == ["rewrite", "decompose", "disambiguate"] and not before.merge_expansions
+    assert not before.refinement_guards and before.stop_confidence is None and before.query_temperature == 0.0
+    assert after.merge_expansions and after.refinement_guards and after.query_temperature == 0.0
+    with pytest.raises(SystemExit) as exit_info:
+        demo.main(["--help"])
+    assert exit_info.value.code == 0
 
 
 def test_help_exits_zero(capsys):

@@ -35,9 +35,9 @@ def _script(prompt, action, request):
     return "Corliss Archer Kiss and Tell", {Action.REWRITE: 0.8, Action.DECOMPOSE: 0.6}.get(action, 0.3)
 
 
-def _run(tmp_path, tok, systems, **overrides):
+def _run(tmp_path, tok, systems, guards=False, **overrides):
     # refinement_guards off: the scripted queries repeat themselves, and the tree under test is the full one.
-    decode = DecodeConfig(mode="trained", max_depth=2, actions=["rewrite", "decompose"], refinement_guards=False)
+    decode = DecodeConfig(mode="trained", max_depth=2, actions=["rewrite", "decompose"], refinement_guards=guards)
     config = EvalConfig(
         task="hotpotqa", limit=3, systems=systems, output_dir=str(tmp_path / "run"), batch_size=2, **overrides
     )
@@ -93,6 +93,21 @@ def test_systems_records_and_reports(tmp_path, smollm2_tokenizer):
     assert rows["rqrag"]["±95 %"] == f"{100 * s['rqrag']['ci95']['f1']:.1f}"
     assert rows["rqrag"]["vote"] == f"{100 * s['rqrag']['strategies']['vote']['f1']:.1f}"
     assert summary["strategy_definitions"] == DEFINITIONS  # the summary names what each score means
+
+
+def test_records_count_the_work_the_tree_saved(tmp_path, smollm2_tokenizer):
+    # Both actions emit the same query: with guards on, each question's second query at depth 0 repeats the
+    # first (not searched) and nothing deeper is new; the record and the summary say how many were stopped.
+    summary, out = _run(tmp_path, smollm2_tokenizer, ["rqrag"], guards=True)
+    tree = _records(out / "rqrag" / "predictions.jsonl")
+    assert all(r["guarded"] >= 1 and r["stopped_at"] is None for r in tree)
+    assert all(isinstance(r["merged"], int) for r in tree)
+    s = summary["systems"]["rqrag"]
+    assert s["guarded_per_question"] == sum(r["guarded"] for r in tree) / 3
+    assert s["stopped_early"] == 0.0
+    unguarded, _ = _run(tmp_path / "off", smollm2_tokenizer, ["rqrag"])
+    assert unguarded["systems"]["rqrag"]["guarded_per_question"] == 0.0
+    assert s["trajectories_per_question"] < unguarded["systems"]["rqrag"]["trajectories_per_question"]
 
 
 def test_existing_run_needs_resume_or_overwrite(tmp_path, smollm2_tokenizer):
