@@ -6,8 +6,10 @@ returns one `Completion` per request with the emitted token ids, their log-proba
 was sampled) and why generation stopped. Scores therefore never need a second forward pass.
 
 Backends: `rqrag.inference.backend_hf.HFGenerator` (transformers, the CPU default),
-`rqrag.inference.backend_vllm.VLLMGenerator` (vLLM, prefix caching) and, for the server issue, a remote
-OpenAI-compatible one. Tests use `FakeGenerator`-style scripted backends that implement the same protocol.
+`rqrag.inference.backend_vllm.VLLMGenerator` (vLLM, prefix caching), `rqrag.inference.backend_remote.
+RemoteGenerator` (a vLLM completions endpoint, token ids) and `rqrag.inference.backend_chat.ChatGenerator` (any
+chat-completions endpoint: it reads `GenerationRequest.chat`, returns text, and logprobs only where the endpoint
+gives them). Tests use `FakeGenerator`-style scripted backends that implement the same protocol.
 """
 
 from __future__ import annotations
@@ -37,15 +39,26 @@ class SamplingParams:
 
 
 @dataclass(frozen=True)
+class ChatPrompt:
+    """The same prompt as chat messages, for a backend that talks to a chat endpoint (no token ids there):
+    `messages` are (role, content) pairs, generation stops at any of `stop` (strings)."""
+
+    messages: tuple[tuple[str, str], ...]
+    stop: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
 class GenerationRequest:
     """`prompt_ids` then generate. `shared_prefix_len` tells backends how many leading tokens this request
-    shares with its siblings (same tree node), so the prefix can be computed once for all of them."""
+    shares with its siblings (same tree node), so the prefix can be computed once for all of them. `chat` is
+    set by the chat prompter only (`rqrag.inference.backend_chat`); token-id backends ignore it."""
 
     prompt_ids: tuple[int, ...]
     params: SamplingParams = SamplingParams()
     stop_token_ids: tuple[int, ...] = ()
     seed: int | None = None
     shared_prefix_len: int | None = None
+    chat: ChatPrompt | None = None
 
     def __post_init__(self):
         if not self.prompt_ids:
@@ -60,7 +73,9 @@ TERMINATED = frozenset({"stop", "eos"})
 @dataclass(frozen=True)
 class Completion:
     """What one request produced. `finish_reason`: "stop" (a stop token, which is kept in `token_ids`),
-    "length" (max_tokens reached) or "eos" (the model's own end-of-sequence token)."""
+    "length" (max_tokens reached), "eos" (the model's own end-of-sequence token) or, from a chat endpoint,
+    "end" (the reply ended by itself and its terminator is *not* among the tokens). A chat completion has no
+    `token_ids`, and no `logprobs` when the endpoint returns none: selection then goes by answer agreement."""
 
     text: str
     token_ids: tuple[int, ...]

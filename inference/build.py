@@ -20,6 +20,10 @@ def build_generator(config: DecodeConfig):
     from rqrag.models import load_tokenizer, resolve_model
 
     path = resolve_model(config.model_to_load)
+    if config.backend == "chat":  # any chat LLM; the local tokenizer only measures prompts and keys identical work
+        from rqrag.inference.backend_chat import chat_generator
+
+        return chat_generator(config), load_tokenizer(path)
     if config.backend == "remote":
         import os
 
@@ -55,6 +59,13 @@ def build_retriever(config: DecodeConfig, records=None):
 
     kind = config.retriever
     mode = config.retrieval_mode
+    if kind == "corpus" and config.index:
+        from rqrag.ingest.libraries import open_library
+        from rqrag.ingest.library import CATALOG_FILE, library_path
+
+        if (library_path(config.index) / CATALOG_FILE).is_file():
+            # A library of the user's documents (`rqrag docs add`): its hits carry file and page for citations.
+            return open_library(config.index).retriever(mode)
     if kind == "candidates" and mode == "hybrid":
         # Candidate pools support bm25 and dense; hybrid (the corpus default) is said out loud, not swapped silently.
         logger.warning("retrieval_mode hybrid is not available over per-question candidates: using bm25")

@@ -32,21 +32,42 @@ class DecodeConfig:
             "for each refinement by an instruction; auto: trained if the tokenizer already has the tokens"
         },
     )
-    backend: Literal["hf", "vllm", "remote"] = field(
+    backend: Literal["hf", "vllm", "remote", "chat"] = field(
         default="hf",
         metadata={
-            "help": "hf (transformers, in process), vllm (in process) or remote (an OpenAI-compatible vLLM server)"
+            "help": "hf (transformers, in process), vllm (in process), remote (an OpenAI-compatible vLLM server, "
+            "token ids) or chat (any chat-completions endpoint: hosted APIs, Ollama, llama.cpp, vLLM; prompted "
+            "mode only, --model then only names the local tokenizer that measures prompts)"
         },
     )
     remote_base_url: str | None = field(
-        default=None, metadata={"help": "remote backend: the server's base URL, e.g. http://gpu-box:8000/v1"}
+        default=None, metadata={"help": "remote/chat backend: the server's base URL, e.g. http://gpu-box:8000/v1"}
     )
     remote_model: str | None = field(
-        default=None, metadata={"help": "remote backend: the model name the server serves (default: --model)"}
+        default=None,
+        metadata={"help": "remote/chat backend: the model name the server serves (remote default: --model)"},
     )
-    remote_api_key_env: str = field(default="OPENAI_API_KEY", metadata={"help": "remote backend: env var of its key"})
+    remote_api_key_env: str = field(
+        default="OPENAI_API_KEY", metadata={"help": "remote/chat backend: env var of its key"}
+    )
     remote_max_context: int | None = field(
-        default=None, metadata={"help": "remote backend: the server's context length (default: the model config's)"}
+        default=None,
+        metadata={
+            "help": "remote/chat backend: the server's context length (default: the model config's; chat: 8192)"
+        },
+    )
+    # chat backend (rqrag.inference.backend_chat)
+    chat_logprobs: bool = field(
+        default=True,
+        metadata={
+            "help": "chat backend: ask for token logprobs (ppl/confidence selection). false for endpoints without "
+            "them: every strategy then selects by answer agreement (rqrag.inference.select)"
+        },
+    )
+    chat_concurrency: int = field(default=8, metadata={"help": "chat backend: requests in flight at once"})
+    chat_timeout: float = field(default=120.0, metadata={"help": "chat backend: seconds per request before a retry"})
+    chat_max_retries: int = field(
+        default=2, metadata={"help": "chat backend: retries on timeouts, connection errors, 429 and 5xx"}
     )
     dtype: str | None = field(
         default=None,
@@ -147,8 +168,12 @@ class DecodeConfig:
     )
 
     def __post_init__(self):
-        if self.backend == "remote" and not self.remote_base_url:
-            raise ValueError("backend 'remote' needs remote_base_url (the OpenAI-compatible server, ending in /v1)")
+        if self.backend in ("remote", "chat") and not self.remote_base_url:
+            raise ValueError(
+                f"backend {self.backend!r} needs remote_base_url (the OpenAI-compatible server, ending in /v1)"
+            )
+        if self.backend == "chat":
+            self._check_chat()
         if (
             self.max_depth < 0
             or self.width < 1
@@ -170,6 +195,17 @@ class DecodeConfig:
         for name in self.actions:
             if not Action.from_name(name).is_query:
                 raise ValueError(f"`actions` lists query actions only; the answer is always available, got {name!r}")
+
+    def _check_chat(self) -> None:
+        if not self.remote_model:
+            raise ValueError("backend 'chat' needs remote_model, the model name the endpoint serves")
+        if self.mode == "trained":
+            raise ValueError("backend 'chat' runs prompted mode only: a chat model has no RQ-RAG tokens")
+        self.mode = "prompted"  # auto would look at the local tokenizer, which is not the endpoint's model
+        if self.stop_confidence is not None and not self.chat_logprobs:
+            raise ValueError("stop_confidence compares token confidences: it needs chat_logprobs")
+        if self.chat_concurrency < 1:
+            raise ValueError("chat_concurrency must be at least 1")
 
     @property
     def model_to_load(self) -> str:

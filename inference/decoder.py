@@ -33,8 +33,8 @@ from rqrag.inference.backend import Completion, Generator
 from rqrag.inference.config import DecodeConfig
 from rqrag.inference.expansions import Expansion, merge_identical, share_completions, share_prefix
 from rqrag.inference.guards import evidence_guard, parents_to_answer, text_guards
-from rqrag.inference.prompting import PromptedPrompter, TrainedPrompter
-from rqrag.inference.select import STRATEGIES
+from rqrag.inference.prompting import make_prompter
+from rqrag.inference.select import select_all
 from rqrag.inference.tree import FinishedTrajectory, Path, Question, QuestionResult
 from rqrag.retrieval.base import Retriever, shorten_hits
 from rqrag.trajectory import Action, ParsedStep, Step, Trajectory
@@ -76,24 +76,14 @@ class DecodeStats:
         }
 
 
-def has_rqrag_tokens(tokenizer) -> bool:
-    from rqrag.special_tokens import missing_special_tokens
-
-    return not missing_special_tokens(tokenizer)
-
-
 class TreeDecoder:
     def __init__(self, config: DecodeConfig, generator: Generator, tokenizer, retriever: Retriever):
         self.config = config
         self.generator = generator
         self.tokenizer = tokenizer
         self.retriever = retriever
-        mode = config.mode
-        if mode == "auto":
-            mode = "trained" if has_rqrag_tokens(tokenizer) else "prompted"
-        if mode == "trained" and not has_rqrag_tokens(tokenizer):
-            raise ValueError("trained mode needs a tokenizer with the RQ-RAG special tokens (a fine-tuned model)")
-        self.prompter = TrainedPrompter(tokenizer) if mode == "trained" else PromptedPrompter(tokenizer)
+        self.prompter = make_prompter(config.mode, tokenizer, generator)
+        mode = self.prompter.mode
         self.stats = DecodeStats()
         if mode == "prompted" and config.query_temperature > 0.5:
             logger.warning(
@@ -382,7 +372,7 @@ class TreeDecoder:
                 result.error = "no trajectory finished" + (f" ({'; '.join(reasons)})" if reasons else "")
             return
         candidates = [result.trajectories[i].scored(result.question) for i in ok]
-        result.selected = {name: ok[choose(candidates, choices)] for name, choose in STRATEGIES.items()}
+        result.selected = {name: ok[i] for name, i in select_all(candidates, choices).items()}
 
 
 def answer_span_logprobs(completion: Completion) -> tuple[float, ...]:

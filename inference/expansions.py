@@ -25,7 +25,7 @@ the unmerged tree — only the generation is done once.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from rqrag.inference.backend import Completion, GenerationRequest
 from rqrag.inference.tree import Path, Question
@@ -60,7 +60,7 @@ def request_key(request: GenerationRequest) -> tuple:
     """The content address of a request: what determines its completion. The seed only counts when sampling;
     `shared_prefix_len` is a hint to the backend, not part of the work."""
     seed = None if request.params.greedy else request.seed
-    return (request.prompt_ids, request.params, request.stop_token_ids, seed)
+    return (request.prompt_ids, request.params, request.stop_token_ids, seed, request.chat)
 
 
 def expansion_key(expansion: Expansion) -> tuple:
@@ -101,6 +101,4 @@ def share_prefix(siblings: Sequence[Expansion]) -> None:
         common += 1
     for ex in siblings:
         if ex.request.shared_prefix_len is None or ex.request.shared_prefix_len > common:
-            ex.request = GenerationRequest(
-                ex.request.prompt_ids, ex.request.params, ex.request.stop_token_ids, ex.request.seed, common
-            )
+            ex.request = replace(ex.request, shared_prefix_len=common)  # every other field kept (chat too)

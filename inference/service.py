@@ -20,6 +20,7 @@ from rqrag.inference.batcher import DecodeBatcher
 from rqrag.inference.config import DecodeConfig
 from rqrag.inference.serve_config import ServeConfig
 from rqrag.inference.tree import Question, QuestionResult
+from rqrag.trajectory import Action, Step
 
 
 logger = logging.getLogger(__name__)
@@ -59,7 +60,14 @@ def _sources(result: QuestionResult, strategy: str, max_chars: int) -> tuple[lis
     steps = []
     for step in best.trajectory.steps:
         hits = [
-            {"docid": h.docid, "title": h.title, "text": h.text[:max_chars], "score": round(float(h.score), 4)}
+            {
+                "docid": h.docid,
+                "title": h.title,
+                "text": h.text[:max_chars],
+                "score": round(float(h.score), 4),
+                # A chunk of the user's documents says where it is: file and page span (rqrag.ingest.library).
+                **{key: value for key, value in getattr(h, "extra", {}).items() if key in SOURCE_LOCATION},
+            }
             for h in step.evidence
         ]
         steps.append({"action": step.action.short, "text": step.text, "evidence": hits})
@@ -68,13 +76,19 @@ def _sources(result: QuestionResult, strategy: str, max_chars: int) -> tuple[lis
     return list(sources.values()), steps
 
 
+SOURCE_LOCATION = ("doc_id", "file", "page_start", "page_end")
+
+
 class AnswerService:
-    def __init__(self, decode: DecodeConfig, serve: ServeConfig, decoder, metrics=None):
+    def __init__(self, decode: DecodeConfig, serve: ServeConfig, decoder, metrics=None, documents=None):
         self.decode_config = decode
         self.serve = serve
         self.decoder = decoder
         self.metrics = metrics
-        self._retrievers = {serve.retrievers[0]: decoder.retriever}
+        # The `documents` retriever searches the server's document library (`inference/documents_api.py`),
+        # asked afresh for each batch: the library follows uploads and removals.
+        self.documents = documents
+        self._retrievers = {serve.retrievers[0]: decoder.retriever} if serve.retrievers[0] != "documents" else {}
         self.batcher = DecodeBatcher(self._decode, serve.batch_window_ms / 1000, serve.max_batch_questions)
         if metrics is not None:
             self.batcher.on_batch = metrics.batch_size.observe
@@ -84,6 +98,8 @@ class AnswerService:
         return self.serve.retrievers[0]
 
     def _retriever(self, kind: str):
+        if kind == "documents":
+            return self.documents.retriever()
         if kind not in self._retrievers:
             from rqrag.inference.build import build_retriever
 
@@ -97,6 +113,8 @@ class AnswerService:
         self.decoder.retriever = self._retriever(kind)
         self.decoder.config = dataclasses.replace(self.decode_config, max_depth=depth, retriever=kind)
         started = time.perf_counter()
+        if kind == "documents":
+            questions = self._searched_first(questions)
         results = self.decoder.decode(questions)
         seconds = time.perf_counter() - started
         after = self.decoder.generator.stats
@@ -111,12 +129,24 @@ class AnswerService:
             result.batch_info = {"batch_questions": len(questions), "decode_seconds": round(seconds, 3)}
         return results
 
+    def _searched_first(self, questions: Sequence[Question]) -> list[Question]:
+        """Over the user's documents every trajectory starts from a search with the question itself (one batched
+        call), so every answer, the direct one included, reads the documents and cites its pages; the tree
+        refines from there. A question already carrying steps keeps them."""
+        fresh = [q for q in questions if not q.steps]
+        texts = [" ".join(q.messages[-1]["content"].split()) for q in fresh]
+        hits = self.decoder.retriever.batch_search(texts, k=self.decode_config.docs_per_search) if fresh else []
+        searched = {q.qid: (Step(Action.REWRITE, text, tuple(h)),) for q, text, h in zip(fresh, texts, hits)}
+        return [dataclasses.replace(q, steps=searched[q.qid]) if q.qid in searched else q for q in questions]
+
     def check_options(self, retriever: str | None, max_depth: int | None) -> tuple[str, int]:
         kind = retriever or self.default_retriever
         if kind not in self.serve.retrievers:
             raise APIError(
                 400, f"retriever {kind!r} is not enabled; choose from {self.serve.retrievers}", param="retriever"
             )
+        if kind == "documents" and self.documents is None:
+            raise APIError(400, "this server has no document library", param="retriever")
         depth = self.decode_config.max_depth if max_depth is None else max_depth
         if depth > self.serve.max_depth_limit:
             raise APIError(400, f"max_depth must be at most {self.serve.max_depth_limit}", param="max_depth")

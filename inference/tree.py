@@ -90,9 +90,10 @@ class FinishedTrajectory:
             "path_id": self.path_id,
             "answer": self.trajectory.answer,
             "steps": [s.to_dict() for s in self.trajectory.steps],
-            "perplexity": scored.perplexity if self.ok else None,  # whole path, as `ppl_path` selects
-            "answer_perplexity": scored.answer_perplexity if self.ok else None,  # as `ppl` selects
-            "confidence": scored.confidence if self.ok else None,
+            # None without token scores (a chat endpoint without logprobs: selection went by agreement)
+            "perplexity": scored.perplexity if self.ok and self.generated_logprobs else None,  # as `ppl_path` selects
+            "answer_perplexity": scored.answer_perplexity if self.ok and self.answer_logprobs else None,  # as `ppl`
+            "confidence": scored.confidence if self.ok and self.answer_logprobs else None,
             "num_generated_tokens": len(self.generated_logprobs),
             "parse_statuses": [s.value for s in self.parse_statuses],
             "error": self.error,

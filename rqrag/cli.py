@@ -41,6 +41,14 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
         "Ragas metrics (faithfulness, relevancy, context precision/recall, correctness) of an eval run file",
     ),
     "index": ("rqrag.commands.index", "build a local BM25 / dense index from a corpus file (`rqrag index build`)"),
+    "docs": (
+        "rqrag.commands.docs",
+        "add, list and remove your own documents (PDF, HTML, Markdown, text, DOCX) in a library (`rqrag docs add`)",
+    ),
+    "review": (
+        "rqrag.commands.review",
+        "literature review of a library: per-document summary, objectives, conclusions, relevance (`rqrag review`)",
+    ),
     "model": (
         "rqrag.commands.model",
         "materialise the default model and print its folder (`rqrag model materialize`)",

@@ -51,7 +51,16 @@ def _print_trajectory(t, indent: str = "  ") -> None:
     for i, step in enumerate(t.trajectory.steps, start=1):
         print(f"{indent}{i}. [{step.action.short}] {step.text}")
         if step.evidence:
-            print(f"{indent}     evidence: " + " | ".join(h.title for h in step.evidence))
+            print(f"{indent}     evidence: " + " | ".join(_cite(h) for h in step.evidence))
+
+
+def _cite(hit) -> str:
+    """A hit's title, with its page span when it is a chunk of the user's documents (`rqrag docs add`)."""
+    extra = getattr(hit, "extra", {})
+    if "page_start" not in extra:
+        return hit.title
+    first, last = extra["page_start"], extra["page_end"]
+    return f"{hit.title} p. {first}" if first == last else f"{hit.title} pp. {first}-{last}"
 
 
 def _report(result, decoder, seconds: float, show_tree: bool) -> None:

@@ -7,7 +7,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from typing import Protocol, runtime_checkable
 
 
@@ -43,7 +43,7 @@ def shorten_hits(hits: Sequence[Hit], max_words: int | None) -> list[Hit]:
     for hit in hits:
         words = hit.text.split()
         text = hit.text if len(words) <= max_words else " ".join(words[:max_words])
-        shortened.append(Hit(hit.docid, hit.title, text, hit.score))
+        shortened.append(replace(hit, text=text))  # a subclass keeps its fields (a chunk's page span)
     return shortened
 
 

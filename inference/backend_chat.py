@@ -1,0 +1,245 @@
+"""Any chat LLM as the tree's generator: an OpenAI-compatible *chat-completions* endpoint, prompted mode.
+
+    rqrag ask "Who wrote Hamlet?" --backend chat --remote_base_url https://api.openai.com/v1 --remote_model gpt-4o-mini
+    rqrag ask "Who wrote Hamlet?" --backend chat --remote_base_url http://localhost:11434/v1 \\
+        --remote_model llama3.2 --chat_logprobs false          # Ollama: no logprobs, selection by agreement
+
+Hosted APIs, Ollama, a llama.cpp server and vLLM all speak this API; none of them takes our token ids or knows
+the RQ-RAG special tokens, so the tree runs in prompted mode: `ChatPrompter` asks for each refinement with the
+prompted-mode instruction and sends the conversation as messages (`GenerationRequest.chat`). The local
+tokenizer (`--model`, the embedded SmolLM2 by default) only measures prompts against `remote_max_context` and
+gives identical requests the same content address, so identical expansions are still sent once.
+
+Scores. With `chat_logprobs` (default) the request asks for `logprobs=True` and the completion keeps the
+logprob of every token of the reply; a terminator the endpoint reports (vLLM lists the end-of-turn or the
+newline that stopped it) is dropped, so every chat completion is the reply's own tokens and ends with
+`finish_reason` "end" (or "length"). ppl/confidence selection then works as with the other backends. When the
+endpoint returns no logprobs (many hosted APIs, Ollama) or `chat_logprobs: false`, completions carry none and
+`rqrag.inference.select.select_all` chooses by answer agreement (its module docstring says what each strategy
+then means); `stop_confidence` needs logprobs and is refused without them.
+
+Transport: `openai.AsyncOpenAI`, one request per expansion, at most `concurrency` in flight (a semaphore), a
+per-request timeout, the client's own retries on timeouts, connection errors, 429 and 5xx. What still fails is a
+`ChatGenerationError` (a `GenerationError`: the decoder marks the batch's paths failed with the message); 401,
+403 and 404 (wrong key, URL or model name) are not retried and say which setting to check. An endpoint that
+rejects the `logprobs` parameter (HTTP 400 naming it) is asked again without it, once, with a warning.
+Not supported: reasoning models that refuse `stop`/`temperature`, and `min_tokens` (a vLLM extension).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+from collections.abc import Sequence
+
+from rqrag.inference.backend import (
+    ChatPrompt,
+    Completion,
+    GenerationError,
+    GenerationRequest,
+    GeneratorStats,
+    SamplingParams,
+)
+from rqrag.inference.prompting import INSTRUCTIONS, PromptedPrompter
+from rqrag.inference.tree import Path, Question
+from rqrag.trajectory import Action, ParsedStep, parse_generation
+
+
+logger = logging.getLogger(__name__)
+
+DEFAULT_MAX_CONTEXT = 8192
+_REPLY_FORMAT = '\nReply with one line that starts with "{lead}".'
+
+
+class ChatGenerationError(GenerationError):
+    """The chat endpoint failed: refused the request (wrong key, URL, model) or kept failing after its retries."""
+
+
+class ChatPrompter(PromptedPrompter):
+    """Prompted mode for a chat endpoint: the same instructions, sent as messages instead of token ids.
+
+    The lead-in the token-id backends write into the assistant's turn ("Search query:") cannot be prefilled
+    through the chat API, so the user turn asks for it and `parse` removes it when the reply repeats it.
+    """
+
+    mode = "prompted"
+
+    def chat_messages(self, question: Question, path: Path, action: Action) -> tuple[tuple[str, str], ...]:
+        messages = self.messages(question, path, action)
+        messages[-1]["content"] += _REPLY_FORMAT.format(lead=INSTRUCTIONS[action][1])
+        return tuple((m["role"], m["content"]) for m in messages)
+
+    def request(self, question: Question, path: Path, action: Action, params: SamplingParams, seed: int):
+        messages = self.chat_messages(question, path, action)
+        # The local tokenizer's count stands in for the endpoint's (context check, statistics), and the ids
+        # address the content: the same messages give the same ids, so identical expansions merge.
+        text = "\n\n".join(f"{role}: {content}" for role, content in messages)
+        ids = tuple(self.tokenizer(text, add_special_tokens=False)["input_ids"])
+        return GenerationRequest(prompt_ids=ids, params=params, seed=seed, chat=ChatPrompt(messages, stop=("\n",)))
+
+    def parse(self, action: Action, completion: Completion) -> ParsedStep:
+        lines = [line for line in completion.text.strip().splitlines() if line.strip()]
+        text = lines[0] if lines else ""  # one line, even from an endpoint that ignored the stop string
+        text = text.strip().strip("*").strip()
+        lead = INSTRUCTIONS[action][1]
+        if text.lower().startswith(lead.lower()):
+            text = text[len(lead) :]
+        text = text.strip().strip("*").strip().strip('"').strip()
+        return parse_generation(action, text, "length" if completion.finish_reason == "length" else "stop")
+
+
+class ChatGenerator:
+    """The `Generator` protocol over a chat-completions endpoint (see the module docstring)."""
+
+    def __init__(
+        self,
+        base_url: str,
+        model: str,
+        *,
+        api_key: str | None = None,
+        max_context: int = DEFAULT_MAX_CONTEXT,
+        logprobs: bool = True,
+        concurrency: int = 8,
+        timeout: float = 120.0,
+        max_retries: int = 2,
+    ):
+        from openai import AsyncOpenAI
+
+        self.base_url = base_url
+        self.model = model
+        self.logprobs = logprobs
+        self.concurrency = concurrency
+        self.max_retries = max_retries
+        self._max_context = max_context
+        # Local servers take any key; the client insists on one being set.
+        self._client_args = {
+            "base_url": base_url,
+            "api_key": api_key or "not-needed",
+            "timeout": timeout,
+            "max_retries": max_retries,
+        }
+        self._client_class = AsyncOpenAI
+        self._warned_no_logprobs = False
+        self.stats = GeneratorStats()
+
+    @property
+    def max_context(self) -> int:
+        return self._max_context
+
+    def make_prompter(self, mode: str, tokenizer) -> ChatPrompter:
+        """The decoder's prompter for this backend (`rqrag.inference.prompting.make_prompter`)."""
+        if mode == "trained":
+            raise ValueError("a chat endpoint cannot run trained mode (it has no RQ-RAG tokens): use --mode prompted")
+        return ChatPrompter(tokenizer)
+
+    def generate(self, requests: Sequence[GenerationRequest]) -> list[Completion]:
+        if not requests:
+            return []
+        missing = [i for i, r in enumerate(requests) if r.chat is None]
+        if missing:
+            raise ValueError(f"requests {missing} carry no chat messages: build them with ChatPrompter")
+        # A fresh event loop per call: the decoder calls from a plain (or the server's model) thread.
+        replies = asyncio.run(self._generate(requests))
+        self.stats.model_calls += 1
+        self.stats.requests += len(requests)
+        for request, (completion, usage) in zip(requests, replies):
+            prompt_tokens = getattr(usage, "prompt_tokens", None) or len(request.prompt_ids)
+            self.stats.prompt_tokens += prompt_tokens
+            self.stats.prompt_tokens_computed += prompt_tokens  # the endpoint's cache is opaque
+            self.stats.generated_tokens += getattr(usage, "completion_tokens", None) or len(completion.logprobs)
+        self.stats.batch_sizes.append(len(requests))
+        return [completion for completion, _ in replies]
+
+    async def _generate(self, requests: Sequence[GenerationRequest]) -> list[tuple[Completion, object]]:
+        semaphore = asyncio.Semaphore(self.concurrency)
+        async with self._client_class(**self._client_args) as client:
+            # Every call finishes (or fails) before the client closes; the first failure fails the batch.
+            replies = await asyncio.gather(
+                *(self._call(client, semaphore, r) for r in requests), return_exceptions=True
+            )
+        for reply in replies:
+            if isinstance(reply, BaseException):
+                raise reply
+        return list(replies)
+
+    async def _call(self, client, semaphore, request: GenerationRequest) -> tuple[Completion, object]:
+        import openai
+
+        params = request.params
+        kwargs = {
+            "model": self.model,
+            "messages": [{"role": role, "content": content} for role, content in request.chat.messages],
+            "max_tokens": params.max_tokens,
+            "temperature": params.temperature,
+            "top_p": params.top_p,
+        }
+        if request.chat.stop:
+            kwargs["stop"] = list(request.chat.stop)
+        if not params.greedy and request.seed is not None:
+            kwargs["seed"] = request.seed  # endpoints that honour it reproduce sampled siblings
+        async with semaphore:
+            try:
+                reply = await client.chat.completions.create(**kwargs, **self._logprob_args())
+            except openai.BadRequestError as error:
+                if not (self.logprobs and "logprob" in str(error).lower()):
+                    raise self._error("rejected the request", error) from error
+                logger.warning(
+                    "%s refuses logprobs (%s): selecting by answer agreement from now on", self.base_url, error
+                )
+                self.logprobs = False
+                try:
+                    reply = await client.chat.completions.create(**kwargs)
+                except openai.APIError as again:
+                    raise self._error("rejected the request", again) from again
+            except (openai.AuthenticationError, openai.PermissionDeniedError, openai.NotFoundError) as error:
+                raise self._error("refused (check remote_base_url, remote_model and the API key)", error) from error
+            except openai.APIStatusError as error:
+                retried = error.status_code >= 500 or error.status_code in (408, 409, 429)
+                raise self._error(
+                    f"failed after {self.max_retries} retries" if retried else "rejected the request", error
+                ) from error
+            except openai.APIError as error:  # timeouts and connection errors, which the client retried
+                raise self._error(f"failed after {self.max_retries} retries", error) from error
+        if not reply.choices:
+            raise ChatGenerationError(f"{self.base_url}: the endpoint returned no choices")
+        return self._completion(reply.choices[0]), reply.usage
+
+    def _logprob_args(self) -> dict:
+        return {"logprobs": True} if self.logprobs else {}
+
+    def _error(self, what: str, error: Exception) -> ChatGenerationError:
+        status = getattr(error, "status_code", None)
+        code = f"HTTP {status}: " if status else ""
+        return ChatGenerationError(
+            f"chat endpoint {self.base_url} (model {self.model!r}) {what}: {code}{type(error).__name__}: {error}"
+        )
+
+    def _completion(self, choice) -> Completion:
+        text = choice.message.content or ""
+        reason = "length" if choice.finish_reason in ("length", "content_filter") else "end"
+        content = getattr(choice.logprobs, "content", None) if self.logprobs else None
+        if self.logprobs and content is None and not self._warned_no_logprobs:
+            self._warned_no_logprobs = True
+            logger.warning("%s returned no logprobs: selecting by answer agreement", self.base_url)
+        tokens = [item.token or "" for item in content or ()]
+        logprobs = [float(item.logprob) for item in content or ()]
+        if reason == "end" and tokens and "".join(tokens[:-1]).strip() == text.strip():
+            # The last token added nothing to the reply: the end of turn or stop string that ended it. Other
+            # endpoints leave it out; dropping it makes every chat completion the reply's own tokens.
+            logprobs = logprobs[:-1]
+        return Completion(text=text, token_ids=(), logprobs=tuple(logprobs), finish_reason=reason)
+
+
+def chat_generator(config) -> ChatGenerator:
+    """The chat backend a `DecodeConfig` describes (`backend: chat`)."""
+    return ChatGenerator(
+        config.remote_base_url,
+        config.remote_model,
+        api_key=os.environ.get(config.remote_api_key_env),
+        max_context=config.remote_max_context or DEFAULT_MAX_CONTEXT,
+        logprobs=config.chat_logprobs,
+        concurrency=config.chat_concurrency,
+        timeout=config.chat_timeout,
+        max_retries=config.chat_max_retries,
+    )

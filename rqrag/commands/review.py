@@ -1,0 +1,277 @@
+"""rqrag review "TOPIC" --index NAME_OR_DIR [--k 30] [--per_document 5] [--out DIR] [--language en|pt]
+                      [--llm_base_url URL] [--llm_model NAME] [--retrieval_mode bm25|dense|hybrid] [--config YAML]
+
+    rqrag review "query refinement for retrieval-augmented generation" --index indexes/my_papers \\
+        --llm_base_url http://127.0.0.1:8000/v1 --llm_model smollm2 --out runs/review
+    rqrag review "refinamento de consultas" --index meus_artigos --language pt --llm_model gpt-4o-mini
+
+A literature review of your own documents: the top `k` chunks of a local index for the topic, grouped by
+document (at most `per_document` chunks each), and for every document a chat LLM's summary, objectives,
+conclusions and relevance to the topic (high / medium / low / none, with the reason). Writes review.md (one
+section per document, most relevant first, pages cited), review.json and resolved_config.yaml to `--out`.
+How the review is made: `rqrag.inference.review`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import os
+import sys
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Literal
+
+from rqrag.config import ConfigError, log_config, make_parser, parse, save_resolved_config
+
+
+logger = logging.getLogger(__name__)
+
+
+@dataclass
+class ReviewConfig:
+    index: str | None = field(
+        default=None,
+        metadata={
+            "help": "index folder (`rqrag index build`), or the name of one under the rq-rag cache's indexes/; "
+            "'embedded' for the embedded Wikipedia sample"
+        },
+    )
+    retrieval_mode: Literal["bm25", "dense", "hybrid"] = field(
+        default="hybrid", metadata={"help": "how the index is searched (the index must hold that mode)"}
+    )
+    k: int = field(default=30, metadata={"help": "chunks retrieved for the topic"})
+    per_document: int = field(default=5, metadata={"help": "most chunks of one document given to the LLM"})
+    out: str = field(
+        default="runs/review", metadata={"help": "output folder: review.md, review.json, resolved config"}
+    )
+    language: Literal["en", "pt"] | None = field(
+        default=None,
+        metadata={"help": "language of the instructions and the report (default: the index's when known, else en)"},
+    )
+    passage_chars: int = field(default=1500, metadata={"help": "characters of each chunk shown to the LLM"})
+    max_field_chars: int | None = field(
+        default=None,
+        metadata={
+            "help": "bound each text of the reply to this many characters in the JSON schema (maxLength): small "
+            "local models loop inside JSON strings without it; hosted strict modes may reject it"
+        },
+    )
+    llm_base_url: str | None = field(
+        default=None,
+        metadata={"help": "OpenAI-compatible chat endpoint, e.g. http://127.0.0.1:8000/v1 (None: OpenAI)"},
+    )
+    llm_model: str = field(default="gpt-4o-mini", metadata={"help": "model name sent to the endpoint"})
+    llm_api_key_env: str = field(default="OPENAI_API_KEY", metadata={"help": "environment variable with the key"})
+    temperature: float = field(default=0.0, metadata={"help": "LLM temperature"})
+    max_tokens: int = field(default=800, metadata={"help": "max tokens of one document's review"})
+    timeout: float = field(default=120.0, metadata={"help": "seconds per LLM call before it is retried"})
+    max_retries: int = field(default=2, metadata={"help": "retries per call on connection errors, 429 and 5xx"})
+    concurrency: int = field(default=4, metadata={"help": "documents reviewed at once"})
+    response_format: Literal["json_schema", "json_object", "text"] = field(
+        default="json_schema", metadata={"help": "how replies are constrained to JSON (json_object for older models)"}
+    )
+    cache: str | None = field(default=None, metadata={"help": "SQLite file caching LLM replies across runs"})
+
+    def __post_init__(self):
+        if self.k < 1 or self.per_document < 1 or self.passage_chars < 1 or self.concurrency < 1:
+            raise ValueError("k, per_document, passage_chars and concurrency must be at least 1")
+
+
+def resolve_index(name_or_dir: str) -> Path | None:
+    """The index folder for a path or a name in the rq-rag cache; None for the embedded corpus."""
+    from rqrag.paths import indexes_cache_dir
+
+    if name_or_dir == "embedded":
+        return None
+    path = Path(name_or_dir).expanduser()
+    if path.is_dir():
+        return path
+    if (indexes_cache_dir() / name_or_dir).is_dir():
+        return indexes_cache_dir() / name_or_dir
+    raise ConfigError(f"no index folder {path} and no index named {name_or_dir!r} in {indexes_cache_dir()}")
+
+
+def hit_extras(hits, index_dir: Path | None) -> list[dict]:
+    """Each hit's document fields (doc_id, file, page_start, ...): carried by the hit when the retriever keeps
+    them, else looked up by docid in the index's own document file."""
+    extras = [dict(getattr(hit, "extra", None) or {}) for hit in hits]
+    if index_dir is not None and not all(extras):
+        from rqrag.retrieval.corpus_index import DOCS_FILE
+        from rqrag.retrieval.documents import read_documents
+
+        documents, _ = read_documents(index_dir / DOCS_FILE)
+        by_id = {d.docid: d.extra for d in documents}
+        extras = [extra or dict(by_id.get(hit.docid, {})) for hit, extra in zip(hits, extras)]
+    return extras
+
+
+def index_language(index_dir: Path | None, extras: Sequence[dict]) -> str | None:
+    """The language the index (meta.json `language`) or its chunks (`extra.language`) say they are in."""
+    from rqrag.inference.review import LANGUAGES
+
+    meta = index_dir / "meta.json" if index_dir is not None else None
+    said = [json.loads(meta.read_text()).get("language")] if meta is not None and meta.is_file() else []
+    said += [extra.get("language") for extra in extras]
+    for language in said:
+        code = str(language or "").lower()[:2]
+        if code in LANGUAGES:
+            return code
+    return None
+
+
+_LABELS = {
+    "en": {
+        "title": "Literature review",
+        "topic": "Topic",
+        "found": "{docs} documents in the top {retrieved} chunks of `{index}` (at most {cap} chunks each); model `{model}`.",
+        "summary": "Summary",
+        "objectives": "Objectives",
+        "conclusions": "Conclusions",
+        "relevance": "Relevance",
+        "pages": "Pages cited",
+        "no_pages": "no page numbers",
+        "file": "File",
+        "none_stated": "not stated in the excerpts",
+        "failed": "No review",
+        "levels": {"high": "high", "medium": "medium", "low": "low", "none": "none"},
+    },
+    "pt": {
+        "title": "Revisão de literatura",
+        "topic": "Tema",
+        "found": "{docs} documentos nos {retrieved} trechos mais próximos em `{index}` (no máximo {cap} por documento); modelo `{model}`.",
+        "summary": "Resumo",
+        "objectives": "Objetivos",
+        "conclusions": "Conclusões",
+        "relevance": "Relevância",
+        "pages": "Páginas citadas",
+        "no_pages": "sem números de página",
+        "file": "Arquivo",
+        "none_stated": "não indicado nos trechos",
+        "failed": "Sem revisão",
+        "levels": {"high": "alta", "medium": "média", "low": "baixa", "none": "nenhuma"},
+    },
+}
+
+
+def page_ranges(pages: Sequence[int]) -> str:
+    """[3, 4, 5, 9] -> "3-5, 9"."""
+    runs: list[list[int]] = []
+    for page in pages:
+        if runs and page == runs[-1][1] + 1:
+            runs[-1][1] = page
+        else:
+            runs.append([page, page])
+    return ", ".join(str(a) if a == b else f"{a}-{b}" for a, b in runs)
+
+
+def render_markdown(record: dict) -> str:
+    """review.md: a header, then one section per document in the record's order."""
+    words = _LABELS[record["language"]]
+    lines = [f"# {words['title']}", "", f"**{words['topic']}:** {record['topic']}", ""]
+    lines += [
+        words["found"].format(
+            docs=len(record["documents"]),
+            retrieved=record["chunks_retrieved"],
+            index=record.get("index", "?"),
+            cap=record.get("per_document", "?"),
+            model=record.get("model", "?"),
+        ),
+        "",
+    ]
+    for n, doc in enumerate(record["documents"], start=1):
+        review = doc["review"]
+        level = f" — {words['relevance'].lower()}: {words['levels'][review['relevance']]}" if review else ""
+        lines += [f"## {n}. {doc['title']}{level}", ""]
+        cited = page_ranges(doc["pages"]) if doc["pages"] else words["no_pages"]
+        where = f"**{words['pages']}:** {cited}"
+        if doc["file"]:
+            where = f"**{words['file']}:** `{doc['file']}` · " + where
+        lines += [where, ""]
+        if review is None:
+            lines += [f"**{words['failed']}:** {doc['error']}", ""]
+            continue
+        lines += [f"**{words['summary']}.** {review['summary'].strip()}", ""]
+        for key in ("objectives", "conclusions"):
+            items = review[key] or [f"*{words['none_stated']}*"]
+            lines += [f"**{words[key]}.**", "", *(f"- {item}" for item in items), ""]
+        lines += [
+            f"**{words['relevance']} ({words['levels'][review['relevance']]}).** {review['relevance_reason'].strip()}",
+            "",
+        ]
+    return "\n".join(lines)
+
+
+async def _review_all(client, topic, documents, language, config: ReviewConfig) -> None:
+    from rqrag.inference.review import review_documents, review_schema
+
+    schema = review_schema(config.max_field_chars)
+    try:
+        await review_documents(client, topic, documents, language, config.passage_chars, schema)
+    finally:
+        await client.close()
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = make_parser(ReviewConfig, prog="rqrag review", description=__doc__.split("\n\n")[2])
+    parser.add_argument("topic", nargs="+", help="the review topic (quote it)")
+    config, extra = parse(parser, argv)
+    topic = " ".join(" ".join(extra.topic).split())
+    if not topic:
+        parser.error("the topic is empty")
+    if not config.index:
+        parser.error("--index is required: an index folder, a name under the rq-rag cache, or 'embedded'")
+    log_config("rqrag review", config)
+
+    import openai
+
+    from rqrag.data_construction.llm import ChatClient
+    from rqrag.inference.review import group_by_document, ordered, review_record
+    from rqrag.retrieval import build_retriever
+
+    index_dir = resolve_index(config.index)
+    retriever = build_retriever("corpus", mode=config.retrieval_mode, index_dir=index_dir)
+    hits = retriever.search(topic, k=config.k)
+    extras = hit_extras(hits, index_dir)
+    documents, over_cap = group_by_document(hits, extras, config.per_document)
+    language = config.language or index_language(index_dir, extras) or "en"
+    client = ChatClient(
+        base_url=config.llm_base_url,
+        model=config.llm_model,
+        api_key=os.environ.get(config.llm_api_key_env),
+        temperature=config.temperature,
+        max_tokens=config.max_tokens,
+        timeout=config.timeout,
+        max_retries=config.max_retries,
+        concurrency=config.concurrency,
+        response_format=config.response_format,
+        cache_path=config.cache,
+    )
+    logger.info("reviewing %d document(s) from %d chunk(s) in %s", len(documents), len(hits), language)
+    try:
+        asyncio.run(_review_all(client, topic, documents, language, config))
+    except openai.APIStatusError as error:  # 401/403/404: a wrong key, URL or model; no document would pass
+        print(f"rqrag review: the LLM endpoint refused the run: HTTP {error.status_code}: {error}", file=sys.stderr)
+        return 2
+    info = {"index": str(index_dir or "embedded"), "model": config.llm_model, "k": config.k}
+    record = review_record(
+        topic, ordered(documents), language, len(hits), over_cap, per_document=config.per_document, **info
+    )
+    record["llm"] = client.stats.as_dict()
+    out = Path(config.out)
+    save_resolved_config(out, "rqrag review", config)
+    (out / "review.json").write_text(json.dumps(record, indent=2, ensure_ascii=False) + "\n")
+    md_path = out / "review.md"
+    md_path.write_text(render_markdown(record))
+    reviewed = sum(d["review"] is not None for d in record["documents"])
+    print(f"Reviewed {reviewed} of {len(documents)} document(s) ({len(hits)} chunks retrieved) -> {md_path}")
+    for doc in record["documents"]:
+        if doc["error"]:
+            print(f"  no review for {doc['title']!r}: {doc['error']}", file=sys.stderr)
+    return 0 if reviewed else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,322 @@
+"""A document library in a local folder: a `CorpusIndex` plus `documents.json`, updated atomically, never
+re-embedding what is already indexed (see `rqrag.ingest.library` for the whole design)."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import logging
+import os
+import shutil
+import threading
+import uuid
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from rqrag.ingest.library import (
+    CATALOG_FILE,
+    FORMAT_VERSION,
+    INDEX_MODES,
+    AddResult,
+    DocumentLibrary,
+    LibraryError,
+    LibrarySettings,
+    Progress,
+    SharedEncoder,
+    _duplicate,
+    _now,
+    _settings_of,
+    content_doc_id,
+    resolve_settings,
+)
+from rqrag.retrieval.base import Hit, check_qids
+from rqrag.retrieval.pgvector_store import ChunkHit  # a Hit with the chunk's metadata in `extra`
+
+
+logger = logging.getLogger(__name__)
+
+
+@dataclass
+class _Version:
+    """One committed state of a local library: what searches read while a writer prepares the next."""
+
+    stamp: tuple[int, int] | None  # (inode, mtime) of documents.json: a swap gives it a new inode
+    records: dict[str, dict[str, Any]]
+    index: Any = None  # the CorpusIndex, once loaded (None also while the library has no documents)
+    chunks: dict[str, Any] | None = None  # chunk docid -> Document (for the page spans of hits); None: not loaded
+
+
+class LocalLibrary(DocumentLibrary):
+    def __init__(self, path: str | os.PathLike, *, language=None, embedding_model=None, chunking=None, encoder=None):
+        self.path = Path(path)
+        self.location = str(self.path)
+        self._write_lock = threading.Lock()  # one writer per process; the file lock orders processes
+        self._version_lock = threading.Lock()
+        self._recover_if_abandoned()
+        saved = _read_catalog(self.path)
+        self.settings = resolve_settings(_settings_of(saved) if saved else None, language, embedding_model, chunking)
+        self.encoder = SharedEncoder(self.settings.embedding_model, encoder)
+        self._version = _Version(None, {})
+        self._refresh()
+
+    @property
+    def exists(self) -> bool:
+        return (self.path / CATALOG_FILE).is_file()
+
+    @property
+    def lock_path(self) -> str:
+        return str(self.path) + ".lock"
+
+    # ----------------------------------------------------------------- reading
+
+    def _stamp(self) -> tuple[int, int] | None:
+        try:
+            info = os.stat(self.path / CATALOG_FILE)
+        except FileNotFoundError:
+            return None
+        return info.st_ino, info.st_mtime_ns
+
+    def _refresh(self, with_index: bool = False) -> _Version:
+        """The current version (its index loaded if asked), reloaded if a writer anywhere committed a new one."""
+        version = self._version
+        stamp = self._stamp()
+        stale = stamp is not None and stamp != version.stamp  # None: mid-swap; the loaded version is consistent
+        if not stale and (version.chunks is not None or not with_index):
+            return version
+        with self._version_lock:
+            if self._stamp() != self._version.stamp or (with_index and self._version.chunks is None):
+                self._version = self._load_version(with_index)
+            return self._version
+
+    def _load_version(self, with_index: bool) -> _Version:
+        from rqrag.retrieval.corpus_index import CorpusIndex
+
+        while True:  # a swap between reading the catalog and the index: read both again
+            stamp = self._stamp()
+            catalog = _read_catalog(self.path) or {"documents": []}
+            records = {record["doc_id"]: record for record in catalog["documents"]}
+            index, chunks = None, None
+            if with_index:
+                if records:
+                    index = CorpusIndex.load(self.path, encoder=self.encoder)
+                    # Loaded now, not on first search: the next swap deletes these files under a lazy reader.
+                    index.bm25()
+                    index.dense()
+                chunks = {doc.docid: doc for doc in index.documents} if index is not None else {}
+            if self._stamp() == stamp:
+                return _Version(stamp, records, index, chunks)
+
+    def list(self) -> list[dict[str, Any]]:
+        return [dict(record) for record in self._refresh().records.values()]
+
+    def contains(self, doc_id: str) -> bool:
+        return doc_id in self._refresh().records
+
+    def retriever(self, mode: str = "hybrid") -> LibraryRetriever:
+        if mode not in ("bm25", "dense", "hybrid"):
+            raise ValueError(f"unknown search mode {mode!r}; choose bm25, dense or hybrid")
+        return LibraryRetriever(self, mode)
+
+    def vectors(self) -> dict[str, np.ndarray]:
+        """Every chunk's stored embedding, by chunk docid (what tests compare across updates)."""
+        version = self._refresh(with_index=True)
+        if version.index is None:
+            return {}
+        faiss_index = version.index.dense().index
+        matrix = faiss_index.reconstruct_n(0, faiss_index.ntotal)
+        return {doc.docid: matrix[i] for i, doc in enumerate(version.index.documents)}
+
+    # ----------------------------------------------------------------- writing
+
+    def add(self, data: bytes, filename: str, progress: Progress | None = None) -> AddResult:
+        doc_id = content_doc_id(data)
+        known = self._refresh().records
+        if doc_id in known:
+            return _duplicate(known[doc_id])
+        ingested = self._ingest(data, filename, progress)  # the slow part, outside the lock
+        with self._locked() as current:
+            if doc_id in current.records:
+                return _duplicate(current.records[doc_id])
+            vectors = self._embed(ingested.chunks, progress)
+            old_docs, old_vectors = self._stored(current)
+            records = {**current.records, doc_id: self._record(ingested, data)}
+            self._write_version(old_docs + ingested.chunks, np.concatenate([old_vectors, vectors]), records)
+        return AddResult(doc_id, "added", len(ingested.chunks), ingested.name, ingested.page_count)
+
+    def remove(self, doc_id: str) -> bool:
+        """Delete a document and its chunks; False if it is not in the library. Nothing is re-embedded."""
+        with self._locked() as current:
+            if doc_id not in current.records:
+                return False
+            docs, vectors = self._stored(current)
+            keep = [i for i, doc in enumerate(docs) if _doc_id_of(doc) != doc_id]
+            records = {key: value for key, value in current.records.items() if key != doc_id}
+            self._write_version([docs[i] for i in keep], vectors[keep], records)
+        return True
+
+    def _stored(self, version: _Version) -> tuple[list, np.ndarray]:
+        """The indexed chunks, in index order, and their vectors as FAISS holds them."""
+        if version.index is None:
+            return [], np.zeros((0, self.encoder.dimension), dtype=np.float32)
+        faiss_index = version.index.dense().index
+        return list(version.index.documents), faiss_index.reconstruct_n(0, faiss_index.ntotal)
+
+    def _write_version(self, docs: list, vectors: np.ndarray, records: dict[str, dict[str, Any]]) -> None:
+        """Write a complete new version beside the library, then swap it in (caller holds the write lock)."""
+        from rqrag.retrieval.corpus_index import CorpusIndex
+
+        staged = _sibling(self.path, "staging")
+        try:
+            if docs:
+                CorpusIndex.build(
+                    docs,
+                    staged,
+                    INDEX_MODES,
+                    model=self.settings.embedding_model,
+                    encoder=self.encoder,
+                    embeddings=vectors,
+                    language=self.settings.language,
+                    source=f"document library {self.path.name}",
+                    show_progress=False,
+                )
+            else:
+                staged.mkdir(parents=True)
+            _write_catalog(staged, self.settings, records)
+            _swap_in(staged, self.path)
+        except BaseException:
+            shutil.rmtree(staged, ignore_errors=True)
+            raise
+        with self._version_lock:
+            self._version = self._load_version(with_index=True)
+
+    def _locked(self):
+        """Hold the write locks (thread and file) and yield the library's current version, fresh from disk."""
+        import contextlib
+
+        from filelock import FileLock
+
+        @contextlib.contextmanager
+        def hold():
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            with self._write_lock, FileLock(self.lock_path):
+                self._recover()
+                yield self._refresh(with_index=True)
+
+        return hold()
+
+    def _leftovers(self) -> list[Path]:
+        """Directories killed writers left beside the library (this module's and CorpusIndex.build's)."""
+        parent = self.path.parent
+        if not parent.is_dir():
+            return []
+        prefixes = (f".{self.path.name}.", f"..{self.path.name}.")
+        return [p for p in parent.iterdir() if p.name.startswith(prefixes) and p.is_dir()]
+
+    def _recover_if_abandoned(self) -> None:
+        from filelock import FileLock, Timeout
+
+        if not self._leftovers():
+            return
+        # Library missing: a writer is between the two renames of a swap (microseconds) or was killed there.
+        wait = 60 if not self.path.exists() else 0
+        try:
+            with self._write_lock, FileLock(self.lock_path, timeout=wait):
+                self._recover()
+        except Timeout:
+            pass  # a writer is at work: what lies beside the library is its own
+
+    def _recover(self) -> None:
+        """Undo what a killed writer left (the caller holds the locks): put back a library retired by an
+        unfinished swap, delete staged copies."""
+        leftovers = self._leftovers()
+        retired = sorted(
+            (p for p in leftovers if ".retired-" in p.name and (p / CATALOG_FILE).is_file()),
+            key=lambda p: p.stat().st_mtime_ns,
+        )
+        if not self.path.exists() and retired:
+            logger.warning("%s: restoring the library from %s (a swap was interrupted)", self.path, retired[-1])
+            os.rename(retired[-1], self.path)
+            leftovers.remove(retired[-1])
+        for leftover in leftovers:
+            logger.info("removing %s, left by an interrupted update", leftover)
+            shutil.rmtree(leftover, ignore_errors=True)
+
+
+class LibraryRetriever:
+    """Searches a library's current version; hits are `ChunkHit`s carrying their page span in `extra`."""
+
+    uses_qids = False
+
+    def __init__(self, library: LocalLibrary, mode: str):
+        self.library = library
+        self.mode = mode
+
+    @property
+    def name(self) -> str:
+        version = self.library._refresh()
+        if version.index is None:
+            return f"library:{self.library.path.name}:empty"
+        return f"library:{self.library.path.name}:{self.mode}:{version.index.meta.get('fingerprint')}"
+
+    def search(self, query: str, k: int = 3, qid: str | None = None) -> list[Hit]:
+        return self.batch_search([query], k=k)[0]
+
+    def batch_search(self, queries: Sequence[str], k: int = 3, qids: Sequence[str] | None = None) -> list[list[Hit]]:
+        check_qids(queries, qids)
+        version = self.library._refresh(with_index=True)
+        if version.index is None:
+            return [[] for _ in queries]
+        found = version.index.retriever(self.mode).batch_search(list(queries), k=k)
+        return [[_with_extra(hit, version.chunks) for hit in hits] for hits in found]
+
+
+def _with_extra(hit: Hit, chunks: dict[str, Any]) -> ChunkHit:
+    doc = chunks.get(hit.docid)
+    return ChunkHit(hit.docid, hit.title, hit.text, hit.score, extra=dict(doc.extra) if doc is not None else {})
+
+
+def _doc_id_of(chunk) -> str:
+    return chunk.extra.get("doc_id") or chunk.docid.rsplit(":", 1)[0]
+
+
+def _read_catalog(path: Path) -> dict[str, Any] | None:
+    try:
+        catalog = json.loads((path / CATALOG_FILE).read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        return None
+    if catalog.get("format_version") != FORMAT_VERSION:
+        raise LibraryError(f"{path / CATALOG_FILE}: unknown format {catalog.get('format_version')!r}")
+    return catalog
+
+
+def _write_catalog(root: Path, settings: LibrarySettings, records: dict[str, dict[str, Any]]) -> None:
+    catalog = {
+        "format_version": FORMAT_VERSION,
+        "settings": dataclasses.asdict(settings),
+        "updated": _now(),
+        "documents": list(records.values()),
+    }
+    (root / CATALOG_FILE).write_text(json.dumps(catalog, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+
+
+def _sibling(path: Path, purpose: str) -> Path:
+    return path.parent / f".{path.name}.{purpose}-{os.getpid()}-{uuid.uuid4().hex[:8]}"
+
+
+def _swap_in(staged: Path, target: Path) -> None:
+    """Rename a complete version into place. Killed between the two renames, `_recover` restores the old one."""
+    if not target.exists():
+        os.rename(staged, target)
+        return
+    retired = _sibling(target, "retired")
+    os.rename(target, retired)
+    try:
+        os.rename(staged, target)
+    except BaseException:
+        os.rename(retired, target)
+        raise
+    shutil.rmtree(retired, ignore_errors=True)

@@ -1,0 +1,132 @@
+"""A user's file in, citable chunks out: detect -> extract -> clean -> chunk, one function call.
+
+    from rqrag.ingest import ChunkingConfig, ingest_path
+    document = ingest_path("manual.pdf", ChunkingConfig(strategy="recursive"))
+    document.chunks[0].extra["page_start"]
+
+The document is keyed by the SHA-256 of its bytes (`doc_id`, 16 hex characters), as LlamaIndex's ingestion
+pipeline keys its docstore: adding the same file twice is recognisable as a no-op, and a changed file gets a
+new id. Chunks are ordinary retrieval `Document`s with docid `"<doc_id>:<chunk number>"`, so every index in
+`rqrag.retrieval` takes them as they are; their `extra` carries what a citation needs (file, pages) and how
+they were cut (strategy, sizes).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import os
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+from rqrag.ingest.chunking import ChunkingConfig, Embedder, TokenCounter, chunk_pages
+from rqrag.ingest.clean import clean_pages
+from rqrag.ingest.extract import (
+    DEFAULT_PDF_BACKEND,
+    EMPTY,
+    IngestError,
+    Page,
+    ProgressCallback,
+    detect_kind,
+    extract_pages,
+)
+from rqrag.retrieval.documents import Document
+
+
+logger = logging.getLogger(__name__)
+
+
+@dataclass
+class IngestedDocument:
+    """One uploaded file after ingestion. `pages` are the cleaned pages (TOC and empty pages left out)."""
+
+    doc_id: str
+    name: str
+    size_bytes: int
+    kind: str
+    page_count: int
+    pages: list[Page]
+    chunks: list[Document]
+
+    def summary(self) -> dict:
+        """What a status line or an API response shows: everything but the texts."""
+        return {
+            "doc_id": self.doc_id,
+            "name": self.name,
+            "size_bytes": self.size_bytes,
+            "kind": self.kind,
+            "page_count": self.page_count,
+            "pages_with_text": len(self.pages),
+            "chunks": len(self.chunks),
+        }
+
+
+def content_id(data: bytes) -> str:
+    """The document's id: the first 16 hex characters of the SHA-256 of its bytes."""
+    return hashlib.sha256(data).hexdigest()[:16]
+
+
+def ingest_bytes(
+    data: bytes,
+    filename: str,
+    chunking: ChunkingConfig | None = None,
+    *,
+    embedder: Embedder | None = None,
+    count_tokens: TokenCounter | None = None,
+    pdf_backend: str = DEFAULT_PDF_BACKEND,
+    progress: ProgressCallback | None = None,
+) -> IngestedDocument:
+    """Ingest a file's bytes. `progress(done_pages, total_pages)` is called as pages are extracted.
+
+    `embedder` is needed by the semantic strategy only; `count_tokens` measures `chunking.max_tokens`.
+    Raises `IngestError` for files that cannot be read or hold no text.
+    """
+    chunking = chunking or ChunkingConfig()
+    name = Path(filename).name or "document"
+    kind = detect_kind(data, name)
+    raw_pages = extract_pages(data, kind=kind, filename=name, pdf_backend=pdf_backend, progress=progress)
+    pages = clean_pages(raw_pages)
+    if not pages:
+        raise IngestError(EMPTY, f"{name} has no text left once headers, page numbers and contents pages are removed")
+    doc_id = content_id(data)
+    chunks = chunk_pages(pages, chunking, embedder=embedder, count_tokens=count_tokens)
+    settings = {
+        "strategy": chunking.strategy,
+        "chunk_size": chunking.chunk_size,
+        "chunk_overlap": chunking.chunk_overlap,
+    }
+    documents = [
+        Document(
+            docid=f"{doc_id}:{i:05d}",
+            title=name,
+            text=chunk.text,
+            extra={
+                "doc_id": doc_id,
+                "file": name,
+                "page_start": chunk.page_start,
+                "page_end": chunk.page_end,
+                **settings,
+            },
+        )
+        for i, chunk in enumerate(chunks)
+    ]
+    logger.info(
+        "%s: %s, %d pages (%d with text), %d chunks (%s)",
+        name,
+        kind,
+        len(raw_pages),
+        len(pages),
+        len(documents),
+        asdict(chunking),
+    )
+    return IngestedDocument(doc_id, name, len(data), kind, len(raw_pages), pages, documents)
+
+
+def ingest_path(
+    path: str | os.PathLike,
+    chunking: ChunkingConfig | None = None,
+    **kwargs,
+) -> IngestedDocument:
+    """`ingest_bytes` on a file; the name recorded (and cited) is the file's name."""
+    path = Path(path)
+    return ingest_bytes(path.read_bytes(), path.name, chunking, **kwargs)
