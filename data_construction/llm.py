@@ -123,6 +123,23 @@ class ChatClient:
         self.cache = ReplyCache(cache_path) if cache_path else None
         self.stats = LLMStats()
 
+    @classmethod
+    def from_settings(cls, settings, cache_path: str | os.PathLike | None = None) -> ChatClient:
+        """A client from any config with the `llm_*` connection fields and the generation settings (the data
+        builder's and `rqrag review`'s); the key is read from the environment variable `llm_api_key_env` names."""
+        return cls(
+            base_url=settings.llm_base_url,
+            model=settings.llm_model,
+            api_key=os.environ.get(settings.llm_api_key_env),
+            temperature=settings.temperature,
+            max_tokens=settings.max_tokens,
+            timeout=settings.timeout,
+            max_retries=settings.max_retries,
+            concurrency=settings.concurrency,
+            response_format=settings.response_format,
+            cache_path=cache_path,
+        )
+
     def _key(self, messages: tuple[dict, ...], schema: dict | None) -> str:
         blob = json.dumps(
             [self.model, list(messages), self.params, self.response_format, schema], sort_keys=True, ensure_ascii=False

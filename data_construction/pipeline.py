@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import os
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -291,18 +290,7 @@ async def run_build(config: DataBuildConfig, out_dir: Path, tokenizer) -> RunRes
     )
     client = None
     if needs_llm and todo:
-        client = ChatClient(
-            base_url=config.llm_base_url,
-            model=config.llm_model,
-            api_key=os.environ.get(config.llm_api_key_env),
-            temperature=config.temperature,
-            max_tokens=config.max_tokens,
-            timeout=config.timeout,
-            max_retries=config.max_retries,
-            concurrency=config.concurrency,
-            response_format=config.response_format,
-            cache_path=out_dir / "llm_cache.sqlite",
-        )
+        client = ChatClient.from_settings(config, cache_path=out_dir / "llm_cache.sqlite")
     annotator = Annotator(
         client,
         PromptBook(config.prompts_dir),

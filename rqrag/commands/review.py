@@ -17,7 +17,6 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
-import os
 import sys
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -237,18 +236,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     extras = hit_extras(hits, index_dir)
     documents, over_cap = group_by_document(hits, extras, config.per_document)
     language = config.language or index_language(index_dir, extras) or "en"
-    client = ChatClient(
-        base_url=config.llm_base_url,
-        model=config.llm_model,
-        api_key=os.environ.get(config.llm_api_key_env),
-        temperature=config.temperature,
-        max_tokens=config.max_tokens,
-        timeout=config.timeout,
-        max_retries=config.max_retries,
-        concurrency=config.concurrency,
-        response_format=config.response_format,
-        cache_path=config.cache,
-    )
+    client = ChatClient.from_settings(config, cache_path=config.cache)
     logger.info("reviewing %d document(s) from %d chunk(s) in %s", len(documents), len(hits), language)
     try:
         asyncio.run(_review_all(client, topic, documents, language, config))
