@@ -19,6 +19,7 @@ import asyncio
 import hashlib
 import json
 import os
+import re
 import sqlite3
 import threading
 from dataclasses import dataclass
@@ -35,6 +36,25 @@ class LLMUnavailable(RuntimeError):
 
 class LLMRejected(ValueError):
     """The endpoint refused this request as invalid (HTTP 400/413/422, e.g. a prompt beyond its context)."""
+
+
+class NotAJSONObject(ValueError):
+    """A reply that is not exactly one JSON object: each caller says so in its own error type."""
+
+
+def load_json_object(reply: str | None) -> dict[str, Any]:
+    """The one JSON object a schema-asked reply holds. A ```json fence around it is still that object;
+    anything else around it (prose, a second object) is not, so the reply is rejected rather than guessed at."""
+    text = (reply or "").strip()
+    if text.startswith("```"):
+        text = re.sub(r"^```(?:json)?\s*|\s*```$", "", text)
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as error:
+        raise NotAJSONObject(f"not JSON ({error.msg} at character {error.pos})") from error
+    if not isinstance(data, dict):
+        raise NotAJSONObject(f"expected a JSON object, got {type(data).__name__}")
+    return data
 
 
 @dataclass(frozen=True)

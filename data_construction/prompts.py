@@ -13,7 +13,6 @@ as a drop reason rather than guessing what the annotator meant.
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -21,6 +20,7 @@ from pathlib import Path
 from string import Template
 from typing import Any
 
+from rqrag.data_construction.llm import NotAJSONObject, load_json_object
 from rqrag.trajectory import clean_text
 
 
@@ -139,15 +139,10 @@ def format_conversation(conversation: Sequence[dict]) -> str:
 def _load_object(reply: str, schema: dict[str, Any]) -> dict[str, Any]:
     if _REFUSAL.match(reply or ""):
         raise Refusal(reply.strip()[:200])
-    text = (reply or "").strip()
-    if text.startswith("```"):  # a fenced block is still exactly one object; anything else around it is not
-        text = re.sub(r"^```(?:json)?\s*|\s*```$", "", text)
     try:
-        data = json.loads(text)
-    except json.JSONDecodeError as err:
-        raise FormatError(f"not JSON ({err.msg})") from err
-    if not isinstance(data, dict):
-        raise FormatError(f"expected a JSON object, got {type(data).__name__}")
+        data = load_json_object(reply)
+    except NotAJSONObject as error:
+        raise FormatError(str(error)) from error
     missing = [k for k in schema["required"] if k not in data]
     if missing:
         raise FormatError(f"missing key(s) {missing}")

@@ -28,10 +28,10 @@ from rqrag.eval.config import EvalConfig
 from rqrag.eval.report import summarize_task, write_reports
 from rqrag.eval.tasks import EvalExample, Task, get_task
 from rqrag.inference.config import DecodeConfig
+from rqrag.inference.search_first import search_question_first
 from rqrag.inference.select import STRATEGIES
 from rqrag.inference.tree import Question, QuestionResult
 from rqrag.resumable import ResumableJsonl
-from rqrag.trajectory import Action, Step
 
 
 logger = logging.getLogger(__name__)
@@ -56,14 +56,6 @@ def build_task_retriever(task: Task, examples: Sequence[EvalExample], config: De
         candidates = dataclasses.replace(config, retriever="candidates")
         return build_retriever(candidates, records=[ex.pool_record() for ex in examples])
     return build_retriever(config)
-
-
-def standard_rag_steps(retriever, examples: Sequence[EvalExample], k: int) -> dict[str, tuple[Step, ...]]:
-    """One search per question with the question itself, as a given first step (one batched call)."""
-    queries = [" ".join(ex.question.split()) for ex in examples]
-    qids = [ex.uid for ex in examples] if retriever.uses_qids else None
-    hits = retriever.batch_search(queries, k=k, qids=qids)
-    return {ex.uid: (Step(Action.REWRITE, q, tuple(h)),) for ex, q, h in zip(examples, queries, hits)}
 
 
 def question_record(task: Task, example: EvalExample, result: QuestionResult, system: str, seconds: float) -> dict:
@@ -165,15 +157,12 @@ def _run_system(task, system, examples, writer, decoder, decode: DecodeConfig, b
         logger.info("%s: every question already answered, nothing to run", system)
         return
     decoder.config = system_config(decode, system)
-    given: dict[str, tuple[Step, ...]] = {}
     progress = tqdm(total=len(examples), desc=f"{task.name} / {system}", unit="q")
     for start in range(0, len(examples), batch_size):
         batch = examples[start : start + batch_size]
+        questions = [Question(ex.uid, list(ex.messages), choices=tuple(ex.choices)) for ex in batch]
         if system == "standard_rag":
-            given = standard_rag_steps(decoder.retriever, batch, decode.docs_per_search)
-        questions = [
-            Question(ex.uid, list(ex.messages), steps=given.get(ex.uid, ()), choices=tuple(ex.choices)) for ex in batch
-        ]
+            questions = search_question_first(decoder.retriever, questions, decode.docs_per_search)
         started = time.perf_counter()
         results = decoder.decode(questions)
         per_question = (time.perf_counter() - started) / len(batch)

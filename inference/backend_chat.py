@@ -41,7 +41,8 @@ from rqrag.inference.backend import (
     GeneratorStats,
     SamplingParams,
 )
-from rqrag.inference.prompting import INSTRUCTIONS, PromptedPrompter
+from rqrag.inference.prompt_text import PROMPT_TEXT, prompt_text
+from rqrag.inference.prompting import PromptedPrompter
 from rqrag.inference.tree import Path, Question
 from rqrag.trajectory import Action, ParsedStep, parse_generation
 
@@ -49,7 +50,6 @@ from rqrag.trajectory import Action, ParsedStep, parse_generation
 logger = logging.getLogger(__name__)
 
 DEFAULT_MAX_CONTEXT = 8192
-_REPLY_FORMAT = '\nReply with one line that starts with "{lead}".'
 
 
 class ChatGenerationError(GenerationError):
@@ -67,7 +67,8 @@ class ChatPrompter(PromptedPrompter):
 
     def chat_messages(self, question: Question, path: Path, action: Action) -> tuple[tuple[str, str], ...]:
         messages = self.messages(question, path, action)
-        messages[-1]["content"] += _REPLY_FORMAT.format(lead=INSTRUCTIONS[action][1])
+        words = prompt_text(question.language)
+        messages[-1]["content"] += "\n" + words.reply_format.format(lead=words.lead(action))
         return tuple((m["role"], m["content"]) for m in messages)
 
     def request(self, question: Question, path: Path, action: Action, params: SamplingParams, seed: int):
@@ -82,9 +83,11 @@ class ChatPrompter(PromptedPrompter):
         lines = [line for line in completion.text.strip().splitlines() if line.strip()]
         text = lines[0] if lines else ""  # one line, even from an endpoint that ignored the stop string
         text = text.strip().strip("*").strip()
-        lead = INSTRUCTIONS[action][1]
-        if text.lower().startswith(lead.lower()):
-            text = text[len(lead) :]
+        # The reply may repeat the lead-in it was asked for, in whichever language the question was asked.
+        for lead in {words.lead(action) for words in PROMPT_TEXT.values()}:
+            if text.lower().startswith(lead.lower()):
+                text = text[len(lead) :]
+                break
         text = text.strip().strip("*").strip().strip('"').strip()
         return parse_generation(action, text, "length" if completion.finish_reason == "length" else "stop")
 

@@ -53,19 +53,26 @@ def build_generator(config: DecodeConfig):
     return generator, generator.tokenizer
 
 
+def open_index_library(config: DecodeConfig):
+    """The document library `--index` names (`rqrag docs add`), or None when it names a plain corpus index or
+    none. A library's hits carry file and page for citations, and it records its language."""
+    if config.retriever != "corpus" or not config.index:
+        return None
+    from rqrag.ingest.libraries import open_library
+    from rqrag.ingest.library import CATALOG_FILE, library_path
+
+    return open_library(config.index) if (library_path(config.index) / CATALOG_FILE).is_file() else None
+
+
 def build_retriever(config: DecodeConfig, records=None):
     """The configured retriever; `records` (benchmark records with their own paragraphs) feed a candidates one."""
     from rqrag.retrieval import build_retriever as make
 
     kind = config.retriever
     mode = config.retrieval_mode
-    if kind == "corpus" and config.index:
-        from rqrag.ingest.libraries import open_library
-        from rqrag.ingest.library import CATALOG_FILE, library_path
-
-        if (library_path(config.index) / CATALOG_FILE).is_file():
-            # A library of the user's documents (`rqrag docs add`): its hits carry file and page for citations.
-            return open_library(config.index).retriever(mode)
+    library = open_index_library(config)
+    if library is not None:
+        return library.retriever(mode)
     if kind == "candidates" and mode == "hybrid":
         # Candidate pools support bm25 and dense; hybrid (the corpus default) is said out loud, not swapped silently.
         logger.warning("retrieval_mode hybrid is not available over per-question candidates: using bm25")

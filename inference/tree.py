@@ -25,6 +25,9 @@ class Question:
     steps: tuple[Step, ...] = ()
     # Multiple-choice options as (label, text): answers that pick the same option agree in the ensemble.
     choices: tuple[tuple[str, str], ...] = ()
+    # The language prompted mode speaks to the model (rqrag.inference.prompt_text): over a document library,
+    # the library's. Trained models ignore it: they speak the trajectory language.
+    language: str = "en"
 
     @property
     def text(self) -> str:

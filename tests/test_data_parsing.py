@@ -125,3 +125,26 @@ def test_resumable_jsonl_with_a_single_partial_line(tmp_path):
     out = ResumableJsonl(path)
     assert out.ids == set() and path.read_text() == ""
     out.close()
+
+
+def test_one_json_object_per_reply_for_every_schema_client():
+    """The annotator and `rqrag review` read schema replies through one parser: a fence is fine, prose
+    around the object, an array or broken JSON are rejected with the reason."""
+    from rqrag.data_construction.llm import NotAJSONObject, load_json_object
+    from rqrag.inference.review import MalformedReview, parse_review
+
+    assert load_json_object('```json\n{"a": 1}\n```') == {"a": 1}
+    assert load_json_object('```\n{"a": 1}```') == {"a": 1}
+    for reply, reason in [
+        ('Sure! {"a": 1}', "not JSON"),
+        ('{"a": 1} hope this helps', "not JSON"),
+        ("[1, 2]", "expected a JSON object, got list"),
+        ("", "not JSON"),
+        (None, "not JSON"),
+    ]:
+        with pytest.raises(NotAJSONObject, match=reason):
+            load_json_object(reply)
+    with pytest.raises(FormatError, match="expected a JSON object"):
+        parse_queries("decompose", '["a"]', 2)
+    with pytest.raises(MalformedReview, match="expected a JSON object"):
+        parse_review('["a"]')

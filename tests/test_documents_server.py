@@ -16,8 +16,8 @@ from pathlib import Path
 import httpx
 import pytest
 
+from rqrag.inference.search_first import NOT_FOUND
 from rqrag.inference.server_process import RQRAGServer
-from rqrag.inference.service import NOT_FOUND
 
 
 pytestmark = pytest.mark.slow

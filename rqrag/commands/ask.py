@@ -15,6 +15,7 @@ refinements asked for by instructions. `--history` takes a JSON list of earlier 
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import sys
 import time
@@ -114,12 +115,27 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.error("the question is empty")  # exits 2 before any model is loaded
     log_config("rqrag ask", config, options)
 
-    from rqrag.inference.build import build_decoder
+    from rqrag.inference.build import build_decoder, open_index_library
+    from rqrag.inference.search_first import not_found_message, search_question_first
     from rqrag.inference.tree import Question
 
-    decoder = build_decoder(config)
+    asked = Question("q0", _messages(question, options.history))
+    library = open_index_library(config)  # the user's documents: their language, searched first, or not found
+    if library is not None:
+        asked = dataclasses.replace(asked, language=library.settings.language or "en")
+        message = not_found_message(library, question)
+        if message is not None:
+            print(
+                json.dumps({"question": question, "answer": message, "outside_documents": True})
+                if options.json_output
+                else message
+            )
+            return 1
+    decoder = build_decoder(config, retriever=library.retriever(config.retrieval_mode) if library else None)
     started = time.perf_counter()
-    (result,) = decoder.decode([Question("q0", _messages(question, options.history))])
+    if library is not None:
+        (asked,) = search_question_first(decoder.retriever, [asked], config.docs_per_search)
+    (result,) = decoder.decode([asked])
     seconds = time.perf_counter() - started
 
     record = {
