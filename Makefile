@@ -34,8 +34,15 @@ install: $(STAMP)
 demo: $(STAMP)
 	HF_HUB_OFFLINE=1 $(BIN)/rqrag ask "$(DEMO_QUESTION)" --config configs/decode/rqrag_trained.yaml --query_temperature 0 --show-tree
 
+# Debian's Chromium and its driver, for the chat page's browser tests (tests/test_chat_browser.py). Selenium is
+# pointed at /usr/bin/chromedriver, so nothing downloads a browser or a driver.
+CHROMEDRIVER := /usr/bin/chromedriver
+$(CHROMEDRIVER):
+	$$(test "$$(id -u)" -eq 0 || echo sudo) sh -c 'apt-get update -qq && DEBIAN_FRONTEND=noninteractive \
+		apt-get install -y -qq --no-install-recommends chromium chromium-driver'
+
 # Everything except GPU-only tests; slow tests included (they are what proves the real paths work).
-test: $(STAMP)
+test: $(STAMP) $(CHROMEDRIVER)
 	$(BIN)/ruff check .
 	HF_HUB_OFFLINE=1 $(BIN)/python -m pytest -m "not gpu" $(PYTEST_ARGS)
 

