@@ -319,6 +319,11 @@ def art_anova(
     aligned = _align(design, terms)
     ranks = rank_aligned(aligned)
     rows = [_effect_tests(design, ranks[term_label(term)].to_numpy())[term] for term in terms]
+    for term, row in zip(terms, rows):
+        if np.ptp(ranks[term_label(term)].to_numpy()) == 0:
+            # Every aligned response ties (the effect's cells and the error are all exactly flat): there is
+            # nothing to test, and the F of two rounding-noise sums of squares would be a made-up number.
+            row.update({"F": np.nan, "p": np.nan, "partial_eta_sq": np.nan})
     if check_alignment:
         check = alignment_check(data, response, factors, subject, max_order, aligned=aligned)
         if not check["ok"].all():

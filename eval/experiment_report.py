@@ -173,10 +173,10 @@ def write_report(
     out.mkdir(parents=True, exist_ok=True)
     primary = primary or metrics[0]
     data.to_csv(out / "scores.csv", index=False)
-    descriptives = describe(data, factors, metrics)
+    varying = varying_factors(data, factors)
+    descriptives = describe(data, varying, metrics)  # a factor held at one level describes nothing new
     descriptives.to_csv(out / "descriptives.csv", index=False)
     plot_histograms(data, metrics, out / "histograms.png")
-    varying = varying_factors(data, factors)
     plot_interactions(data, varying, primary, out / f"interactions_{primary}.png")
 
     lines = [f"# {title}", "", f"{data[SUBJECT].nunique()} questions, {len(data)} answers. Factors: "]

@@ -41,6 +41,10 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
         "Ragas metrics (faithfulness, relevancy, context precision/recall, correctness) of an eval run file",
     ),
     "index": ("rqrag.commands.index", "build a local BM25 / dense index from a corpus file (`rqrag index build`)"),
+    "experiment": (
+        "rqrag.commands.experiment",
+        "factorial experiments over your documents and their ART analysis (`rqrag experiment run --config ...`)",
+    ),
     "docs": (
         "rqrag.commands.docs",
         "add, list and remove your own documents (PDF, HTML, Markdown, text, DOCX) in a library (`rqrag docs add`)",

@@ -185,3 +185,18 @@ def test_no_warning_when_the_alignment_is_fine():
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         run_anova("interaction_test_data")
+
+
+def test_a_response_that_never_varies_within_subjects_gets_no_made_up_f():
+    """A 0/1 score identical in every cell of each subject: the aligned ranks all tie, so F and p are NaN."""
+    rows = [
+        {"S": f"s{s}", "A": a, "B": b, "Y": float(s % 3 == 0)}
+        for s in range(12)
+        for a in ("x", "y")
+        for b in ("u", "v")
+    ]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # the alignment check has nothing to check either
+        table = art_anova(pd.DataFrame(rows), "Y", ["A", "B"], subject="S")
+    assert table["F"].isna().all() and table["p"].isna().all()
+    assert np.isfinite(table["df_den"]).all()

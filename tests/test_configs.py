@@ -11,6 +11,7 @@ from rqrag.commands.search import SearchConfig
 from rqrag.config import load_yaml_config
 from rqrag.data_construction.config import DataBuildConfig
 from rqrag.eval.config import EvalConfig
+from rqrag.eval.experiment_config import ExperimentConfig
 from rqrag.inference.config import DecodeConfig
 from rqrag.inference.serve_config import ServeConfig
 
@@ -21,6 +22,7 @@ STAGES = {
     "data": (DataBuildConfig,),
     "decode": (DecodeConfig,),
     "eval": (DecodeConfig, EvalConfig),
+    "experiments": (DecodeConfig, ExperimentConfig),
     "serve": (DecodeConfig, ServeConfig),
     "retrieval/embedded_hybrid.yaml": (SearchConfig,),
     "retrieval/index_build.yaml": (IndexBuildConfig,),

@@ -5,14 +5,13 @@ from __future__ import annotations
 
 import json
 import os
-import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
 from fakes import FakeGenerator
+from killing import kill_after_first_line
 
 from rqrag.config import ConfigError
 from rqrag.eval.config import EvalConfig
@@ -131,16 +130,7 @@ def test_interrupted_eval_resumes_without_losing_or_repeating(tmp_path):
         "--limit", "4", "--batch_size", "1", "--answer_max_tokens", "8", "--output_dir", str(out),
     ]  # fmt: skip
     env = {**os.environ, "HF_HUB_OFFLINE": "1"}
-    process = subprocess.Popen(
-        command, cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True
-    )
-    deadline = time.monotonic() + 600
-    while time.monotonic() < deadline and process.poll() is None:
-        if predictions.is_file() and predictions.read_text().count("\n") >= 1:
-            break
-        time.sleep(0.2)
-    process.send_signal(signal.SIGKILL)
-    process.wait()
+    kill_after_first_line(command, predictions, cwd=ROOT, env=env, log=tmp_path / "killed_run.log")
     done = _records(predictions)
     assert 1 <= len(done) < 4, "the run should have been killed part-way"
     with predictions.open("a") as f:  # what a kill in the middle of a write leaves
