@@ -165,7 +165,7 @@ def test_design_csv_lists_every_run(tmp_path):
     assert {r["cell_id"] for r in rows} == {c.cell_id for c in cells}
 
 
-@pytest.mark.parametrize("name, runs", [("pt_manual_small.yaml", 24), ("pt_manual_full.yaml", 108)])
+@pytest.mark.parametrize("name, runs", [("pt_manual_small.yaml", 12), ("pt_manual_full.yaml", 108)])
 def test_shipped_configs_parse_with_overrides(name, runs, tmp_path):
     from rqrag.config import make_parser, parse
 
@@ -185,4 +185,4 @@ def test_design_command_writes_the_cells(tmp_path, capsys):
     code = main(["design", "--config", str(CONFIGS / "pt_manual_small.yaml"), "--output_dir", str(tmp_path)])
     assert code == 0
     rows = list(csv.DictReader((tmp_path / "design.csv").open()))
-    assert len(rows) == 24 and "24 runs" in capsys.readouterr().out
+    assert len(rows) == 12 and "12 runs" in capsys.readouterr().out
