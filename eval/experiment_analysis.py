@@ -49,6 +49,14 @@ def make_report(config: ExperimentConfig, report_dir: str | None = None) -> Path
     """`report.md` and its tables and plots for the run `config` names (into `report_dir`, default the run)."""
     run_dir = config.output_path
     data, metrics = load_scores(run_dir)
+    # Only questions every cell answered: a run stopped or narrowed (`--max_questions`) part-way leaves some cells
+    # with more questions than others, and comparing cells on different questions would confound the factors.
+    cells = data["cell_id"].nunique()
+    answered = data.groupby("question_id")["cell_id"].nunique()
+    complete = answered[answered == cells].index
+    if len(complete) < data["question_id"].nunique():
+        logger.info("report on the %d questions every cell answered (of %d)", len(complete), len(answered))
+    data = data[data["question_id"].isin(complete)].reset_index(drop=True)
     factors = [f for f in config.factors if f in data]
     out = Path(report_dir) if report_dir else run_dir / "report"
     # F1 first: the answer-quality score the question "does refinement help?" is about.
