@@ -64,7 +64,7 @@ def rule_query(text: str, min_words: int = MIN_WORDS, max_words: int = MAX_WORDS
 
 
 async def _model_queries(client, texts: Sequence[str], language: str) -> list[str | None]:
-    from rqrag.data_construction.llm import NotAJSONObject, load_json_object
+    from rqrag.data_construction.llm import load_json_object
 
     async def one(text: str) -> str | None:
         prompt = _PROMPT.get(language, _PROMPT["en"]).format(text=" ".join(text.split()[:600]))
@@ -73,7 +73,7 @@ async def _model_queries(client, texts: Sequence[str], language: str) -> list[st
                 ({"role": "user", "content": prompt},), schema=QUERY_SCHEMA, name="section_query"
             )
             query = " ".join(str(load_json_object(reply.content).get("query", "")).split())
-        except (NotAJSONObject, Exception):  # a bad reply or a failed call: the rule writes this query
+        except Exception:  # a reply that is not the JSON object, or a failed call: the rule writes this query
             return None
         return query if MIN_WORDS <= len(query.split()) <= MAX_WORDS * 1.25 else None
 

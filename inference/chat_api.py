@@ -110,9 +110,9 @@ def chat_router(serve: ServeConfig) -> APIRouter:
         user = request_user(request)
         try:
             messages = await asyncio.to_thread(store.turns, cid, user)
+            title = await asyncio.to_thread(store.title, cid, user)
         except UnknownConversation:
             raise APIError(404, f"conversation {cid!r} not found", code="conversation_not_found") from None
-        title = next((c["title"] for c in store.list_conversations(user) if c["id"] == cid), "")
         return {"id": cid, "title": title, "messages": messages}
 
     @router.get("/v1/memories")

@@ -90,11 +90,21 @@ class ConversationStore:
 
     def owner(self, cid: str) -> str | None:
         """The user a conversation belongs to (rows from before users existed belong to `DEFAULT_USER`)."""
+        return self._row(cid)[0] or DEFAULT_USER
+
+    def title(self, cid: str, user_id: str | None = DEFAULT_USER) -> str:
+        """The conversation's title (its first question), for its owner only."""
+        self._check(cid, user_id)
+        return self._row(cid)[1] or ""
+
+    def _row(self, cid: str):
         with self.engine.connect() as conn:
-            row = conn.execute(select(conversations.c.user_id).where(conversations.c.id == cid)).first()
+            row = conn.execute(
+                select(conversations.c.user_id, conversations.c.title).where(conversations.c.id == cid)
+            ).first()
         if row is None:
             raise UnknownConversation(cid)
-        return row[0] or DEFAULT_USER
+        return row
 
     def exists(self, cid: str) -> bool:
         try:

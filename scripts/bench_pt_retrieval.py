@@ -26,12 +26,12 @@ import json
 import re
 import sys
 import time
-import unicodedata
 from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
 
+from rqrag.eval.experiment_metrics import normalise_for_quotes
 from rqrag.retrieval.bm25 import BM25Retriever
 from rqrag.retrieval.dense import DenseRetriever
 from rqrag.retrieval.documents import Document, indexed_text
@@ -47,18 +47,9 @@ DEFAULT_CACHE = REPO_ROOT / ".cache" / "bench_pt_retrieval"
 KS = (1, 3, 5)
 
 
-# Typographic quotes as straight ones: ingestion may straighten them, and a quote must still match.
-QUOTE_MARKS = str.maketrans(
-    {c: '"' for c in "\u201c\u201d\u201e\u201f\u2033\u00ab\u00bb"} | {c: "'" for c in "\u2018\u2019\u201a\u201b\u2032"}
-)
-
-
-def normalise(text: str) -> str:
-    """What quote matching compares: NFKC ("²" is "2"), straight quotes, hyphenated line breaks joined,
-    runs of whitespace made one space. Applied alike to quotes and chunks, so it only forgives typography."""
-    text = unicodedata.normalize("NFKC", text).translate(QUOTE_MARKS)
-    text = re.sub(r"-\n\s*", "", text)
-    return re.sub(r"\s+", " ", text).strip()
+# The experiment runner's quote matching (rqrag.eval.experiment_metrics): NFKC, straight quotes, hyphenated
+# line breaks joined, whitespace collapsed, applied alike to quotes and chunks.
+normalise = normalise_for_quotes
 
 
 def load_golden(path: Path) -> list[dict]:

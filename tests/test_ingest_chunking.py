@@ -12,6 +12,7 @@ import time
 
 import numpy as np
 import pytest
+from manual import GOLDEN, MANUAL
 
 from rqrag.ingest.chunking import (
     ChunkingConfig,
@@ -24,11 +25,8 @@ from rqrag.ingest.chunking import (
 from rqrag.ingest.clean import clean_pages, match_form
 from rqrag.ingest.extract import Page, extract_pages
 from rqrag.ingest.pipeline import ingest_bytes, ingest_path
-from rqrag.paths import PROJECT_ROOT
 
 
-MANUAL = PROJECT_ROOT.parent / "shared" / "data" / "documents" / "pt" / "debian-edu-bookworm-manual.pdf"
-GOLDEN = PROJECT_ROOT / "tests" / "data" / "golden_pt" / "debian_edu_golden.jsonl"
 SEMANTIC_LAST_PAGE = 30
 
 

@@ -12,6 +12,7 @@ import re
 from collections import Counter
 
 import pytest
+from manual import GOLDEN, MANUAL
 
 from rqrag.ingest.clean import (
     clean_pages,
@@ -24,11 +25,6 @@ from rqrag.ingest.clean import (
     paragraphs,
 )
 from rqrag.ingest.extract import Page, extract_pages
-from rqrag.paths import PROJECT_ROOT
-
-
-MANUAL = PROJECT_ROOT.parent / "shared" / "data" / "documents" / "pt" / "debian-edu-bookworm-manual.pdf"
-GOLDEN = PROJECT_ROOT / "tests" / "data" / "golden_pt" / "debian_edu_golden.jsonl"
 
 
 @pytest.fixture(scope="module")

