@@ -237,14 +237,17 @@ class ExperimentRunner:
             self.progress.close()
 
     def _run_cell(self, cell: Cell, questions: list[dict[str, Any]]) -> None:
+        from rqrag.inference.answer_pipeline import AnswerPipeline, AnswerSettings, EvidenceSource
         from rqrag.inference.decoder import TreeDecoder
-        from rqrag.inference.search_first import search_question_first
         from rqrag.inference.tree import Question
 
         decode = self.cell_configs[cell.cell_id]
         retriever = self._retriever(cell)
         generator, tokenizer = self._generator(decode)
-        decoder = TreeDecoder(decode, generator, tokenizer, retriever)
+        # The answer pipeline every surface uses: the question searched first, the tree, the grounded answer.
+        pipeline = AnswerPipeline(TreeDecoder(decode, generator, tokenizer, retriever))
+        source = EvidenceSource(retriever, kind="documents")
+        settings = AnswerSettings(decode, search_first=True, language=self.config.language)
         size = self.config.question_batch_size
         for start in range(0, len(questions), size):
             batch = questions[start : start + size]
@@ -253,10 +256,15 @@ class ExperimentRunner:
                 Question(q["id"], [{"role": "user", "content": q["question"]}], language=self.config.language)
                 for q in batch
             ]
-            asked = search_question_first(retriever, asked, decode.docs_per_search)
-            results = decoder.decode(asked)
+            prepared = pipeline.prepare(asked, source, settings)
+            answers = pipeline.decode(prepared, source, settings)
+            asked = [p.question for p in prepared]
+            results = [a.result for a in answers]
             seconds = (time.perf_counter() - started) / len(batch)
             records = [self._record(cell, q, a, r, seconds, retriever) for q, a, r in zip(batch, asked, results)]
+            for record, answer in zip(records, answers):  # scored on what the user reads: the grounded answer
+                record.update(prediction=answer.text or None, answer_kind=answer.kind, generated=answer.generated)
+                record["metrics"].update(answer_scores(record["prediction"], record["gold"]))
             self._score_batch(records, retriever)
             with self._write_lock:
                 for record, result in zip(records, results):

@@ -35,7 +35,8 @@ def summarize_system(task, examples, records: Sequence[dict]) -> dict:
     # Records written before a strategy existed have no score for it: its mean covers the newer records only.
     by_strategy = {
         s: {m: _mean([r["scores"][s][m] for r in rows if s in r["scores"]]) for m in task.metric_names}
-        for s in STRATEGIES
+        for s in (*STRATEGIES, "grounded")
+        if s != "grounded" or any("grounded" in r["scores"] for r in rows)
     }
     summary = {
         "questions": len(rows),

@@ -28,7 +28,7 @@ from rqrag.eval.config import EvalConfig
 from rqrag.eval.report import summarize_task, write_reports
 from rqrag.eval.tasks import EvalExample, Task, get_task
 from rqrag.inference.config import DecodeConfig
-from rqrag.inference.search_first import search_question_first
+from rqrag.inference.answer_pipeline import AnswerPipeline, AnswerSettings, EvidenceSource
 from rqrag.inference.select import STRATEGIES
 from rqrag.inference.tree import Question, QuestionResult
 from rqrag.resumable import ResumableJsonl
@@ -142,9 +142,9 @@ def run_eval(config: EvalConfig, decode: DecodeConfig, decoder=None) -> dict:
 
             decoder = build_decoder(decode, retriever=retriever)
         else:
-            decoder.retriever = retriever
+            decoder = decoder.using(retriever=retriever)  # the caller's decoder is left as it was
         for system in config.systems:
-            _run_system(task, system, pending[system], writers[system], decoder, decode, config.batch_size)
+            _run_system(task, system, pending[system], writers[system], decoder, decode, config)
     label = config.label or f"{Path(decode.model).name} ({decoder.mode if decoder else decode.mode})"
     summary = summarize_task(task, examples, {s: list(writers[s].read()) for s in config.systems}, label)
     summary["questions_loaded"] = load_stats.as_dict()
@@ -152,22 +152,30 @@ def run_eval(config: EvalConfig, decode: DecodeConfig, decoder=None) -> dict:
     return summary
 
 
-def _run_system(task, system, examples, writer, decoder, decode: DecodeConfig, batch_size: int) -> None:
+def _run_system(task, system, examples, writer, decoder, decode: DecodeConfig, config: EvalConfig) -> None:
     if not examples:
         logger.info("%s: every question already answered, nothing to run", system)
         return
-    decoder.config = system_config(decode, system)
+    # The same answer pipeline as every other surface; this system's settings go with each call.
+    pipeline = AnswerPipeline(decoder)
+    source = EvidenceSource(decoder.retriever, kind=decode.retriever)
+    settings = AnswerSettings(
+        system_config(decode, system), search_first=system == "standard_rag", grounded=config.grounded, language="en"
+    )
     progress = tqdm(total=len(examples), desc=f"{task.name} / {system}", unit="q")
-    for start in range(0, len(examples), batch_size):
-        batch = examples[start : start + batch_size]
+    for start in range(0, len(examples), config.batch_size):
+        batch = examples[start : start + config.batch_size]
         questions = [Question(ex.uid, list(ex.messages), choices=tuple(ex.choices)) for ex in batch]
-        if system == "standard_rag":
-            questions = search_question_first(decoder.retriever, questions, decode.docs_per_search)
         started = time.perf_counter()
-        results = decoder.decode(questions)
+        answers = pipeline.answer(questions, source, settings)
         per_question = (time.perf_counter() - started) / len(batch)
-        for example, result in zip(batch, results):
-            writer.append(question_record(task, example, result, system, per_question))
+        for example, answer in zip(batch, answers):
+            record = question_record(task, example, answer.result, system, per_question)
+            if config.grounded:
+                record["scores"]["grounded"] = task.score(answer.text or None, example)
+                record["grounded"] = {"answer": answer.text, "kind": answer.kind, **answer.grounded.to_dict()} if (
+                    answer.grounded
+                ) else {"answer": answer.text, "kind": answer.kind}
+            writer.append(record)
         progress.update(len(batch))
     progress.close()
-    decoder.config = decode

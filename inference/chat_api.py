@@ -66,6 +66,12 @@ class ChatRequest(BaseModel):
     language: Literal["pt", "en"] | None = None
 
 
+def answer_pieces(text: str) -> list[str]:
+    """The answer in word-sized pieces (the grounded answer is known whole: it is checked before it is shown)."""
+    words = text.split(" ")
+    return [word if i == 0 else " " + word for i, word in enumerate(words)]
+
+
 def _event(name: str, data: dict) -> str:
     return f"event: {name}\ndata: {json.dumps(data, ensure_ascii=False)}\n\n"
 
@@ -134,7 +140,7 @@ def chat_router(serve: ServeConfig) -> APIRouter:
         user = request_user(request)
         store: ConversationStore = request.app.state.conversations
         service = request.app.state.service
-        settings = service.check_options(body.retriever, body.max_depth, user)  # a 400 before the stream starts
+        batch = service.check_options(body.retriever, body.max_depth, user, body.strategy)  # 400s before the stream
         history: list[dict] = []
         if body.conversation_id:
             try:
@@ -145,7 +151,7 @@ def chat_router(serve: ServeConfig) -> APIRouter:
                 ) from None
         history = conversation_window(history, serve.max_messages - 1)
         messages = [*history, {"role": "user", "content": question}]
-        exchange = _Exchange(request.app.state, serve, user, body, question, messages, settings[0])
+        exchange = _Exchange(request.app.state, serve, user, body, question, messages, batch.kind)
         return StreamingResponse(
             exchange.events(), media_type="text/event-stream", headers={"cache-control": "no-cache"}
         )
@@ -175,15 +181,22 @@ class _Exchange:
         )
         stage = "searching" if self.kind != "web" or self.body.max_depth != 0 else "answering"
         yield _event("status", {"stage": stage})
+        answer = None
+        steps = 0
         try:
-            answer = await self.state.service.answer(
+            async for name, data in self.state.service.events(
                 self.messages,
                 retriever=self.body.retriever,
                 strategy=self.body.strategy,
                 max_depth=self.body.max_depth,
                 user=self.user,
                 language=self.body.language,
-            )
+            ):
+                if name == "step":  # sent as it happens: the question's own search first, then the tree's
+                    yield _event("step", {"index": steps, **data, "live": True})
+                    steps += 1
+                elif name == "answer":
+                    answer = data["answer"]
         except APIError as error:
             yield _event("error", {"message": error.message, "code": error.code or "error"})
             return
@@ -191,14 +204,11 @@ class _Exchange:
             logger.exception("chat answer failed")
             yield _event("error", {"message": f"{type(error).__name__}: {error}", "code": "internal_error"})
             return
-        for index, step in enumerate(answer.trajectory):
-            yield _event(
-                "step", {"index": index, "action": step["action"], "query": step["text"], "evidence": step["evidence"]}
-            )
-        words = answer.text.split(" ")
-        for i, word in enumerate(words):
-            yield _event("delta", {"text": word if i == 0 else " " + word})
-            await asyncio.sleep(0)
+        # The path the answer stands on, replacing the live steps of the whole tree on the page.
+        yield _event("trajectory", {"steps": [{"index": i, **step} for i, step in enumerate(answer.trajectory)]})
+        yield _event("answer", {"kind": answer.kind, "generated": answer.generated})
+        for piece in answer_pieces(answer.text):
+            yield _event("delta", {"text": piece})
         yield _event("sources", {"sources": answer.sources})
         try:
             await asyncio.to_thread(self._store, answer)
@@ -207,7 +217,7 @@ class _Exchange:
             yield _event("error", {"message": f"the answer could not be saved: {error}", "code": "store_failed"})
             return
         yield _event("memory", await self._remember(answer))
-        yield _event("done", {"conversation_id": self.cid, "timings": answer.timings})
+        yield _event("done", {"conversation_id": self.cid, "timings": answer.timings, "kind": answer.kind})
 
     def _store(self, answer) -> None:
         store: ConversationStore = self.state.conversations

@@ -22,11 +22,12 @@ queries (a second call).
 
 from __future__ import annotations
 
+import copy
 import logging
 import time
 import zlib
 from collections import Counter, defaultdict
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from rqrag.inference.backend import Completion, Generator
@@ -85,6 +86,7 @@ class TreeDecoder:
         self.prompter = make_prompter(config.mode, tokenizer, generator)
         mode = self.prompter.mode
         self.stats = DecodeStats()
+        self.on_step: Callable[[str, str, Step], None] | None = None  # see `using`
         if mode == "prompted" and config.query_temperature > 0.5:
             logger.warning(
                 "prompted mode with query_temperature=%.1f: a small plain model writes noisy queries when "
@@ -95,6 +97,22 @@ class TreeDecoder:
     @property
     def mode(self) -> str:
         return self.prompter.mode
+
+    def using(
+        self,
+        config: DecodeConfig | None = None,
+        retriever: Retriever | None = None,
+        on_step: Callable[[str, str, Step], None] | None = None,
+    ) -> TreeDecoder:
+        """This decoder with other settings for one call: the same generator, tokenizer, prompter and stats, so
+        callers that decode with per-request settings (the server, the answer pipeline) never change the shared
+        decoder (model, backend and mode stay the decoder's). `on_step(qid, path_id, step)` is told of every searched refinement as soon as its evidence is
+        in, so a page can show it long before the answer."""
+        view = copy.copy(self)
+        view.config = config or self.config
+        view.retriever = retriever or self.retriever
+        view.on_step = on_step
+        return view
 
     # -------------------------------------------------------------------------------------- driver
 
@@ -276,11 +294,14 @@ class TreeDecoder:
                 continue
             completion = ex.completion
             extended.add((ex.path.qid, ex.path.path_id))
+            step = Step(ex.action, parsed.text, tuple(hits))
+            if self.on_step is not None:
+                self.on_step(ex.path.qid, ex.child_id, step)
             live.append(
                 Path(
                     qid=ex.path.qid,
                     path_id=ex.child_id,
-                    steps=(*ex.path.steps, Step(ex.action, parsed.text, tuple(hits))),
+                    steps=(*ex.path.steps, step),
                     prompt_ids=self.prompter.extend_ids(ex.path, ex.action, completion, hits),
                     generated_logprobs=(*ex.path.generated_logprobs, *completion.logprobs),
                     parse_statuses=(*ex.path.parse_statuses, parsed.status),

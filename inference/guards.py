@@ -10,6 +10,10 @@ search would *repeat*:
   earlier query of the path that restated it too (or a given step, as the standard-RAG baseline's search
   with the question itself), or by a sibling — the first restatement among a node's new queries is searched
   (it is the node's plain search with the question), the others are not.
+* `loops` — the query repeats itself (a small model's runaway: "the IP address of the server in the IP address of
+  the server in ..."): whatever it finds, it asks nothing;
+* `wrong_language` — the query is written in another language than the question (the shipped 135M model, trained
+  on English trajectories, refines Portuguese questions in English): its search reads the wrong words;
 * `nothing_new` — after the search: every hit is a passage the path has already read (same docids; a search
   with no hit included), so the child's context would hold nothing its parent's does not.
 
@@ -45,6 +49,7 @@ from collections.abc import Sequence
 from rqrag.data_construction.query_filter import new_docids, restates
 from rqrag.inference.tree import Path, Question
 from rqrag.retrieval.base import Hit
+from rqrag.text_quality import guess_language, loops
 
 
 def text_guards(queries: Sequence[tuple[str, Question, Path]]) -> list[str | None]:
@@ -56,7 +61,13 @@ def text_guards(queries: Sequence[tuple[str, Question, Path]]) -> list[str | Non
         earlier = [step.text for step in path.steps if step.action.is_query]
         node = (path.qid, path.path_id)
         restating = restates(query, question.text)
-        if restating and (node in question_searched or any(restates(e, question.text) for e in earlier)):
+        expected = guess_language(question.text) or question.language
+        written = guess_language(query)
+        if loops(query):
+            reasons.append("loops")
+        elif written and expected and written != expected:
+            reasons.append("wrong_language")
+        elif restating and (node in question_searched or any(restates(e, question.text) for e in earlier)):
             reasons.append("restates_question")
         elif any(restates(query, e) for e in earlier):
             reasons.append("repeats_query")

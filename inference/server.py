@@ -32,14 +32,14 @@ from fastapi.responses import JSONResponse, Response, StreamingResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from rqrag.inference.api_schema import APIError, AskRequest, ChatCompletionRequest
-from rqrag.inference.chat_api import chat_router, request_user
+from rqrag.inference.chat_api import answer_pieces, chat_router, request_user
 from rqrag.inference.config import DecodeConfig
 from rqrag.inference.conversations import ConversationStore, UnknownConversation, conversation_window
 from rqrag.inference.documents_api import DocumentsService, DocumentsSettings, UploadBodyLimit, documents_router
 from rqrag.inference.memory_setup import memory_judge, open_memories
 from rqrag.inference.serve_config import ServeConfig
 from rqrag.inference.server_metrics import ServerMetrics
-from rqrag.inference.service import AnswerService
+from rqrag.inference.service import AnswerService, rqrag_object
 
 
 logger = logging.getLogger(__name__)
@@ -145,17 +145,18 @@ def create_app(
             )
         messages = _check_messages([m.model_dump() for m in body.messages], serve)
         options = body.rqrag
-        answer = await request.app.state.service.answer(
-            messages, retriever=options.retriever, strategy=options.strategy, max_depth=options.max_depth
-        )
+        service = request.app.state.service
+        service.check_options(options.retriever, options.max_depth, strategy=options.strategy)  # 400s before a stream
+        ask = dict(retriever=options.retriever, strategy=options.strategy, max_depth=options.max_depth)
         completion_id = f"chatcmpl-{uuid.uuid4().hex}"
-        extra = answer.rqrag_object(options.return_trajectories)
         if body.stream:
+            events = service.events(messages, **ask)
             return StreamingResponse(
-                _stream(completion_id, serve.served_model_name, answer.text, extra), media_type="text/event-stream"
+                _stream(completion_id, serve.served_model_name, events, options.return_trajectories),
+                media_type="text/event-stream",
             )
-        best = answer.result.best_by(answer.strategy)
-        usage = _usage(best)
+        answer = await service.answer(messages, **ask)
+        best = answer.result.best_by(answer.strategy) if answer.result is not None else None
         return {
             "id": completion_id,
             "object": "chat.completion",
@@ -164,8 +165,8 @@ def create_app(
             "choices": [
                 {"index": 0, "message": {"role": "assistant", "content": answer.text}, "finish_reason": "stop"}
             ],
-            "usage": usage,
-            "rqrag": extra,
+            "usage": _usage(best),
+            "rqrag": rqrag_object(answer, options.return_trajectories),
         }
 
     @app.post("/v1/ask")
@@ -195,11 +196,13 @@ def create_app(
             "trajectory": answer.trajectory,
             "conversation_id": cid,
             "history_turns": len(history),
-            "evidence_used": answer.evidence_used,
+            "evidence_used": bool(answer.sources),
+            "answer_kind": answer.kind,  # generated (supported by its sources) | quoted | not_found
+            "generated_answer": answer.generated,
             "strategy": answer.strategy,
             "timings": answer.timings,
         }
-        if body.return_trajectories:
+        if body.return_trajectories and answer.result is not None:
             out["trajectories"] = [t.to_dict() for t in answer.result.trajectories]
         return out
 
@@ -222,8 +225,10 @@ def _usage(best) -> dict:
     return {"prompt_tokens": prompt, "completion_tokens": completion, "total_tokens": prompt + completion}
 
 
-def _stream(completion_id: str, model: str, text: str, extra: dict):
-    """Server-sent events in OpenAI's chunk format; the answer goes out word by word, `rqrag` in the last chunk."""
+async def _stream(completion_id: str, model: str, events, include_all: bool):
+    """Server-sent events in OpenAI's chunk format, sent as the pipeline works: each search of the tree as an
+    empty-delta chunk with an `rqrag_step` (OpenAI clients ignore it), then the answer, then `rqrag` in the last
+    chunk. A failure after the stream started is an `error` chunk, as OpenAI's own streams do."""
     created = int(time.time())
 
     def chunk(delta: dict, finish: str | None = None, **more) -> str:
@@ -235,11 +240,19 @@ def _stream(completion_id: str, model: str, text: str, extra: dict):
             "choices": [{"index": 0, "delta": delta, "finish_reason": finish}],
             **more,
         }
-        return f"data: {json.dumps(body)}\n\n"
+        return f"data: {json.dumps(body, ensure_ascii=False)}\n\n"
 
     yield chunk({"role": "assistant", "content": ""})
-    words = text.split(" ")
-    for i, word in enumerate(words):
-        yield chunk({"content": word if i == 0 else " " + word})
-    yield chunk({}, "stop", rqrag=extra)
+    try:
+        async for name, data in events:
+            if name == "step":
+                yield chunk({}, rqrag_step=data)
+            elif name == "answer":
+                answer = data["answer"]
+                for piece in answer_pieces(answer.text):
+                    yield chunk({"content": piece})
+                yield chunk({}, "stop", rqrag=rqrag_object(answer, include_all))
+    except APIError as error:
+        yield f"data: {json.dumps(error.body(), ensure_ascii=False)}\n\n"
     yield "data: [DONE]\n\n"
+

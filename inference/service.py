@@ -1,8 +1,10 @@
-"""The answering service behind the HTTP server: one decoder, its retrievers, the batcher, and metrics.
+"""The answering service behind the HTTP server: the answer pipeline, the server's retrievers, the batcher, metrics.
 
-The server's handlers validate input and shape output; everything that touches the model goes through
-`AnswerService.answer`, which queues the question for the next decoder batch and turns a finished
-`QuestionResult` into an `Answer` (the selected answer, its sources, its trajectory, timings).
+Every endpoint that answers (`/v1/ask`, `/v1/chat`, `/v1/chat/completions`) goes through `AnswerService.events`,
+an async stream of the pipeline's events (`rqrag.inference.answer_pipeline`): the question's own search as soon as
+it is done (off the model thread, so it reaches the page while the model is busy), each refinement of the tree as
+it is searched, then the grounded answer. `answer` is the same stream, drained, for the endpoints that reply once.
+Concurrent questions with the same settings share one decoder call (`inference/batcher.py`).
 """
 
 from __future__ import annotations
@@ -12,76 +14,51 @@ import dataclasses
 import logging
 import time
 import uuid
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import AsyncIterator, Callable, Sequence
 
+from rqrag.inference.answer_pipeline import AnswerPipeline, AnswerSettings, EvidenceSource, PipelineAnswer, Prepared
 from rqrag.inference.api_schema import APIError
 from rqrag.inference.batcher import DecodeBatcher
 from rqrag.inference.config import DecodeConfig
 from rqrag.inference.conversations import DEFAULT_USER
-from rqrag.inference.search_first import not_found_message, search_question_first
 from rqrag.inference.serve_config import ServeConfig
-from rqrag.inference.tree import Question, QuestionResult
+from rqrag.inference.tree import Question
 
 
 logger = logging.getLogger(__name__)
 
-
-@dataclass
-class Answer:
-    text: str
-    sources: list[dict]
-    trajectory: list[dict]
-    result: QuestionResult
-    strategy: str
-    timings: dict
-    evidence_used: bool
-
-    def rqrag_object(self, include_all: bool) -> dict:
-        best = self.result.best_by(self.strategy)
-        out = {
-            "strategy": self.strategy,
-            "selected_path": best.path_id if best else None,
-            "trajectory": self.trajectory,
-            "sources": self.sources,
-            "evidence_used": self.evidence_used,
-            "timings": self.timings,
-        }
-        if include_all:
-            out["trajectories"] = [t.to_dict() for t in self.result.trajectories]
-        return out
-
-
-def _sources(result: QuestionResult, strategy: str, max_chars: int) -> tuple[list[dict], list[dict]]:
-    """(sources, trajectory steps) of the selected trajectory; sources de-duplicated by docid, in order."""
-    best = result.best_by(strategy)
-    if best is None:
-        return [], []
-    sources: dict[str, dict] = {}
-    steps = []
-    for step in best.trajectory.steps:
-        hits = [
-            {
-                "docid": h.docid,
-                "title": h.title,
-                "text": h.text[:max_chars],
-                "score": round(float(h.score), 4),
-                **{key: value for key, value in getattr(h, "extra", {}).items() if key in SOURCE_LOCATION},
-            }
-            for h in step.evidence
-        ]
-        steps.append({"action": step.action.short, "text": step.text, "evidence": hits})
-        for hit in hits:
-            sources.setdefault(hit["docid"], {**hit, "query": step.text})
-    return list(sources.values()), steps
-
-
-# What a source says about where it comes from: a chunk of the user's documents its file and page span
-# (rqrag.ingest.library), a memory its date and conversation (inference/memory_store.py).
-SOURCE_LOCATION = ("doc_id", "file", "page_start", "page_end", "kind", "memory_id", "date", "time", "weekday")
-SOURCE_LOCATION += ("period_of_day", "conversation_id")
 # Retriever kinds over the user's memories: scoped to the asking user, so their batches are too.
 MEMORY_KINDS = ("memories", "documents+memories")
+# Kinds whose first search is the question itself (their passages are what the user asked about).
+SEARCH_FIRST_KINDS = ("documents", *MEMORY_KINDS)
+
+
+def rqrag_object(answer: PipelineAnswer, include_all: bool) -> dict:
+    """The `rqrag` extra of a chat completion: how the answer was found."""
+    best = answer.result.best_by(answer.strategy) if answer.result is not None else None
+    out = {
+        "strategy": answer.strategy,
+        "selected_path": best.path_id if best else None,
+        "answer_kind": answer.kind,
+        "generated_answer": answer.generated,
+        "trajectory": answer.trajectory,
+        "sources": answer.sources,
+        "evidence_used": bool(answer.sources),
+        "timings": answer.timings,
+    }
+    if include_all and answer.result is not None:
+        out["trajectories"] = [t.to_dict() for t in answer.result.trajectories]
+    return out
+
+
+@dataclasses.dataclass(frozen=True)
+class _Batch:
+    """What questions must share to be decoded together."""
+
+    kind: str
+    depth: int
+    user: str | None
+    strategy: str
 
 
 class AnswerService:
@@ -94,8 +71,10 @@ class AnswerService:
         # asked afresh for each batch: the library follows uploads and removals.
         self.documents = documents
         self.memories = memories  # MemoryStore: the `memories` kinds search the asking user's memories
-        own = serve.retrievers[0] not in ("documents", *MEMORY_KINDS)
+        self.pipeline = AnswerPipeline(decoder, max_source_chars=serve.max_source_chars)
+        own = serve.retrievers[0] not in SEARCH_FIRST_KINDS
         self._retrievers = {serve.retrievers[0]: decoder.retriever} if own else {}
+        self._listeners: dict[str, Callable[[str, dict], None]] = {}  # question id -> where its events go
         self.batcher = DecodeBatcher(self._decode, serve.batch_window_ms / 1000, serve.max_batch_questions)
         if metrics is not None:
             self.batcher.on_batch = metrics.batch_size.observe
@@ -104,30 +83,37 @@ class AnswerService:
     def default_retriever(self) -> str:
         return self.serve.retrievers[0]
 
-    def _retriever(self, kind: str, user: str | None = None):
+    def source(self, kind: str, user: str | None = None) -> EvidenceSource:
+        """The evidence of one request: the retriever `kind` names, for `user` when it reads memories."""
         if kind == "documents":
-            return self.documents.retriever()
+            return EvidenceSource(self.documents.retriever(), self.documents.library(), kind)
         if kind in MEMORY_KINDS:
             from rqrag.inference.memory_retriever import FusedRetriever, MemoryRetriever
 
             memories = MemoryRetriever(self.memories, user)
-            return memories if kind == "memories" else FusedRetriever([self.documents.retriever(), memories])
+            if kind == "memories":
+                return EvidenceSource(memories, None, kind)
+            fused = FusedRetriever([self.documents.retriever(), memories])
+            return EvidenceSource(fused, self.documents.library(), kind, not_found=False)
         if kind not in self._retrievers:
             from rqrag.inference.build import build_retriever
 
             self._retrievers[kind] = build_retriever(dataclasses.replace(self.decode_config, retriever=kind))
-        return self._retrievers[kind]
+        return EvidenceSource(self._retrievers[kind], None, kind)
 
-    def _decode(self, questions: Sequence[Question], settings) -> list[QuestionResult]:
-        """Runs on the batcher's model thread: one decoder call for a group sharing retriever and depth."""
-        kind, depth, user = settings
+    def settings(self, batch: _Batch, language: str | None) -> AnswerSettings:
+        decode = dataclasses.replace(
+            self.decode_config, max_depth=batch.depth, retriever=batch.kind, strategy=batch.strategy
+        )
+        return AnswerSettings(decode, search_first=batch.kind in SEARCH_FIRST_KINDS, language=language)
+
+    def _decode(self, prepared: Sequence[Prepared], key) -> list[PipelineAnswer]:
+        """Runs on the batcher's model thread: one pipeline call for a group sharing its settings."""
+        batch, language = key
+        source = self.source(batch.kind, batch.user)
         generator_before = dataclasses.replace(self.decoder.generator.stats)
-        self.decoder.retriever = self._retriever(kind, user)
-        self.decoder.config = dataclasses.replace(self.decode_config, max_depth=depth, retriever=kind)
         started = time.perf_counter()
-        if kind == "documents" or kind in MEMORY_KINDS:
-            questions = search_question_first(self.decoder.retriever, questions, self.decode_config.docs_per_search)
-        results = self.decoder.decode(questions)
+        answers = self.pipeline.decode(prepared, source, self.settings(batch, language), self._dispatch)
         seconds = time.perf_counter() - started
         after = self.decoder.generator.stats
         if self.metrics is not None:
@@ -137,15 +123,20 @@ class AnswerService:
                 after.prompt_tokens_computed - generator_before.prompt_tokens_computed
             )
             self.metrics.generated_tokens.inc(after.generated_tokens - generator_before.generated_tokens)
-        for result in results:
-            result.batch_info = {"batch_questions": len(questions), "decode_seconds": round(seconds, 3)}
-        return results
+        for answer in answers:
+            answer.timings.update({"batch_questions": len(prepared), "decode_seconds": round(seconds, 3)})
+        return answers
+
+    def _dispatch(self, qid: str, name: str, data: dict) -> None:
+        listener = self._listeners.get(qid)
+        if listener is not None:
+            listener(name, data)
 
     def check_options(
-        self, retriever: str | None, max_depth: int | None, user: str | None = None
-    ) -> tuple[str, int, str | None]:
-        """(retriever kind, depth, user): the batch settings of a request, or a 400 saying what is wrong. The
-        user is part of the settings only for memory kinds: two users' memory questions never share a batch."""
+        self, retriever: str | None, max_depth: int | None, user: str | None = None, strategy: str | None = None
+    ) -> _Batch:
+        """The batch settings of a request, or a 400 saying what is wrong. The user is part of the settings only
+        for memory kinds: two users' memory questions never share a batch."""
         kind = retriever or self.default_retriever
         if kind not in self.serve.retrievers:
             raise APIError(
@@ -158,9 +149,10 @@ class AnswerService:
         depth = self.decode_config.max_depth if max_depth is None else max_depth
         if depth > self.serve.max_depth_limit:
             raise APIError(400, f"max_depth must be at most {self.serve.max_depth_limit}", param="max_depth")
-        return kind, depth, (user or DEFAULT_USER) if kind in MEMORY_KINDS else None
+        user = (user or DEFAULT_USER) if kind in MEMORY_KINDS else None
+        return _Batch(kind, depth, user, strategy or self.decode_config.strategy)
 
-    async def answer(
+    async def events(
         self,
         messages: list[dict],
         *,
@@ -169,40 +161,64 @@ class AnswerService:
         max_depth: int | None,
         user: str | None = None,
         language: str | None = None,
-    ) -> Answer:
-        """The answer to the last user message. `user` scopes memory retrievers; `language` is the one prompted
-        mode speaks (default: the document library's over documents, else English)."""
-        settings = self.check_options(retriever, max_depth, user)
-        strategy = strategy or self.decode_config.strategy
-        question = Question(uuid.uuid4().hex, messages, language=language or "en")
+    ) -> AsyncIterator[tuple[str, dict]]:
+        """The pipeline's events for the last user message, as they happen: `step`s, then one `answer` whose
+        data holds the `PipelineAnswer` (key "answer"). Errors are `APIError`s raised from the stream."""
+        batch = self.check_options(retriever, max_depth, user, strategy)
         started = time.perf_counter()
-        if settings[0] == "documents":
-            library = self.documents.library()
-            question = dataclasses.replace(question, language=language or library.settings.language or "en")
-            message = await asyncio.to_thread(not_found_message, library, messages[-1]["content"])
-            if message is not None:  # say so instead of guessing
-                timings = {"total_seconds": round(time.perf_counter() - started, 3), "outside_documents": True}
-                empty = QuestionResult(question.qid, messages[-1]["content"], strategy=strategy)
-                return Answer(message, [], [], empty, strategy, timings, evidence_used=False)
+        source = await asyncio.to_thread(self.source, batch.kind, batch.user)
+        settings = self.settings(batch, language)
+        question = Question(uuid.uuid4().hex, messages)
+        loop = asyncio.get_running_loop()
+        queue: asyncio.Queue[tuple[str, dict]] = asyncio.Queue()
+        self._listeners[question.qid] = lambda name, data: loop.call_soon_threadsafe(queue.put_nowait, (name, data))
         try:
-            result = await asyncio.wait_for(self.batcher.submit(question, settings), self.serve.request_timeout_s)
-        except asyncio.TimeoutError as error:
-            raise APIError(504, f"no answer within {self.serve.request_timeout_s:.0f} s", code="timeout") from error
-        except Exception as error:
-            raise APIError(500, f"decoding failed: {type(error).__name__}: {error}", code="decoder_error") from error
-        if result.best_by(strategy) is None:
-            reason = result.error or "no trajectory finished"
+            (prepared,) = await asyncio.to_thread(self.pipeline.prepare, [question], source, settings, self._dispatch)
+            while not queue.empty():
+                yield queue.get_nowait()  # the question's own search: before the model starts
+            if prepared.outside is not None:
+                (answer,) = self.pipeline.decode([prepared], source, settings)
+            else:
+                key = (batch, prepared.language)
+                task = asyncio.ensure_future(self.batcher.submit(prepared, key))
+                deadline = loop.time() + self.serve.request_timeout_s
+                while not task.done():
+                    waiter = asyncio.ensure_future(queue.get())
+                    done, _ = await asyncio.wait(
+                        {task, waiter}, timeout=max(0.0, deadline - loop.time()), return_when=asyncio.FIRST_COMPLETED
+                    )
+                    if waiter in done and waiter.result()[0] == "step":  # the answer comes with the result
+                        yield waiter.result()
+                    else:
+                        waiter.cancel()
+                    if not done:
+                        task.cancel()
+                        raise APIError(
+                            504, f"no answer within {self.serve.request_timeout_s:.0f} s", code="timeout"
+                        )
+                try:
+                    answer = task.result()
+                except Exception as error:
+                    raise APIError(
+                        500, f"decoding failed: {type(error).__name__}: {error}", code="decoder_error"
+                    ) from error
+                while not queue.empty():
+                    name, data = queue.get_nowait()
+                    if name == "step":
+                        yield name, data
+        finally:
+            self._listeners.pop(question.qid, None)
+        if answer.error is not None:
+            reason = answer.error
             if reason.startswith(("question too long", "empty question")):
                 raise APIError(400, reason, code="context_length_exceeded" if "too long" in reason else None)
             raise APIError(500, f"no answer: {reason}", code="no_answer")
-        sources, steps = _sources(result, strategy, self.serve.max_source_chars)
-        timings = {"total_seconds": round(time.perf_counter() - started, 3), **result.batch_info}
-        return Answer(
-            text=result.answer_by(strategy) or "",
-            sources=sources,
-            trajectory=steps,
-            result=result,
-            strategy=strategy,
-            timings=timings,
-            evidence_used=bool(sources),
-        )
+        answer.timings["total_seconds"] = round(time.perf_counter() - started, 3)
+        yield "answer", {"answer": answer}
+
+    async def answer(self, messages: list[dict], **options) -> PipelineAnswer:
+        """The grounded answer to the last user message (the `events` stream, drained)."""
+        async for name, data in self.events(messages, **options):
+            if name == "answer":
+                return data["answer"]
+        raise APIError(500, "the answer stream ended without an answer", code="no_answer")

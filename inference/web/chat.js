@@ -155,8 +155,14 @@ function handleEvent(name, data, model, div) {
     case "status":
       model.stage = data.stage || "searching";
       break;
-    case "step":
+    case "step": // each search as it happens: the question's own first, then the tree's refinements
       model.steps.push(data);
+      break;
+    case "trajectory": // the path the answer stands on replaces the live steps of the whole tree
+      model.steps = data.steps || [];
+      break;
+    case "answer":
+      model.kind = data.kind || null;
       break;
     case "delta": {
       const first = !model.content;
@@ -178,6 +184,7 @@ function handleEvent(name, data, model, div) {
       panels.loadMemories();
       break;
     case "done":
+      model.kind = data.kind || model.kind || null;
       model.timings = data.timings || null;
       model.stage = null;
       model.finished = true;

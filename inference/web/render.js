@@ -52,6 +52,7 @@ export function pageLabel(item) {
 /** rewrite / decompose / disambiguate / answer, whatever spelling the server used ("[S_Rewritten_Query]" too). */
 function actionKey(action) {
   const name = String(action || "").toLowerCase();
+  if (name === "question") return "question"; // the question itself, searched first: not a rewrite
   if (name.includes("rewrit")) return "rewrite";
   if (name.includes("decompos")) return "decompose";
   if (name.includes("disambig")) return "disambiguate";
@@ -163,6 +164,10 @@ export function fillAssistant(div, model) {
   const answer = el("div", "answer", model.content || "");
   if (!model.content) answer.classList.add("empty");
   div.append(answer);
+  // Which kind of answer this is: the model's own (checked against its sources) or a quote of the sources.
+  if (model.kind === "generated" || model.kind === "quoted") {
+    div.append(el("div", `answer-kind kind-${model.kind}`, t(`kind.${model.kind}`)));
+  }
   if (model.sources && model.sources.length) div.append(renderSources(model.sources));
   if (model.memory) div.append(el("div", "memory-note", t("memory.stored", { text: model.memory })));
   if (model.error) div.append(errorBox(model.error));
@@ -193,6 +198,7 @@ export function modelFromServer(message) {
     role: message.role,
     content: message.content || "",
     steps: message.trajectory || [],
+    kind: message.kind || null,
     sources: message.sources || [],
     timings: message.timings || null,
     memory: null,

@@ -37,6 +37,11 @@ class AskOptions:
     output_dir: str | None = field(
         default=None, metadata={"help": "also write result.json and resolved_config.yaml here"}
     )
+    grounded: bool = field(
+        default=True,
+        metadata={"help": "show an answer only if its evidence supports it, else quote the evidence (--no_grounded: "
+                  "the selected answer as the model wrote it)"},
+    )
 
 
 def _messages(question: str, history_file: str | None) -> list[dict]:
@@ -55,6 +60,15 @@ def _print_trajectory(t, indent: str = "  ") -> None:
             print(f"{indent}     evidence: " + " | ".join(_cite(h) for h in step.evidence))
 
 
+def _cite_source(source: dict) -> str:
+    """A source dict's title, with its page span for a chunk of the user's documents."""
+    if "page_start" not in source:
+        return source.get("title", source.get("docid", ""))
+    first, last = source["page_start"], source["page_end"]
+    name = source.get("file") or source.get("title", "")
+    return f"{name} p. {first}" if first == last else f"{name} pp. {first}-{last}"
+
+
 def _cite(hit) -> str:
     """A hit's title, with its page span when it is a chunk of the user's documents (`rqrag docs add`)."""
     extra = getattr(hit, "extra", {})
@@ -64,13 +78,21 @@ def _cite(hit) -> str:
     return f"{hit.title} p. {first}" if first == last else f"{hit.title} pp. {first}-{last}"
 
 
-def _report(result, decoder, seconds: float, show_tree: bool) -> None:
+def _report(answer, decoder, seconds: float, show_tree: bool) -> None:
+    result = answer.result
     best = result.best
     if best is None:
         print(f"No answer: {result.error}")
         return
     scored = best.scored()
-    print(f"Answer: {result.answer}\n")
+    print(f"Answer: {answer.text}")
+    cited = next((s for s in answer.sources if s.get("cited")), None)
+    where = f" — {_cite_source(cited)}" if cited else ""
+    if answer.kind == "quoted":
+        print(f"  (quoted from the evidence{where}: no generated answer was supported by it; the model said "
+              f"{answer.generated!r})\n")
+    else:
+        print(f"  (generated; supported by the evidence{where})\n")
     print(
         f"Selected trajectory ({result.strategy}; path {best.path_id}; answer perplexity "
         f"{scored.answer_perplexity:.2f}, path perplexity {scored.perplexity:.2f}; "
@@ -115,31 +137,44 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.error("the question is empty")  # exits 2 before any model is loaded
     log_config("rqrag ask", config, options)
 
-    from rqrag.inference.build import build_decoder, open_index_library
-    from rqrag.inference.search_first import not_found_message, search_question_first
+    from rqrag.inference.answer_pipeline import AnswerPipeline, AnswerSettings, EvidenceSource
+    from rqrag.inference.build import build_decoder, build_retriever, open_index_library
+    from rqrag.inference.grounding import NOT_FOUND
     from rqrag.inference.tree import Question
 
     asked = Question("q0", _messages(question, options.history))
     library = open_index_library(config)  # the user's documents: their language, searched first, or not found
-    if library is not None:
-        asked = dataclasses.replace(asked, language=library.settings.language or "en")
-        message = not_found_message(library, question)
-        if message is not None:
+    retriever = library.retriever(config.retrieval_mode) if library is not None else build_retriever(config)
+    source = EvidenceSource(retriever, library, "documents" if library is not None else config.retriever)
+    # Over documents the question is searched first (its pages are what the user asked about); elsewhere the tree
+    # decides, as the shipped model was trained to.
+    settings = AnswerSettings(config, search_first=library is not None, grounded=options.grounded)
+    decoder = None
+    started = time.perf_counter()
+    if library is not None:  # a question outside the documents is answered before any model is loaded
+        pipeline = AnswerPipeline(None)
+        (prepared,) = pipeline.prepare([asked], source, settings)
+        if prepared.outside is not None:
+            (answer,) = pipeline.decode([prepared], source, settings)
             print(
-                json.dumps({"question": question, "answer": message, "outside_documents": True})
+                json.dumps({"question": question, "answer": answer.text, "answer_kind": NOT_FOUND,
+                            "outside_documents": True}, ensure_ascii=False)
                 if options.json_output
-                else message
+                else answer.text
             )
             return 1
-    decoder = build_decoder(config, retriever=library.retriever(config.retrieval_mode) if library else None)
-    started = time.perf_counter()
-    if library is not None:
-        (asked,) = search_question_first(decoder.retriever, [asked], config.docs_per_search)
-    (result,) = decoder.decode([asked])
+    decoder = build_decoder(config, retriever=retriever)
+    (answer,) = AnswerPipeline(decoder).answer([asked], source, settings)
+    result = answer.result
     seconds = time.perf_counter() - started
 
     record = {
         **result.to_dict(),
+        "answer": answer.text,  # what the user reads: the grounded answer (`answer_kind`)
+        "answer_kind": answer.kind,
+        "generated_answer": answer.generated,
+        "grounding": answer.grounded.to_dict() if answer.grounded else None,
+        "sources": answer.sources,
         "seconds": round(seconds, 3),
         "generator": decoder.generator.stats.as_dict(),
         "decoder": decoder.stats.as_dict(),
@@ -152,8 +187,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     if options.json_output:
         print(json.dumps(record, indent=2, ensure_ascii=False))
     else:
-        _report(result, decoder, seconds, options.show_tree)
-    return 0 if result.answer is not None else 1
+        _report(answer, decoder, seconds, options.show_tree)
+    return 0 if answer.text else 1
 
 
 if __name__ == "__main__":

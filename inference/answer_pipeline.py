@@ -1,0 +1,262 @@
+"""The answer pipeline: every step from a question to the cited answer a person reads, in one place.
+
+    pipeline = AnswerPipeline(decoder)
+    source = EvidenceSource(retriever=library.retriever("hybrid"), library=library)
+    settings = AnswerSettings(decode=config)                    # per call: nothing mutates the decoder
+    (answer,) = pipeline.answer([Question("q0", messages)], source, settings, on_event=print)
+    answer.text, answer.kind, answer.sources                    # kind: generated | quoted | not_found | no_answer
+
+The steps, in order (each surface — `rqrag ask`, `/v1/ask`, `/v1/chat`, `/v1/chat/completions`, the chat page,
+`rqrag eval`, `rqrag experiment` — is a thin adapter over them):
+
+1. **language** — the one the answer must be in: the request's, else the library's, else the question's own.
+2. **not found** — over a document library, a question far from every chunk is answered "not found" in that
+   language (`search_first.not_found_message`) before any model runs.
+3. **search first** — the question is searched with its own words (`search_first.search_question_first`); the
+   tree grows from there, so even the direct answer reads (and cites) the best pages.
+4. **tree and selection** — `TreeDecoder.using(settings.decode, retriever, on_step)`: settings for this call
+   only; each searched refinement is announced as it happens.
+5. **grounded answer** — the selected answer is shown only if its evidence supports it, else the next the
+   strategy prefers, else the best evidence sentence quoted (`rqrag.inference.grounding`).
+6. **citations** — the passages the shown text stands on first (`cited: true`), then the rest of its path's.
+
+Events (`on_event(qid, name, data)`, called on the thread that runs the step): `step` for each search — the
+question's own first (`action: "question"`), then each refinement of the tree (`path_id`, `action`, `query`,
+`evidence`) — and `answer` once the grounded answer is known. `prepare` (steps 1-3, retrieval only) and `decode`
+(steps 4-6, the model) are separate so a server can run the first off its model thread and stream it at once.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import logging
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+
+from rqrag.inference.config import DecodeConfig
+from rqrag.inference.grounding import NO_ANSWER, NOT_FOUND, GroundedAnswer, ground, trajectory_hits
+from rqrag.inference.search_first import not_found_message, search_question_first
+from rqrag.inference.tree import Question, QuestionResult
+from rqrag.retrieval.base import Hit, Retriever
+from rqrag.text_quality import guess_language
+
+
+logger = logging.getLogger(__name__)
+
+EventSink = Callable[[str, str, dict], None]  # (question id, event name, data)
+
+# What a source says about where it comes from: a chunk of the user's documents its file and page span
+# (rqrag.ingest.library), a memory its date and conversation (inference/memory_store.py).
+SOURCE_LOCATION = ("doc_id", "file", "page_start", "page_end", "kind", "memory_id", "date", "time", "weekday")
+SOURCE_LOCATION += ("period_of_day", "conversation_id")
+
+
+@dataclass(frozen=True)
+class AnswerSettings:
+    """How to answer, for one call: the tree and selection (`decode`), and the pipeline's own steps."""
+
+    decode: DecodeConfig
+    search_first: bool = True  # search the question with its own words before the tree (standard RAG's step)
+    grounded: bool = True  # show only supported answers, else quote the evidence
+    language: str | None = None  # the answer's language; None: the library's, else the question's
+
+
+@dataclass
+class EvidenceSource:
+    """Where this call's evidence comes from: a retriever, and the document library behind it if any (its
+    language and the not-found rule)."""
+
+    retriever: Retriever
+    library: object | None = None
+    kind: str = ""
+    not_found: bool = True  # apply the library's not-found rule (off when memories are searched with it)
+
+
+@dataclass
+class PipelineAnswer:
+    """One question's outcome: what the user reads, its kind, its sources, and everything behind it."""
+
+    qid: str
+    question: str
+    text: str
+    kind: str  # generated | quoted | not_found | no_answer
+    language: str
+    sources: list[dict] = field(default_factory=list)
+    trajectory: list[dict] = field(default_factory=list)  # the shown path's steps, with their evidence
+    result: QuestionResult | None = None  # the tree (None when not found stopped it)
+    grounded: GroundedAnswer | None = None
+    strategy: str = ""
+    error: str | None = None
+    timings: dict = field(default_factory=dict)
+
+    @property
+    def generated(self) -> str | None:
+        """The selected trajectory's own answer, shown or not (what the model said)."""
+        return self.result.answer_by(self.strategy) if self.result is not None else None
+
+    def to_dict(self) -> dict:
+        return {
+            "qid": self.qid,
+            "question": self.question,
+            "answer": self.text,
+            "answer_kind": self.kind,
+            "language": self.language,
+            "sources": self.sources,
+            "trajectory": self.trajectory,
+            "grounding": self.grounded.to_dict() if self.grounded else None,
+            "strategy": self.strategy,
+            "error": self.error,
+            "timings": self.timings,
+        }
+
+
+@dataclass
+class Prepared:
+    """A question after steps 1-3: its language, and either its first search or the not-found answer."""
+
+    question: Question
+    language: str
+    outside: str | None = None  # the not-found message, when the question is outside the documents
+    seconds: float = 0.0
+
+
+class AnswerPipeline:
+    def __init__(self, decoder, quoter: Callable[[str, Sequence[Hit], str], object | None] | None = None,
+                 max_source_chars: int = 600):
+        """`quoter(question, hits, language)` returns the extractive answer (`extractive.Quote`) when no generated
+        answer is supported; by default `extractive.ExtractiveAnswerer` with the multilingual encoder."""
+        self.decoder = decoder
+        self._quoter = quoter
+        self.max_source_chars = max_source_chars
+
+    # ------------------------------------------------------------------------------------------ steps
+
+    def prepare(
+        self, questions: Sequence[Question], source: EvidenceSource, settings: AnswerSettings,
+        on_event: EventSink | None = None,
+    ) -> list[Prepared]:
+        """Steps 1-3 (retrieval only, no model): language, not found, the question searched first."""
+        started = time.perf_counter()
+        library_language = getattr(getattr(source.library, "settings", None), "language", None) or None
+        prepared: list[Prepared] = []
+        for q in questions:
+            language = settings.language or library_language or guess_language(q.text) or "en"
+            outside = not_found_message(source.library, q.text) if source.library and source.not_found else None
+            prepared.append(Prepared(dataclasses.replace(q, language=language), language, outside))
+        if settings.search_first:
+            asked = [p.question for p in prepared if p.outside is None]
+            searched = {q.qid: q for q in search_question_first(source.retriever, asked, settings.decode.docs_per_search)}
+            for p in prepared:
+                if p.question.qid in searched:
+                    p.question = searched[p.question.qid]
+        seconds = time.perf_counter() - started
+        for p in prepared:
+            p.seconds = seconds
+            if on_event is not None and p.outside is None:
+                for step in p.question.steps:
+                    on_event(p.question.qid, "step", self._step_event(step, given=True))
+        return prepared
+
+    def decode(
+        self, prepared: Sequence[Prepared], source: EvidenceSource, settings: AnswerSettings,
+        on_event: EventSink | None = None,
+    ) -> list[PipelineAnswer]:
+        """Steps 4-6: the tree with this call's settings, selection, the grounded answer and its citations."""
+        answers: dict[str, PipelineAnswer] = {}
+        todo = []
+        for p in prepared:
+            if p.outside is not None:
+                answers[p.question.qid] = PipelineAnswer(
+                    p.question.qid, p.question.text, p.outside, NOT_FOUND, p.language,
+                    strategy=settings.decode.strategy, timings={"retrieval_seconds": round(p.seconds, 3)},
+                )
+            else:
+                todo.append(p)
+        if todo:
+            def announce(qid: str, path_id: str, step) -> None:
+                if on_event is not None:
+                    on_event(qid, "step", {**self._step_event(step), "path_id": path_id})
+
+            decoder = self.decoder.using(settings.decode, source.retriever, on_step=announce)
+            started = time.perf_counter()
+            results = decoder.decode([p.question for p in todo])
+            seconds = time.perf_counter() - started
+            for p, result in zip(todo, results):
+                answer = self._finish(p, result, settings)
+                answer.timings = {"retrieval_seconds": round(p.seconds, 3), "decode_seconds": round(seconds, 3)}
+                answers[p.question.qid] = answer
+        out = [answers[p.question.qid] for p in prepared]
+        if on_event is not None:
+            for answer in out:
+                on_event(answer.qid, "answer", {"text": answer.text, "kind": answer.kind, "sources": answer.sources})
+        return out
+
+    def answer(
+        self, questions: Sequence[Question], source: EvidenceSource, settings: AnswerSettings,
+        on_event: EventSink | None = None,
+    ) -> list[PipelineAnswer]:
+        """All six steps for a batch of questions."""
+        started = time.perf_counter()
+        out = self.decode(self.prepare(questions, source, settings, on_event), source, settings, on_event)
+        for answer in out:
+            answer.timings["total_seconds"] = round(time.perf_counter() - started, 3)
+        return out
+
+    # ---------------------------------------------------------------------------------------- helpers
+
+    def _finish(self, p: Prepared, result: QuestionResult, settings: AnswerSettings) -> PipelineAnswer:
+        strategy = settings.decode.strategy
+        question = p.question.text
+        answer = PipelineAnswer(result.qid, question, "", NO_ANSWER, p.language, result=result, strategy=strategy)
+        if result.best_by(strategy) is None:
+            answer.error = result.error or "no trajectory finished"
+            return answer
+        if settings.grounded:
+            shown = ground(result, strategy, question, p.language, self._quote(p.language))
+        else:
+            best = result.best_by(strategy)
+            shown = GroundedAnswer(best.trajectory.answer or "", "generated", trajectory_hits(best.trajectory)[:1],
+                                   best.path_id, best.trajectory.answer)
+        answer.grounded = shown
+        answer.text, answer.kind = shown.text, shown.kind
+        path = next((t for t in result.trajectories if t.path_id == shown.path_id), result.best_by(strategy))
+        answer.trajectory = [self._step_event(s, given=i < len(p.question.steps))
+                             for i, s in enumerate(path.trajectory.steps)]
+        answer.sources = self._sources(shown.cited, trajectory_hits(path.trajectory), path.trajectory)
+        return answer
+
+    def _quote(self, language: str):
+        def quote(question: str, hits: Sequence[Hit]):
+            if self._quoter is None:
+                from rqrag.inference.extractive import default_quoter
+
+                self._quoter = default_quoter()
+            return self._quoter(question, hits, language)
+
+        return quote
+
+    def _source(self, hit: Hit) -> dict:
+        return {
+            "docid": hit.docid,
+            "title": hit.title,
+            "text": hit.text[: self.max_source_chars],
+            "score": round(float(hit.score), 4),
+            **{key: value for key, value in getattr(hit, "extra", {}).items() if key in SOURCE_LOCATION},
+        }
+
+    def _step_event(self, step, given: bool = False) -> dict:
+        """A step as the API and the page show it; the question's own search is `question`, not a rewrite."""
+        return {
+            "action": "question" if given else step.action.short,
+            "text": step.text,
+            "query": step.text,
+            "evidence": [self._source(h) for h in step.evidence],
+        }
+
+    def _sources(self, cited: Sequence[Hit], read: Sequence[Hit], trajectory) -> list[dict]:
+        """The cited passages first, then the rest the path read; each with the query that found it."""
+        query_of = {h.docid: s.text for s in trajectory.steps for h in s.evidence}
+        cited_ids = [h.docid for h in cited]
+        ordered = list(cited) + [h for h in read if h.docid not in cited_ids]
+        return [{**self._source(h), "query": query_of.get(h.docid, ""), "cited": h.docid in cited_ids} for h in ordered]

@@ -1,0 +1,127 @@
+"""The grounded answer: which generated answers may be shown, and what is shown instead (rqrag.inference.grounding,
+rqrag.text_quality). The examples are the answers a new user was shown in the issue that asked for this."""
+
+from __future__ import annotations
+
+import pytest
+
+from rqrag.inference.grounding import GENERATED, NO_ANSWER, QUOTED, check_answer, ground
+from rqrag.inference.tree import FinishedTrajectory, QuestionResult
+from rqrag.retrieval.base import Hit
+from rqrag.text_quality import echoes, guess_language, identifiers, is_heading, loops
+from rqrag.trajectory import Action, Step, Trajectory
+
+
+TJENER = Hit(
+    "manual#p9",
+    "Servidor principal",
+    "O servidor principal (tjener), que por predefinição tem o endereço IP 10.0.2.2 e é instalado selecionando o "
+    "perfil Servidor Principal.",
+    1.0,
+)
+IP_QUESTION = "Qual é o endereço IP padrão do servidor principal (tjener)?"
+GPL = (
+    "This program is free software; you can redistribute it and/or modify it under the terms of the GNU General "
+    "Public License as published by the Free Software Foundation."
+)
+
+
+@pytest.mark.parametrize(
+    "answer, reason",
+    [
+        (IP_QUESTION, "echoes_question"),  # the question itself
+        ("14.13.1 Como configurar o encerramento à noite?", "echoes_question"),  # a question-shaped heading
+        ("3.1.2 Servidor principal", "heading"),
+        (GPL, "wrong_language"),  # English licence text for a Portuguese question
+        ("O endereço IP padrão é 10.0.0.1.", "unsupported_identifier"),  # a number the page does not hold
+        ("O servidor usa o endereço do roteador da escola vizinha.", "unsupported"),
+        ("o endereço IP do servidor no endereço IP do servidor no endereço IP do servidor no endereço", "loops"),
+        ("", "empty"),
+    ],
+)
+def test_what_a_user_was_shown_is_rejected(answer, reason):
+    verdict = check_answer(answer, IP_QUESTION, [TJENER], "pt")
+    assert not verdict.ok
+    assert verdict.reason == reason
+
+
+@pytest.mark.parametrize("answer", ["10.0.2.2", "O endereço IP padrão do tjener é 10.0.2.2.", "Sim"])
+def test_a_supported_answer_passes_and_cites_its_passage(answer):
+    verdict = check_answer(answer, IP_QUESTION, [Hit("other", "Outro", "Nada a ver.", 0.5), TJENER], "pt")
+    assert verdict.ok, verdict
+    if answer != "Sim":
+        assert verdict.cited == (1,)
+
+
+def test_the_demo_sentence_that_names_no_one_echoes_the_question():
+    question = "What government position was held by the woman who portrayed Corliss Archer in the film Kiss and Tell?"
+    vote = (
+        "The woman who portrayed Corliss Archer in the film Kiss and Tell was the American actress and director, who "
+        "played the role of Corliss Archer in the 1945 film Kiss and Tell."
+    )
+    assert echoes(vote, question)
+    assert not echoes("Shirley Temple was the United States Ambassador to Ghana and to Czechoslovakia.", question)
+
+
+def test_text_predicates():
+    assert guess_language("What is the IP address of the server in the school") == "en"
+    assert guess_language("Qual é o endereço IP do servidor da escola") == "pt"
+    assert guess_language("10.0.2.2") is None  # too short to tell
+    assert loops("the server in the IP address of the server in the IP address of the server in the IP address")
+    assert not loops("The main server has the IP address 10.0.2.2 and serves the whole school network.")
+    assert is_heading("3.1.2 Servidor principal") and is_heading("11.2 Gerenciamento de backup")
+    assert not is_heading("Shirley Temple")  # a name has a heading's shape: it is an answer
+    assert not is_heading("O servidor tem o endereço 10.0.2.2.")
+    assert "10.0.2.2" in identifiers("tem o endereço IP 10.0.2.2 e")
+    assert "/etc/fstab" in identifiers("edite /etc/fstab agora")
+
+
+def _finished(path_id: str, answer: str, evidence: tuple[Hit, ...], prob: float) -> FinishedTrajectory:
+    import math
+
+    steps = (Step(Action.REWRITE, IP_QUESTION, evidence), Step(Action.ANSWER, answer))
+    n = max(1, len(answer.split()))
+    return FinishedTrajectory(path_id, Trajectory(steps), (math.log(prob),) * n, (math.log(prob),) * n)
+
+
+def _result(*trajectories: FinishedTrajectory, selected: int = 0) -> QuestionResult:
+    result = QuestionResult("q", IP_QUESTION, list(trajectories), strategy="ppl")
+    result.selected = {"ppl": selected}
+    return result
+
+
+def test_ground_shows_the_next_supported_answer_the_strategy_prefers():
+    result = _result(
+        _finished("0.0", IP_QUESTION, (TJENER,), 0.9),  # selected, but an echo
+        _finished("0.1", "3.1.2 Servidor principal", (TJENER,), 0.8),  # a heading
+        _finished("0.2", "O IP padrão é 10.0.2.2.", (TJENER,), 0.5),  # supported, least confident
+    )
+    shown = ground(result, "ppl", IP_QUESTION, "pt", quote=lambda q, hits: pytest.fail("no quote needed"))
+    assert shown.kind == GENERATED
+    assert shown.text == "O IP padrão é 10.0.2.2." and shown.path_id == "0.2"
+    assert shown.generated == IP_QUESTION
+    assert shown.rejected == {"0.0": "echoes_question", "0.1": "heading"}
+    assert [h.docid for h in shown.cited] == ["manual#p9"]
+
+
+def test_ground_quotes_the_evidence_when_no_answer_is_supported():
+    from dataclasses import dataclass
+
+    @dataclass
+    class Quote:
+        text: str
+        docid: str
+
+    result = _result(_finished("0.0", GPL, (TJENER,), 0.9))
+    asked = []
+
+    def quote(question, hits):
+        asked.append((question, [h.docid for h in hits]))
+        return Quote("O servidor principal (tjener) tem o endereço IP 10.0.2.2.", "manual#p9")
+
+    shown = ground(result, "ppl", IP_QUESTION, "pt", quote=quote)
+    assert shown.kind == QUOTED and "10.0.2.2" in shown.text
+    assert asked == [(IP_QUESTION, ["manual#p9"])]  # the selected trajectory's own evidence
+    assert [h.docid for h in shown.cited] == ["manual#p9"]
+    nothing = ground(result, "ppl", IP_QUESTION, "pt", quote=lambda q, hits: None)
+    assert nothing.kind == NO_ANSWER and nothing.text == ""
