@@ -42,13 +42,6 @@ class EvalConfig:
         default=8, metadata={"help": "questions per decoder call (each written out as soon as its batch ends)"}
     )
     label: str | None = field(default=None, metadata={"help": "name of this model in reports (default: model + mode)"})
-    grounded: bool = field(
-        default=True,
-        metadata={
-            "help": "also score the grounded answer a user would read (the strategy's answer if its evidence "
-            "supports it, else a quote of the evidence): `grounded` in the summary, beside each strategy"
-        },
-    )
 
     def __post_init__(self):
         unknown = sorted(set(self.systems) - set(SYSTEMS))

@@ -247,7 +247,7 @@ class ExperimentRunner:
         # The answer pipeline every surface uses: the question searched first, the tree, the grounded answer.
         pipeline = AnswerPipeline(TreeDecoder(decode, generator, tokenizer, retriever))
         source = EvidenceSource(retriever, kind="documents")
-        settings = AnswerSettings(decode, search_first=True, language=self.config.language)
+        settings = AnswerSettings(decode, search_first=True, grounded=decode.grounded, language=self.config.language)
         size = self.config.question_batch_size
         for start in range(0, len(questions), size):
             batch = questions[start : start + size]
@@ -263,7 +263,7 @@ class ExperimentRunner:
             seconds = (time.perf_counter() - started) / len(batch)
             records = [self._record(cell, q, a, r, seconds, retriever) for q, a, r in zip(batch, asked, results)]
             for record, answer in zip(records, answers):  # scored on what the user reads: the grounded answer
-                record.update(prediction=answer.text or None, answer_kind=answer.kind, generated=answer.generated)
+                record.update(prediction=answer.text if answer.kind in ("generated", "quoted") else None, answer_kind=answer.kind, generated=answer.generated)
                 record["metrics"].update(answer_scores(record["prediction"], record["gold"]))
             self._score_batch(records, retriever)
             with self._write_lock:

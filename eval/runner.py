@@ -27,8 +27,9 @@ from rqrag.eval import metrics
 from rqrag.eval.config import EvalConfig
 from rqrag.eval.report import summarize_task, write_reports
 from rqrag.eval.tasks import EvalExample, Task, get_task
-from rqrag.inference.config import DecodeConfig
 from rqrag.inference.answer_pipeline import AnswerPipeline, AnswerSettings, EvidenceSource
+from rqrag.inference.config import DecodeConfig
+from rqrag.inference.grounding import GENERATED, QUOTED
 from rqrag.inference.select import STRATEGIES
 from rqrag.inference.tree import Question, QuestionResult
 from rqrag.resumable import ResumableJsonl
@@ -152,6 +153,9 @@ def run_eval(config: EvalConfig, decode: DecodeConfig, decoder=None) -> dict:
     return summary
 
 
+SHOWN = (GENERATED, QUOTED)  # the kinds that answer; "not found" and "nothing supported" score as no answer
+
+
 def _run_system(task, system, examples, writer, decoder, decode: DecodeConfig, config: EvalConfig) -> None:
     if not examples:
         logger.info("%s: every question already answered, nothing to run", system)
@@ -160,7 +164,7 @@ def _run_system(task, system, examples, writer, decoder, decode: DecodeConfig, c
     pipeline = AnswerPipeline(decoder)
     source = EvidenceSource(decoder.retriever, kind=decode.retriever)
     settings = AnswerSettings(
-        system_config(decode, system), search_first=system == "standard_rag", grounded=config.grounded, language="en"
+        system_config(decode, system), search_first=system == "standard_rag", grounded=decode.grounded, language="en"
     )
     progress = tqdm(total=len(examples), desc=f"{task.name} / {system}", unit="q")
     for start in range(0, len(examples), config.batch_size):
@@ -171,8 +175,8 @@ def _run_system(task, system, examples, writer, decoder, decode: DecodeConfig, c
         per_question = (time.perf_counter() - started) / len(batch)
         for example, answer in zip(batch, answers):
             record = question_record(task, example, answer.result, system, per_question)
-            if config.grounded:
-                record["scores"]["grounded"] = task.score(answer.text or None, example)
+            if decode.grounded:
+                record["scores"]["grounded"] = task.score(answer.text if answer.kind in SHOWN else None, example)
                 record["grounded"] = {"answer": answer.text, "kind": answer.kind, **answer.grounded.to_dict()} if (
                     answer.grounded
                 ) else {"answer": answer.text, "kind": answer.kind}

@@ -35,7 +35,15 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from rqrag.inference.config import DecodeConfig
-from rqrag.inference.grounding import NO_ANSWER, NOT_FOUND, GroundedAnswer, ground, trajectory_hits
+from rqrag.inference.grounding import (
+    NO_ANSWER,
+    NOT_FOUND,
+    NOTHING_FOUND,
+    QUOTED,
+    GroundedAnswer,
+    ground,
+    trajectory_hits,
+)
 from rqrag.inference.search_first import not_found_message, search_question_first
 from rqrag.inference.tree import Question, QuestionResult
 from rqrag.retrieval.base import Hit, Retriever
@@ -44,6 +52,9 @@ from rqrag.text_quality import guess_language
 
 logger = logging.getLogger(__name__)
 
+# How many of the evidence's best sentences (each with the next one) a generated answer is checked against: the
+# key fact sits in the first retrieved chunk for most questions but rarely in the single most similar sentence.
+RELEVANT_SENTENCES = 4
 EventSink = Callable[[str, str, dict], None]  # (question id, event name, data)
 
 # What a source says about where it comes from: a chunk of the user's documents its file and page span
@@ -122,8 +133,12 @@ class Prepared:
 
 
 class AnswerPipeline:
-    def __init__(self, decoder, quoter: Callable[[str, Sequence[Hit], str], object | None] | None = None,
-                 max_source_chars: int = 600):
+    def __init__(
+        self,
+        decoder,
+        quoter: Callable[[str, Sequence[Hit], str], object | None] | None = None,
+        max_source_chars: int = 600,
+    ):
         """`quoter(question, hits, language)` returns the extractive answer (`extractive.Quote`) when no generated
         answer is supported; by default `extractive.ExtractiveAnswerer` with the multilingual encoder."""
         self.decoder = decoder
@@ -133,7 +148,10 @@ class AnswerPipeline:
     # ------------------------------------------------------------------------------------------ steps
 
     def prepare(
-        self, questions: Sequence[Question], source: EvidenceSource, settings: AnswerSettings,
+        self,
+        questions: Sequence[Question],
+        source: EvidenceSource,
+        settings: AnswerSettings,
         on_event: EventSink | None = None,
     ) -> list[Prepared]:
         """Steps 1-3 (retrieval only, no model): language, not found, the question searched first."""
@@ -146,7 +164,9 @@ class AnswerPipeline:
             prepared.append(Prepared(dataclasses.replace(q, language=language), language, outside))
         if settings.search_first:
             asked = [p.question for p in prepared if p.outside is None]
-            searched = {q.qid: q for q in search_question_first(source.retriever, asked, settings.decode.docs_per_search)}
+            searched = {
+                q.qid: q for q in search_question_first(source.retriever, asked, settings.decode.docs_per_search)
+            }
             for p in prepared:
                 if p.question.qid in searched:
                     p.question = searched[p.question.qid]
@@ -159,21 +179,34 @@ class AnswerPipeline:
         return prepared
 
     def decode(
-        self, prepared: Sequence[Prepared], source: EvidenceSource, settings: AnswerSettings,
+        self,
+        prepared: Sequence[Prepared],
+        source: EvidenceSource,
+        settings: AnswerSettings,
         on_event: EventSink | None = None,
     ) -> list[PipelineAnswer]:
         """Steps 4-6: the tree with this call's settings, selection, the grounded answer and its citations."""
         answers: dict[str, PipelineAnswer] = {}
+        if settings.decode.answerer == "extractive":
+            prepared = self._searched(prepared, source, settings)
         todo = []
         for p in prepared:
             if p.outside is not None:
                 answers[p.question.qid] = PipelineAnswer(
-                    p.question.qid, p.question.text, p.outside, NOT_FOUND, p.language,
-                    strategy=settings.decode.strategy, timings={"retrieval_seconds": round(p.seconds, 3)},
+                    p.question.qid,
+                    p.question.text,
+                    p.outside,
+                    NOT_FOUND,
+                    p.language,
+                    strategy=settings.decode.strategy,
+                    timings={"retrieval_seconds": round(p.seconds, 3)},
                 )
+            elif settings.decode.answerer == "extractive":
+                answers[p.question.qid] = self._quoted(p)
             else:
                 todo.append(p)
         if todo:
+
             def announce(qid: str, path_id: str, step) -> None:
                 if on_event is not None:
                     on_event(qid, "step", {**self._step_event(step), "path_id": path_id})
@@ -193,7 +226,10 @@ class AnswerPipeline:
         return out
 
     def answer(
-        self, questions: Sequence[Question], source: EvidenceSource, settings: AnswerSettings,
+        self,
+        questions: Sequence[Question],
+        source: EvidenceSource,
+        settings: AnswerSettings,
         on_event: EventSink | None = None,
     ) -> list[PipelineAnswer]:
         """All six steps for a batch of questions."""
@@ -205,6 +241,32 @@ class AnswerPipeline:
 
     # ---------------------------------------------------------------------------------------- helpers
 
+    def _searched(self, prepared: Sequence[Prepared], source: EvidenceSource, settings) -> list[Prepared]:
+        """The extractive answerer reads the question's own search: made here if `prepare` did not."""
+        bare = [p for p in prepared if p.outside is None and not p.question.steps]
+        if bare:
+            k = settings.decode.docs_per_search
+            found = {q.qid: q for q in search_question_first(source.retriever, [p.question for p in bare], k)}
+            for p in bare:
+                p.question = found[p.question.qid]
+        return list(prepared)
+
+    def _quoted(self, p: Prepared) -> PipelineAnswer:
+        """No model: the best sentence of the question's own search, quoted with its source."""
+        hits = [h for step in p.question.steps for h in step.evidence]
+        found = self._quote(p.language)(p.question.text, hits) if hits else None
+        answer = PipelineAnswer(p.question.qid, p.question.text, "", NO_ANSWER, p.language, strategy="extractive")
+        answer.trajectory = [self._step_event(s, given=True) for s in p.question.steps]
+        if found is None:
+            answer.text = NOTHING_FOUND.get(p.language, NOTHING_FOUND["en"])
+            return answer
+        cited = [h for h in hits if h.docid == found.docid][:1]
+        answer.text, answer.kind = found.text, QUOTED
+        answer.grounded = GroundedAnswer(found.text, QUOTED, cited)
+        answer.sources = self._sources(cited, hits, p.question.steps)
+        answer.timings = {"retrieval_seconds": round(p.seconds, 3)}
+        return answer
+
     def _finish(self, p: Prepared, result: QuestionResult, settings: AnswerSettings) -> PipelineAnswer:
         strategy = settings.decode.strategy
         question = p.question.text
@@ -213,17 +275,25 @@ class AnswerPipeline:
             answer.error = result.error or "no trajectory finished"
             return answer
         if settings.grounded:
-            shown = ground(result, strategy, question, p.language, self._quote(p.language))
+            shown = ground(
+                result, strategy, question, p.language, self._quote(p.language), relevant=self._relevant(p.language)
+            )
         else:
             best = result.best_by(strategy)
-            shown = GroundedAnswer(best.trajectory.answer or "", "generated", trajectory_hits(best.trajectory)[:1],
-                                   best.path_id, best.trajectory.answer)
+            shown = GroundedAnswer(
+                best.trajectory.answer or "",
+                "generated",
+                trajectory_hits(best.trajectory)[:1],
+                best.path_id,
+                best.trajectory.answer,
+            )
         answer.grounded = shown
         answer.text, answer.kind = shown.text, shown.kind
         path = next((t for t in result.trajectories if t.path_id == shown.path_id), result.best_by(strategy))
-        answer.trajectory = [self._step_event(s, given=i < len(p.question.steps))
-                             for i, s in enumerate(path.trajectory.steps)]
-        answer.sources = self._sources(shown.cited, trajectory_hits(path.trajectory), path.trajectory)
+        answer.trajectory = [
+            self._step_event(s, given=i < len(p.question.steps)) for i, s in enumerate(path.trajectory.steps)
+        ]
+        answer.sources = self._sources(shown.cited, trajectory_hits(path.trajectory), path.trajectory.steps)
         return answer
 
     def _quote(self, language: str):
@@ -235,6 +305,26 @@ class AnswerPipeline:
             return self._quoter(question, hits, language)
 
         return quote
+
+    def _relevant(self, language: str):
+        """The sentences of a path's evidence that best answer the question (the extractive scorer's top ones,
+        each with the sentence after it), as hits of their passages: what a generated answer must agree with."""
+        if self._quoter is not None and not hasattr(self._quoter, "relevant"):
+            return None  # a custom quoter without a scorer: check against whole passages
+
+        def relevant(question: str, hits: Sequence[Hit]) -> list[Hit]:
+            from rqrag.inference.extractive import answerer_for
+
+            scored = answerer_for(language).scored([question], [hits])[0]
+            top = sorted(range(len(scored)), key=lambda i: -scored[i][0])[:RELEVANT_SENTENCES]
+            out = []
+            for i in sorted(top):
+                candidate = scored[i][1]
+                text = " ".join(candidate.passage[candidate.position : candidate.position + 2])
+                out.append(dataclasses.replace(hits[candidate.hit], text=text))
+            return out
+
+        return relevant
 
     def _source(self, hit: Hit) -> dict:
         return {
@@ -254,9 +344,11 @@ class AnswerPipeline:
             "evidence": [self._source(h) for h in step.evidence],
         }
 
-    def _sources(self, cited: Sequence[Hit], read: Sequence[Hit], trajectory) -> list[dict]:
+    def _sources(self, cited: Sequence[Hit], read: Sequence[Hit], steps) -> list[dict]:
         """The cited passages first, then the rest the path read; each with the query that found it."""
-        query_of = {h.docid: s.text for s in trajectory.steps for h in s.evidence}
+        query_of = {h.docid: s.text for s in steps for h in s.evidence}
         cited_ids = [h.docid for h in cited]
         ordered = list(cited) + [h for h in read if h.docid not in cited_ids]
-        return [{**self._source(h), "query": query_of.get(h.docid, ""), "cited": h.docid in cited_ids} for h in ordered]
+        return [
+            {**self._source(h), "query": query_of.get(h.docid, ""), "cited": h.docid in cited_ids} for h in ordered
+        ]

@@ -166,6 +166,20 @@ class DecodeConfig:
             "help": "how the answer is chosen among trajectories (vote: best of six on held-out HotpotQA, README)"
         },
     )
+    answerer: Literal["model", "extractive"] = field(
+        default="model",
+        metadata={
+            "help": "model: the tree decoder answers (grounded, see --grounded); extractive: no model at all, the "
+            "best sentence of the question's own search is quoted (scripts/eval_document_answers.py compares them)"
+        },
+    )
+    grounded: bool = field(
+        default=True,
+        metadata={
+            "help": "show an answer only if the evidence it read supports it (else the next the strategy prefers, "
+            "else the best evidence sentence, quoted); --no_grounded shows the selected answer as written"
+        },
+    )
 
     def __post_init__(self):
         if self.backend in ("remote", "chat") and not self.remote_base_url:

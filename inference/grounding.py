@@ -5,12 +5,17 @@ A small local model picks the right page and then writes something else — the 
 heading, a licence paragraph in another language, a sentence that names no one. So before anyone reads an answer
 it is checked against the passages of its own trajectory (`check_answer`):
 
-* `empty` / `loops` — nothing, or a runaway that repeats itself;
+* `empty` / `loops` / `truncated` — nothing, a runaway that repeats itself, or an answer cut by the token cap;
 * `echoes_question` — a question, nothing the question did not already hold, or mostly the question's words;
 * `heading` — a section title ("14.13.1 Como configurar o encerramento à noite?"), not a statement;
 * `wrong_language` — a sentence in another language than the question's;
 * `unsupported_identifier` — a number, version, address, path or option no cited passage holds;
 * `unsupported` — fewer than `min_support` of its new content words (by a shared stem) are in the passages.
+
+What counts as "the passages" is narrower than everything the path read: the sentences of its evidence that best
+answer the question (`relevant`, the extractive scorer's top sentences with the one after each). A sentence copied
+from the right page that is about something else ("Debian Edu é uma distribuição Linux…" for a question about
+the umask) is in the evidence, but not in what answers the question.
 
 `ground` walks the tree's answers in the order the selection strategy prefers them and shows the first one that
 passes, as `generated`; when none does, the sentence(s) of the evidence that best answer the question, quoted with
@@ -36,6 +41,7 @@ from rqrag.text_quality import (
     stem,
     words,
 )
+from rqrag.trajectory import ParseStatus
 
 
 # Share of an answer's new content words that the cited passages must hold (by stem). Below it the answer says
@@ -44,6 +50,12 @@ MIN_SUPPORT = 0.6
 _YES_NO = {"yes", "no", "sim", "nao", "si"}
 
 GENERATED, QUOTED, NOT_FOUND, NO_ANSWER = "generated", "quoted", "not_found", "no_answer"
+# Said, in the question's language, when no answer is supported and no passage could be quoted: nothing is made up.
+NOTHING_FOUND = {
+    "pt": "Não encontrei nas fontes consultadas nada que responda a isso.",
+    "es": "No encontré en las fuentes consultadas nada que responda a esto.",
+    "en": "I found nothing in the sources I searched that answers this.",
+}
 
 
 @dataclass(frozen=True)
@@ -139,29 +151,41 @@ def ground(
     language: str | None,
     quote: Callable[[str, Sequence[Hit]], object | None],
     choose: Callable[[list, str], int] | None = None,
+    relevant: Callable[[str, Sequence[Hit]], list[Hit]] | None = None,
 ) -> GroundedAnswer:
     """The answer to show for a decoded question (`QuestionResult`): the first answer the strategy prefers that
     `check_answer` accepts, else a quote of the selected trajectory's evidence (`quote(question, hits)` returns an
     `extractive.Quote` or None), else `no_answer`. `choose(candidates, strategy)` re-runs the selection among the
-    answers not yet rejected (default: `rqrag.inference.select.select` over their scores)."""
+    answers not yet rejected (default: `rqrag.inference.select.select_all` over their scores). `relevant(question,
+    hits)` narrows a path's passages to what answers the question (default: all of them)."""
     best = result.best_by(strategy)
     generated = best.trajectory.answer if best is not None else None
     rejected: dict[str, str] = {}
     remaining = [t for t in result.trajectories if t.ok]
     current = best
     while current is not None:
-        hits = trajectory_hits(current.trajectory)
-        verdict = check_answer(current.trajectory.answer or "", question, hits, language)
+        read = trajectory_hits(current.trajectory)
+        hits = relevant(question, read) if relevant is not None and read else read
+        truncated = current.parse_statuses and current.parse_statuses[-1] is ParseStatus.TRUNCATED
+        verdict = (
+            Verdict(False, "truncated")
+            if truncated
+            else check_answer(current.trajectory.answer or "", question, hits, language)
+        )
         if verdict.ok:
-            cited = [hits[i] for i in verdict.cited] or hits[:1]
-            return GroundedAnswer(current.trajectory.answer.strip(), GENERATED, cited, current.path_id, generated, rejected)
+            by_id = {h.docid: h for h in read}  # cite the passage, not the sentence that supported the answer
+            cited = [by_id.get(hits[i].docid, hits[i]) for i in verdict.cited] or read[:1]
+            return GroundedAnswer(
+                current.trajectory.answer.strip(), GENERATED, cited, current.path_id, generated, rejected
+            )
         rejected[current.path_id] = verdict.reason or "rejected"
         remaining = [t for t in remaining if t.path_id != current.path_id]
         current = _next_choice(remaining, strategy, question, choose)
     evidence = trajectory_hits(best.trajectory) if best is not None else _all_hits(result)
     found = quote(question, evidence) if evidence else None
     if found is None:
-        return GroundedAnswer("", NO_ANSWER, [], None, generated, rejected)
+        said = NOTHING_FOUND.get(language or "en", NOTHING_FOUND["en"])
+        return GroundedAnswer(said, NO_ANSWER, [], None, generated, rejected)
     cited = [h for h in evidence if h.docid == found.docid][:1]
     return GroundedAnswer(found.text, QUOTED, cited, best.path_id if best else None, generated, rejected)
 

@@ -161,6 +161,15 @@ def _one_line(text: str, limit: int = DESCRIPTION_MAX_CHARS) -> str:
     return cut + "…"
 
 
+def about_the_user(text: str) -> bool:
+    """Whether `text` speaks of the user in the first person ("Com quem eu jantei ontem?", "What is my plan?"):
+    a question about the user's own life, which their memories answer and no document does."""
+    marker = _FIRST_PERSON.search(text)
+    if marker is not None and marker.group(0).lower() == "i" and not _UPPER_I.search(text):
+        return False
+    return marker is not None
+
+
 def _is_statement_about_self(sentence: str) -> bool:
     sentence = sentence.strip()
     if not sentence or sentence.endswith("?") or _REQUEST.match(sentence) or _WANTS_TO_KNOW.search(sentence):

@@ -21,6 +21,7 @@ from rqrag.inference.api_schema import APIError
 from rqrag.inference.batcher import DecodeBatcher
 from rqrag.inference.config import DecodeConfig
 from rqrag.inference.conversations import DEFAULT_USER
+from rqrag.inference.memory_writer import about_the_user
 from rqrag.inference.serve_config import ServeConfig
 from rqrag.inference.tree import Question
 
@@ -59,6 +60,7 @@ class _Batch:
     depth: int
     user: str | None
     strategy: str
+    personal: bool = False  # a question about the user: their memories are searched first, whatever the kind
 
 
 class AnswerService:
@@ -83,8 +85,21 @@ class AnswerService:
     def default_retriever(self) -> str:
         return self.serve.retrievers[0]
 
-    def source(self, kind: str, user: str | None = None) -> EvidenceSource:
-        """The evidence of one request: the retriever `kind` names, for `user` when it reads memories."""
+    def source(self, kind: str, user: str | None = None, personal: bool = False) -> EvidenceSource:
+        """The evidence of one request: the retriever `kind` names, for `user` when it reads memories. A personal
+        question ("Com quem eu jantei ontem?") reads the user's memories first, fused with the kind's passages
+        (ranked ahead of them on ties): whichever retriever is the default, what the user told is found."""
+        if personal and kind not in MEMORY_KINDS:
+            from rqrag.inference.memory_retriever import FusedRetriever, MemoryRetriever
+
+            base = self.source(kind)
+            fused = FusedRetriever([MemoryRetriever(self.memories, user), base.retriever])
+            return EvidenceSource(fused, base.library, kind, not_found=False)
+        if personal and kind == "documents+memories":
+            from rqrag.inference.memory_retriever import FusedRetriever, MemoryRetriever
+
+            fused = FusedRetriever([MemoryRetriever(self.memories, user), self.documents.retriever()])
+            return EvidenceSource(fused, self.documents.library(), kind, not_found=False)
         if kind == "documents":
             return EvidenceSource(self.documents.retriever(), self.documents.library(), kind)
         if kind in MEMORY_KINDS:
@@ -105,12 +120,13 @@ class AnswerService:
         decode = dataclasses.replace(
             self.decode_config, max_depth=batch.depth, retriever=batch.kind, strategy=batch.strategy
         )
-        return AnswerSettings(decode, search_first=batch.kind in SEARCH_FIRST_KINDS, language=language)
+        search_first = batch.kind in SEARCH_FIRST_KINDS or batch.personal
+        return AnswerSettings(decode, search_first=search_first, grounded=decode.grounded, language=language)
 
     def _decode(self, prepared: Sequence[Prepared], key) -> list[PipelineAnswer]:
         """Runs on the batcher's model thread: one pipeline call for a group sharing its settings."""
         batch, language = key
-        source = self.source(batch.kind, batch.user)
+        source = self.source(batch.kind, batch.user, batch.personal)
         generator_before = dataclasses.replace(self.decoder.generator.stats)
         started = time.perf_counter()
         answers = self.pipeline.decode(prepared, source, self.settings(batch, language), self._dispatch)
@@ -165,8 +181,10 @@ class AnswerService:
         """The pipeline's events for the last user message, as they happen: `step`s, then one `answer` whose
         data holds the `PipelineAnswer` (key "answer"). Errors are `APIError`s raised from the stream."""
         batch = self.check_options(retriever, max_depth, user, strategy)
+        if self.memories is not None and user is not None and about_the_user(messages[-1]["content"]):
+            batch = dataclasses.replace(batch, user=user, personal=True)
         started = time.perf_counter()
-        source = await asyncio.to_thread(self.source, batch.kind, batch.user)
+        source = await asyncio.to_thread(self.source, batch.kind, batch.user, batch.personal)
         settings = self.settings(batch, language)
         question = Question(uuid.uuid4().hex, messages)
         loop = asyncio.get_running_loop()
@@ -193,9 +211,7 @@ class AnswerService:
                         waiter.cancel()
                     if not done:
                         task.cancel()
-                        raise APIError(
-                            504, f"no answer within {self.serve.request_timeout_s:.0f} s", code="timeout"
-                        )
+                        raise APIError(504, f"no answer within {self.serve.request_timeout_s:.0f} s", code="timeout")
                 try:
                     answer = task.result()
                 except Exception as error:

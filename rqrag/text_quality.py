@@ -105,6 +105,8 @@ def loops(text: str, n: int = 3, max_repeats: int = 2) -> bool:
     long text uses few distinct words. A small model's runaway ("the server in the IP address of the server in
     the IP address of ...") loops; a real sentence repeats a 3-gram at most twice."""
     tokens = words(text)
+    if len(tokens) >= 4 and len(set(tokens)) / len(tokens) <= 0.5:
+        return True  # "10.0.0.0/8 (10.0.0.0/8) (10.0.0.0/8) (10.0.0.0/8)": short, and half repeats
     if len(tokens) < n * (max_repeats + 1):
         return False
     grams = Counter(tuple(tokens[i : i + n]) for i in range(len(tokens) - n + 1))

@@ -52,11 +52,19 @@ def test_an_answer_streams_with_its_trajectory_and_is_kept_in_the_conversation(s
     stream = events(server, "ana", question="Who wrote the novel Frankenstein?", retriever="corpus")
     names = [name for name, _ in stream]
     assert names[0] == "conversation" and names[-1] == "done" and "error" not in names
-    assert names.index("status") < names.index("step") < names.index("delta") < names.index("sources")
-    steps = [data for name, data in stream if name == "step"]
-    assert steps[-1]["action"] == "answer" and all({"query", "evidence"} <= set(s) for s in steps)
+    order = ("status", "step", "trajectory", "answer", "delta", "sources", "done")
+    assert [names.index(name) for name in order] == sorted(names.index(name) for name in order)
+    live = [data for name, data in stream if name == "step"]  # each search of the tree, as it happened
+    assert live and all(s["action"] != "answer" and {"query", "evidence"} <= set(s) for s in live)
+    (path,) = [data["steps"] for name, data in stream if name == "trajectory"]
+    (kind,) = [data["kind"] for name, data in stream if name == "answer"]
     answer = "".join(data["text"] for name, data in stream if name == "delta")
-    assert answer == steps[-1]["query"]  # the streamed text is the selected trajectory's answer
+    (sources,) = [data["sources"] for name, data in stream if name == "sources"]
+    assert kind in ("generated", "quoted") and stream[-1][1]["kind"] == kind
+    if kind == "generated":  # the selected (or next supported) trajectory's own answer
+        assert path[-1]["action"] == "answer" and answer == path[-1]["query"].strip()
+    else:  # a sentence of the evidence, verbatim, from the first (cited) source
+        assert sources[0]["cited"] and " ".join(answer.split()) in " ".join(sources[0]["text"].split())
     cid = stream[0][1]["conversation_id"]
 
     listed = get(server, "/v1/conversations", "ana").json()["data"]
@@ -65,7 +73,7 @@ def test_an_answer_streams_with_its_trajectory_and_is_kept_in_the_conversation(s
     )
     turns = get(server, f"/v1/conversations/{cid}", "ana").json()["messages"]
     assert [t["role"] for t in turns] == ["user", "assistant"] and turns[1]["content"] == answer
-    assert turns[1]["trajectory"][-1]["action"] == "answer" and turns[1]["sources"] is not None
+    assert turns[1]["trajectory"] == path and turns[1]["sources"] is not None
 
     follow = events(server, "ana", question="When was she born?", conversation_id=cid, retriever="corpus")
     assert follow[0][1]["conversation_id"] == cid and follow[-1][0] == "done"
@@ -108,6 +116,22 @@ def test_a_fact_told_in_one_conversation_is_recalled_in_another_and_only_by_its_
     again = events(server, "bia", question="Como se chama o meu cachorro?", retriever="memories", language="pt")
     (after,) = [data["sources"] for name, data in again if name == "sources"]
     assert not any("Bolinha" in s["text"] for s in after)
+
+
+def test_the_dinner_told_yesterday_is_recalled_with_the_default_retriever(server):
+    """The issue's case: a fact told in one conversation, asked about in a new one on the default retriever (the
+    embedded corpus): the question speaks of the user, so their memories are searched first, and the answer
+    names Marina or quotes the memory — never an invented sentence."""
+    told = events(server, "dora", question="Ontem à noite eu jantei no restaurante Tordesilhas com a Marina.")
+    assert [data for name, data in told if name == "memory"][0]["stored"]
+    asked = events(server, "dora", question="Com quem eu jantei ontem?")
+    assert asked[0][1]["conversation_id"] != told[0][1]["conversation_id"]
+    first = [data for name, data in asked if name == "step"][0]
+    assert first["action"] == "question" and any(e.get("kind") == "memory" for e in first["evidence"])
+    answer = "".join(data["text"] for name, data in asked if name == "delta")
+    (sources,) = [data["sources"] for name, data in asked if name == "sources"]
+    assert "Marina" in answer, answer
+    assert sources[0]["cited"] and sources[0].get("kind") == "memory" and "Marina" in sources[0]["text"]
 
 
 def test_bad_requests_are_json_errors_and_failures_are_error_events(server):

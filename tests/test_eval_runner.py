@@ -93,6 +93,17 @@ def test_systems_records_and_reports(tmp_path, smollm2_tokenizer):
     assert rows["rqrag"]["vote"] == f"{100 * s['rqrag']['strategies']['vote']['f1']:.1f}"
     assert summary["strategy_definitions"] == DEFINITIONS  # the summary names what each score means
 
+    # The answer a user would read, through the same answer pipeline as every surface: vote's answer when its
+    # evidence supports it (here the gold, found in the scripted candidates), scored beside the strategies.
+    for record in tree:
+        grounded = record["grounded"]
+        assert grounded["kind"] in ("generated", "quoted", "no_answer")
+        if grounded["kind"] == "generated":  # one of the tree's own answers, the path it came from named
+            by_path = {t["path_id"]: t["answer"] for t in record["trajectories"]}
+            assert by_path[grounded["path_id"]].strip() == grounded["answer"]
+        assert set(record["scores"]["grounded"]) == set(record["scores"]["vote"])
+    assert set(s["rqrag"]["strategies"]["grounded"]) == {"em", "f1"}
+
 
 def test_records_count_the_work_the_tree_saved(tmp_path, smollm2_tokenizer):
     # Both actions emit the same query: with guards on, each question's second query at depth 0 repeats the

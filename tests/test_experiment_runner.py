@@ -151,6 +151,9 @@ def test_every_cell_answers_every_question_with_metrics(finished):
         assert len(record["first_search"]) == 3 and all(  # pages of the 5-page excerpt
             1 <= p[0] <= 5 for p in (h["pages"] for h in record["first_search"])
         )
+        # Scored on what a user reads: the grounded answer of the same pipeline as every surface.
+        assert record["answer_kind"] in ("generated", "quoted", "no_answer", "not_found")
+        assert (record["prediction"] is None) == (record["answer_kind"] in ("no_answer", "not_found"))
         if record["prediction"]:
             assert -1.0 <= m["similarity"] <= 1.0
         else:

@@ -124,4 +124,4 @@ def test_ground_quotes_the_evidence_when_no_answer_is_supported():
     assert asked == [(IP_QUESTION, ["manual#p9"])]  # the selected trajectory's own evidence
     assert [h.docid for h in shown.cited] == ["manual#p9"]
     nothing = ground(result, "ppl", IP_QUESTION, "pt", quote=lambda q, hits: None)
-    assert nothing.kind == NO_ANSWER and nothing.text == ""
+    assert nothing.kind == NO_ANSWER and nothing.text.startswith("Não encontrei")  # said, not invented

@@ -31,6 +31,16 @@ def start_server(tmp: Path, database: Path, extra: list[str]) -> RQRAGServer:
     return RQRAGServer(tmp, database, [*flags, *extra], env=NO_WEB)
 
 
+def _check_answer(answer: str, extra: dict) -> None:
+    """A generated answer is its trajectory's own; a quoted one is verbatim text of the first, cited source."""
+    assert extra["answer_kind"] in ("generated", "quoted")
+    assert extra["sources"][0]["cited"]
+    if extra["answer_kind"] == "generated":
+        assert extra["trajectory"][-1]["text"].strip() == answer
+    else:
+        assert " ".join(answer.split()) in " ".join(extra["sources"][0]["text"].split())
+
+
 def _check_sources(reply: dict) -> None:
     """Sources are exactly the evidence of the selected trajectory, each with its document and query."""
     evidence = {h["docid"] for step in reply["trajectory"] for h in step.get("evidence") or ()}
@@ -63,7 +73,7 @@ def test_chat_completion_with_sources(server):
     assert answer and reply.choices[0].finish_reason == "stop"
     extra = reply.model_extra["rqrag"]
     assert extra["strategy"] == "vote" and extra["trajectory"][-1]["action"] == "answer"
-    assert extra["trajectory"][-1]["text"] == answer
+    _check_answer(answer, extra)
     # Depth 1 over three refinements: the direct answer plus one per refinement that parsed.
     assert 2 <= len(extra["trajectories"]) <= 4
     searched = [t for t in extra["trajectories"] if len(t["steps"]) == 2]
@@ -80,7 +90,11 @@ def test_streaming_sends_the_answer_then_the_rqrag_object(server):
     text = "".join(c.choices[0].delta.content or "" for c in chunks)
     assert text.strip()
     assert chunks[-1].choices[0].finish_reason == "stop"
-    assert chunks[-1].model_extra["rqrag"]["trajectory"][-1]["text"] == text
+    _check_answer(text, chunks[-1].model_extra["rqrag"])
+    # Each search of the tree went out as it happened, before any of the answer's text.
+    steps = [i for i, c in enumerate(chunks) if (c.model_extra or {}).get("rqrag_step")]
+    first_text = next(i for i, c in enumerate(chunks) if c.choices[0].delta.content)
+    assert steps and max(steps) < first_text
 
 
 def test_chat_follow_up_carries_the_earlier_turns_to_the_model(server):

@@ -15,7 +15,6 @@ refinements asked for by instructions. `--history` takes a JSON list of earlier 
 
 from __future__ import annotations
 
-import dataclasses
 import json
 import sys
 import time
@@ -37,11 +36,7 @@ class AskOptions:
     output_dir: str | None = field(
         default=None, metadata={"help": "also write result.json and resolved_config.yaml here"}
     )
-    grounded: bool = field(
-        default=True,
-        metadata={"help": "show an answer only if its evidence supports it, else quote the evidence (--no_grounded: "
-                  "the selected answer as the model wrote it)"},
-    )
+
 
 
 def _messages(question: str, history_file: str | None) -> list[dict]:
@@ -148,7 +143,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     source = EvidenceSource(retriever, library, "documents" if library is not None else config.retriever)
     # Over documents the question is searched first (its pages are what the user asked about); elsewhere the tree
     # decides, as the shipped model was trained to.
-    settings = AnswerSettings(config, search_first=library is not None, grounded=options.grounded)
+    settings = AnswerSettings(config, search_first=library is not None, grounded=config.grounded)
     decoder = None
     started = time.perf_counter()
     if library is not None:  # a question outside the documents is answered before any model is loaded

