@@ -71,7 +71,7 @@ class DocumentsSettings:
     documents_dir: str | None = None  # folder of the named libraries; None: the rq-rag cache's indexes/
     database_url: str | None = None  # PostgreSQL + pgvector instead of folders
     max_upload_bytes: int = 50 * 1024 * 1024
-    language: str | None = None  # for libraries the server creates (None: the library module's default)
+    language: str | None = None  # for libraries the server creates (None: detected from the first upload's text)
     embedding_model: str | None = None
     retrieval_mode: str = "hybrid"
     max_queued_jobs: int = 8  # each waiting job holds its file in memory

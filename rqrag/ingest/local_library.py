@@ -98,6 +98,7 @@ class LocalLibrary(DocumentLibrary):
         while True:  # a swap between reading the catalog and the index: read both again
             stamp = self._stamp()
             catalog = _read_catalog(self.path) or {"documents": []}
+            self._adopt_saved_language(catalog)
             records = {record["doc_id"]: record for record in catalog["documents"]}
             index, chunks = None, None
             if with_index:
@@ -109,6 +110,15 @@ class LocalLibrary(DocumentLibrary):
                 chunks = {doc.docid: doc for doc in index.documents} if index is not None else {}
             if self._stamp() == stamp:
                 return _Version(stamp, records, index, chunks)
+
+    def _adopt_saved_language(self, catalog: dict[str, Any]) -> None:
+        """A handle opened before the library had a language (a server's, say) takes the one the first add, in
+        this process or another, settled and saved."""
+        if not self.settings.language and _saved_language(catalog):
+            source = catalog["settings"].get("language_source")
+            self.settings = dataclasses.replace(
+                self.settings, language=_saved_language(catalog), language_source=source
+            )
 
     def list(self) -> list[dict[str, Any]]:
         return [dict(record) for record in self._refresh().records.values()]
@@ -141,11 +151,18 @@ class LocalLibrary(DocumentLibrary):
         with self._locked() as current:
             if doc_id in current.records:
                 return _duplicate(current.records[doc_id])
-            vectors = self._embed(ingested.chunks, progress)
-            old_docs, old_vectors = self._stored(current)
-            records = {**current.records, doc_id: self._record(ingested, data)}
-            self._write_version(old_docs + ingested.chunks, np.concatenate([old_vectors, vectors]), records)
-        return AddResult(doc_id, "added", len(ingested.chunks), ingested.name, ingested.page_count)
+            before = self.settings
+            detected = self._settle_language(ingested)  # under the lock: one writer decides, the others adopt it
+            try:
+                vectors = self._embed(ingested.chunks, progress)
+                old_docs, old_vectors = self._stored(current)
+                records = {**current.records, doc_id: self._record(ingested, data)}
+                self._write_version(old_docs + ingested.chunks, np.concatenate([old_vectors, vectors]), records)
+            except BaseException:
+                if not _saved_language(_read_catalog(self.path)):  # nothing stored: the next document decides
+                    self.settings = before
+                raise
+        return AddResult(doc_id, "added", len(ingested.chunks), ingested.name, ingested.page_count, detected)
 
     def remove(self, doc_id: str) -> bool:
         """Delete a document and its chunks; False if it is not in the library. Nothing is re-embedded."""
@@ -281,6 +298,10 @@ def _with_extra(hit: Hit, chunks: dict[str, Any]) -> ChunkHit:
 
 def _doc_id_of(chunk) -> str:
     return chunk.extra.get("doc_id") or chunk.docid.rsplit(":", 1)[0]
+
+
+def _saved_language(catalog: dict[str, Any] | None) -> str | None:
+    return ((catalog or {}).get("settings") or {}).get("language") or None
 
 
 def _read_catalog(path: Path) -> dict[str, Any] | None:

@@ -1,11 +1,16 @@
-"""A document library in PostgreSQL + pgvector (`PgVectorIndex`); its settings are kept with every document."""
+"""A document library in PostgreSQL + pgvector (`PgVectorIndex`); its settings are kept with every document.
+
+The tables' full-text column is generated with the library's language, so a library that has no language yet
+(see `rqrag.ingest.library`) creates no tables until its first document has decided it: until then it lists
+nothing and its retriever finds nothing, and both follow the tables once they exist.
+"""
 
 from __future__ import annotations
 
 import dataclasses
 import logging
 import re
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rqrag.ingest.library import (
     DEFAULT_NAME,
@@ -19,6 +24,11 @@ from rqrag.ingest.library import (
     content_doc_id,
     resolve_settings,
 )
+from rqrag.retrieval.base import check_qids
+
+
+if TYPE_CHECKING:
+    from rqrag.retrieval.pgvector_store import PgVectorIndex
 
 
 logger = logging.getLogger(__name__)
@@ -51,40 +61,62 @@ class PgLibrary(DocumentLibrary):
 
     def __init__(self, database_url: str, name: str = DEFAULT_NAME, *, language=None, embedding_model=None,
                  chunking=None, encoder=None):  # fmt: skip
-        from rqrag.retrieval.pgvector_store import PgVectorIndex
-
-        prefix = _table_prefix(name)
-        self.location = f"PostgreSQL tables {prefix}_*"
-        saved = _saved_pg_settings(database_url, prefix)
+        self.database_url = database_url
+        self.prefix = _table_prefix(name)
+        self.location = f"PostgreSQL tables {self.prefix}_*"
+        saved = _saved_pg_settings(database_url, self.prefix)
         self.settings = resolve_settings(saved, language, embedding_model, chunking)
         self.encoder = SharedEncoder(self.settings.embedding_model, encoder)
-        self.store = PgVectorIndex(
-            database_url,
+        # None while the library has no language: opening the store would create its tables for a guessed one.
+        self.store: PgVectorIndex | None = self._open_store() if self.settings.language else None
+
+    def _open_store(self) -> PgVectorIndex:
+        from rqrag.retrieval.pgvector_store import PgVectorIndex
+
+        return PgVectorIndex(
+            self.database_url,
             self.encoder,
             language=self.settings.language,
-            table_prefix=prefix,
+            table_prefix=self.prefix,
             embedding_model=self.settings.embedding_model,
         )
 
+    def _settled_store(self) -> PgVectorIndex | None:
+        """The store, or None while the library has no language; a writer elsewhere may have given it one since."""
+        if self.store is None:
+            saved = _saved_pg_settings(self.database_url, self.prefix)
+            if saved is not None and saved.language:
+                self.settings = dataclasses.replace(
+                    self.settings, language=saved.language, language_source=saved.language_source
+                )
+                self.store = self._open_store()
+        return self.store
+
     def add(self, data: bytes, filename: str, progress: Progress | None = None) -> AddResult:
         doc_id = content_doc_id(data)
-        if self.store.has_document(doc_id):
+        if self._settled_store() is not None and self.store.has_document(doc_id):
             return _duplicate(self.get(doc_id))
         ingested = self._ingest(data, filename, progress)
+        detected = None
+        if self._settled_store() is None:
+            detected = self._settle_language(ingested)
+            self.store = self._open_store()
         vectors = self._embed(ingested.chunks, progress)
         record = self._record(ingested, data)
         meta = {**record, "settings": dataclasses.asdict(self.settings)}
         if not self.store.add_document(meta, ingested.chunks, embeddings=vectors):
             return _duplicate(self.get(doc_id) or record)  # another writer stored it meanwhile
-        return AddResult(doc_id, "added", len(ingested.chunks), ingested.name, ingested.page_count)
+        return AddResult(doc_id, "added", len(ingested.chunks), ingested.name, ingested.page_count, detected)
 
     def remove(self, doc_id: str) -> bool:
-        return self.store.remove_document(doc_id)
+        return self._settled_store() is not None and self.store.remove_document(doc_id)
 
     def contains(self, doc_id: str) -> bool:
-        return self.store.has_document(doc_id)
+        return self._settled_store() is not None and self.store.has_document(doc_id)
 
     def list(self) -> list[dict[str, Any]]:
+        if self._settled_store() is None:
+            return []
         records = []
         for row in self.store.list_documents():
             metadata = {k: v for k, v in row.pop("metadata").items() if k != "settings"}
@@ -92,7 +124,38 @@ class PgLibrary(DocumentLibrary):
         return records
 
     def retriever(self, mode: str = "hybrid"):
+        if self._settled_store() is None:
+            return _UnsettledRetriever(self, mode)
         return self.store.retriever(mode)
 
     def close(self) -> None:
-        self.store.close()
+        if self.store is not None:
+            self.store.close()
+
+
+class _UnsettledRetriever:
+    """The retriever of a library without a language yet: it finds nothing until a first document has created the
+    tables, then searches them (a server makes its retriever once, before any upload)."""
+
+    uses_qids = False
+
+    def __init__(self, library: PgLibrary, mode: str):
+        if mode not in ("bm25", "dense", "hybrid"):
+            raise ValueError(f"unknown search mode {mode!r}; choose bm25, dense or hybrid")
+        self.library = library
+        self.mode = mode
+
+    @property
+    def name(self) -> str:
+        store = self.library._settled_store()
+        return store.retriever(self.mode).name if store is not None else f"library:{self.library.prefix}:empty"
+
+    def search(self, query: str, k: int = 3, qid: str | None = None) -> list:
+        return self.batch_search([query], k=k)[0]
+
+    def batch_search(self, queries, k: int = 3, qids=None) -> list[list]:
+        check_qids(queries, qids)
+        store = self.library._settled_store()
+        if store is None:
+            return [[] for _ in queries]
+        return store.retriever(self.mode).batch_search(list(queries), k=k)
