@@ -181,7 +181,8 @@ def ground(
         rejected[current.path_id] = verdict.reason or "rejected"
         remaining = [t for t in remaining if t.path_id != current.path_id]
         current = _next_choice(remaining, strategy, question, choose)
-    evidence = trajectory_hits(best.trajectory) if best is not None else _all_hits(result)
+    # The selected path's own evidence; a direct answer read none, so then everything the tree read.
+    evidence = (trajectory_hits(best.trajectory) if best is not None else []) or _all_hits(result)
     found = quote(question, evidence) if evidence else None
     if found is None:
         said = NOTHING_FOUND.get(language or "en", NOTHING_FOUND["en"])

@@ -204,6 +204,7 @@ def create_app(
         }
         if body.return_trajectories and answer.result is not None:
             out["trajectories"] = [t.to_dict() for t in answer.result.trajectories]
+            out["guarded"] = answer.result.guarded  # refinements not searched, and why (loops, wrong_language...)
         return out
 
     return app

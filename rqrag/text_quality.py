@@ -142,6 +142,8 @@ def echoes(answer: str, question: str, min_share: float = 0.5) -> bool:
         return False  # "Yes", "No", "1945": too short to echo
     fresh = new_content(answer, question)
     if not fresh:
-        return True
+        # A short span of the question is a choice, not an echo ("Which is older, X or Y?" -> "X"; "...based in
+        # what New York city?" -> "New York City"); saying back most of the question is an echo.
+        return len(mine) >= max(3, len(set(content_words(question))) // 2)
     asked_share = 1 - len(fresh) / len(mine)
     return len(mine) >= 8 and asked_share >= min_share

@@ -21,6 +21,7 @@ import shlex
 import sys
 import tempfile
 import time
+from collections import Counter
 from pathlib import Path
 
 import httpx
@@ -84,6 +85,12 @@ def score(question: dict, body: dict) -> dict:
         "cited": bool(cited),
         "cites_golden_page": any(s.get("page_start", 0) <= p <= s.get("page_end", -1) for s in cited for p in pages),
         "seconds": body.get("timings", {}).get("total_seconds"),
+        # What the model's own refinements were worth: searched (a step after the question's own search), or
+        # guarded and why (a query in another language than the question's, one that loops, ...).
+        "refinements_searched": len(
+            {s["text"] for t in body.get("trajectories", []) for s in t["steps"][1:] if s["action"] != "answer"}
+        ),
+        "refinements_guarded": [g["reason"] for g in (body.get("guarded") or {}).values()],
         "sources": [{k: s.get(k) for k in ("file", "page_start", "page_end", "cited")} for s in sources],
     }
 
@@ -103,6 +110,8 @@ def summarize(rows: list[dict]) -> dict:
         "cites_golden_page": sum(r["cites_golden_page"] for r in rows),
         "answer_kinds": by_kind,
         "seconds_per_question": round(sum(r["seconds"] or 0 for r in rows) / n, 2),
+        "refinements_searched": sum(r["refinements_searched"] for r in rows),
+        "refinements_guarded": dict(Counter(reason for r in rows for reason in r["refinements_guarded"])),
     }
 
 
@@ -129,7 +138,8 @@ def main(argv: list[str] | None = None) -> int:
                 print(f"uploaded {args.pdf.name}: {job.get('progress')}", file=sys.stderr)
                 with (args.out / "answers.jsonl").open("w") as out:
                     for i, question in enumerate(questions, 1):
-                        reply = client.post("/v1/ask", json={"question": question["question"]})
+                        ask = {"question": question["question"], "return_trajectories": True}
+                        reply = client.post("/v1/ask", json=ask)
                         reply.raise_for_status()
                         row = score(question, reply.json())
                         rows.append(row)

@@ -61,6 +61,9 @@ def test_the_demo_sentence_that_names_no_one_echoes_the_question():
     )
     assert echoes(vote, question)
     assert not echoes("Shirley Temple was the United States Ambassador to Ghana and to Czechoslovakia.", question)
+    # a span of the question that answers it is a choice, not an echo
+    assert not echoes("New York City", "The director of Big Stone Gap is based in what New York city?")
+    assert not echoes("Terry Richardson", "Who is older, Terry Richardson or Kenton Richardson?")
 
 
 def test_text_predicates():

@@ -38,7 +38,6 @@ class AskOptions:
     )
 
 
-
 def _messages(question: str, history_file: str | None) -> list[dict]:
     history = json.loads(Path(history_file).read_text()) if history_file else []
     if not isinstance(history, list) or not all(
@@ -79,21 +78,32 @@ def _report(answer, decoder, seconds: float, show_tree: bool) -> None:
     if best is None:
         print(f"No answer: {result.error}")
         return
-    scored = best.scored()
     print(f"Answer: {answer.text}")
     cited = next((s for s in answer.sources if s.get("cited")), None)
     where = f" — {_cite_source(cited)}" if cited else ""
     if answer.kind == "quoted":
-        print(f"  (quoted from the evidence{where}: no generated answer was supported by it; the model said "
-              f"{answer.generated!r})\n")
-    else:
+        print(
+            f"  (quoted from the evidence{where}: no answer of the tree was supported by it; {result.strategy} "
+            f"picked {answer.generated!r})\n"
+        )
+    elif answer.kind == "generated":
         print(f"  (generated; supported by the evidence{where})\n")
-    print(
-        f"Selected trajectory ({result.strategy}; path {best.path_id}; answer perplexity "
-        f"{scored.answer_perplexity:.2f}, path perplexity {scored.perplexity:.2f}; "
-        f"answer confidence {scored.confidence:.2f}):"
+    else:
+        print()
+    shown_id = answer.grounded.path_id if answer.grounded and answer.grounded.path_id else best.path_id
+    shown = next(t for t in result.trajectories if t.path_id == shown_id)
+    scored = shown.scored()
+    rejected = answer.grounded.rejected if answer.grounded else {}
+    why = (
+        f"; {result.strategy} picked path {best.path_id}, not shown: {rejected[best.path_id]}"
+        if (best.path_id in rejected)
+        else ""
     )
-    _print_trajectory(best)
+    print(
+        f"Trajectory shown (path {shown.path_id}{why}; answer perplexity {scored.answer_perplexity:.2f}, "
+        f"path perplexity {scored.perplexity:.2f}; answer confidence {scored.confidence:.2f}):"
+    )
+    _print_trajectory(shown)
     answers = "; ".join(f"{s} -> {result.answer_by(s)!r}" for s in result.selected)
     ok = sum(t.ok for t in result.trajectories)
     print(f"\nBy strategy: {answers}  ({ok} of {len(result.trajectories)} trajectories finished)")
@@ -108,6 +118,8 @@ def _report(answer, decoder, seconds: float, show_tree: bool) -> None:
                 )
             else:
                 head = f"path {t.path_id}: failed ({t.error})"
+            if answer.grounded and t.path_id in answer.grounded.rejected:
+                head += f"  not shown: {answer.grounded.rejected[t.path_id]}"
             statuses = ",".join(p.value for p in t.parse_statuses)
             print(f"- {head}  [{statuses}]")
             _print_trajectory(t, indent="    ")
@@ -152,8 +164,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         if prepared.outside is not None:
             (answer,) = pipeline.decode([prepared], source, settings)
             print(
-                json.dumps({"question": question, "answer": answer.text, "answer_kind": NOT_FOUND,
-                            "outside_documents": True}, ensure_ascii=False)
+                json.dumps(
+                    {"question": question, "answer": answer.text, "answer_kind": NOT_FOUND, "outside_documents": True},
+                    ensure_ascii=False,
+                )
                 if options.json_output
                 else answer.text
             )
