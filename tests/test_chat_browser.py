@@ -155,6 +155,12 @@ def test_upload_ask_and_see_the_answer_stream_with_page_citations(server, driver
     trajectory.find_element(By.TAG_NAME, "summary").click()
     steps = trajectory.find_elements(By.CSS_SELECTOR, "li.step")
     assert len(steps) >= 2 and "iPXE" in steps[0].text  # the question's own search, then the answer
+    # ... labelled as what it is (the question, searched), not as a rewrite
+    label = steps[0].find_element(By.CSS_SELECTOR, ".step-action").text
+    assert label == "A pergunta, pesquisada", label
+    # The page says which kind of answer this is: generated (and supported) or quoted from the sources.
+    kind = message.find_element(By.CSS_SELECTOR, ".answer-kind").text
+    assert kind.startswith(("Resposta gerada", "Citação")), kind
     shoot(driver, tmp, "chat_page")
 
 

