@@ -37,6 +37,7 @@ import numpy as np
 
 from rqrag.retrieval.base import Hit
 from rqrag.text_quality import content_words, fold, stem
+from rqrag.text_quality import echoes as says_question_back
 
 
 @dataclass(frozen=True)
@@ -162,7 +163,11 @@ def _content(text: str, language: str) -> set[str]:
 
 def echoes(sentence: str, question: str, language: str) -> bool:
     """Says the question back instead of answering: a question itself, or no content word the question lacks."""
-    return is_question(sentence) or not (_content(sentence, language) - _content(question, language))
+    if is_question(sentence) or not (_content(sentence, language) - _content(question, language)):
+        return True
+    # mostly the question's own words ("Estações de trabalho sem disco LTSP usam os programas instalados no servidor"
+    # for a question about what to run after updating the LTSP server): the grounding check's echo, shared
+    return says_question_back(sentence, question)
 
 
 # What a question asks for -> the pattern a sentence that answers it holds. Folded cue words, pt and en.

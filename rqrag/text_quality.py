@@ -146,4 +146,4 @@ def echoes(answer: str, question: str, min_share: float = 0.5) -> bool:
         # what New York city?" -> "New York City"); saying back most of the question is an echo.
         return len(mine) >= max(3, len(set(content_words(question))) // 2)
     asked_share = 1 - len(fresh) / len(mine)
-    return len(mine) >= 8 and asked_share >= min_share
+    return len(mine) >= 8 and asked_share > min_share
