@@ -65,6 +65,8 @@ class Weights:
 
 # ----------------------------------------------------------------------------------------------- splitting
 
+EMBEDDING_CACHE_SIZE = 50_000  # sentences kept embedded (384 floats each: ~77 MB at most)
+
 _BULLET = re.compile(r"^\s*(?:[•●▪◦‣∙·*–—-]|\d{1,2}[.)]|[a-z][.)])\s+")
 # "3.1.2 Servidor principal", "4 Requisitos": a number, then words, never a final stop.
 _NUMBERED_HEADING = re.compile(r"^\d{1,2}(?:\.\d{1,2})*\.?\s+[^\W\d_]")
@@ -256,6 +258,9 @@ class ExtractiveAnswerer:
         self.max_words = int(max_words)
         self.weights = weights or Weights()
         self.follow_colon = follow_colon
+        # Sentence -> passage embedding. The grounding check scores every rejected path's evidence, and the paths
+        # of one tree share most of their passages: each sentence is embedded once per process (bounded).
+        self._embedded: dict[str, np.ndarray] = {}
 
     @property
     def encoder(self):
@@ -315,9 +320,16 @@ class ExtractiveAnswerer:
             return [np.zeros(len(found)) for found in candidates]
         queries = self.encoder.encode_queries([" ".join(q.split()) for q in questions])
         # Overlapping chunks and questions that share hits repeat sentences: each distinct one is embedded once.
-        rows = {text: row for row, text in enumerate(dict.fromkeys(c.text for f in candidates for c in f))}
-        passages = self.encoder.encode_passages(list(rows))
-        return [passages[[rows[c.text] for c in found]] @ queries[i] for i, found in enumerate(candidates)]
+        texts = list(dict.fromkeys(c.text for f in candidates for c in f))
+        new = [t for t in texts if t not in self._embedded]
+        if new:
+            if len(self._embedded) + len(new) > EMBEDDING_CACHE_SIZE:
+                self._embedded.clear()
+            self._embedded.update(zip(new, self.encoder.encode_passages(new)))
+        return [
+            np.stack([self._embedded[c.text] for c in found]) @ queries[i] if found else np.zeros(0)
+            for i, found in enumerate(candidates)
+        ]
 
     def _lexical(self, questions: Sequence[str], candidates: list[list[Candidate]]) -> list[np.ndarray]:
         if self.weights.bm25 == 0:
