@@ -245,7 +245,7 @@ class _Exchange:
                 self.user,
                 decision.description,
                 conversation_id=self.cid,
-                when=_now(),
+                when=_when_it_happened(self.question, _now()),
                 language=language,
                 source=decision.source,
                 hemisphere=self.serve.hemisphere,
@@ -254,6 +254,20 @@ class _Exchange:
             logger.exception("memory not stored")
             return {"stored": False, "error": f"{type(error).__name__}: {error}"}
         return {"stored": True, "description": decision.description, "source": decision.source, "id": record["id"]}
+
+
+def _when_it_happened(statement: str, told):
+    """The moment a memory is dated: the day its statement points at when it names one ("Ontem à noite eu
+    jantei…" told on D is about D-1), at the time of day it was told; else when it was told. So "o que eu fiz
+    ontem?" asked the same day finds it. (Keeping both times is the next step for memories.)"""
+    import datetime as dt
+
+    from rqrag.inference.memory_time import date_range_in
+
+    found = date_range_in(statement, told.replace(tzinfo=None))
+    if found is None or found[0] != found[1]:
+        return told
+    return told + dt.timedelta(days=(found[0] - told.date()).days)
 
 
 def _now():

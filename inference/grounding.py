@@ -188,7 +188,15 @@ def ground(
         said = NOTHING_FOUND.get(language or "en", NOTHING_FOUND["en"])
         return GroundedAnswer(said, NO_ANSWER, [], None, generated, rejected)
     cited = [h for h in evidence if h.docid == found.docid][:1]
-    return GroundedAnswer(found.text, QUOTED, cited, best.path_id if best else None, generated, rejected)
+    # The trajectory shown beside a quote is one that read the quoted passage (a direct answer read nothing).
+    holder = next(
+        (t for t in ([best] if best else []) + result.trajectories if found.docid in _docids(t)), best
+    )
+    return GroundedAnswer(found.text, QUOTED, cited, holder.path_id if holder else None, generated, rejected)
+
+
+def _docids(trajectory) -> set[str]:
+    return {h.docid for h in trajectory_hits(trajectory.trajectory)}
 
 
 def _all_hits(result) -> list[Hit]:

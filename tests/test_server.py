@@ -239,5 +239,5 @@ def test_server_on_the_vllm_backend(tmp_path):
         )
         assert reply.choices[0].message.content
         extra = reply.model_extra["rqrag"]
-        assert extra["trajectory"][-1]["text"] == reply.choices[0].message.content
+        _check_answer(reply.choices[0].message.content, extra)
         assert any(len(t["steps"]) == 2 and t["steps"][0]["evidence"] for t in extra["trajectories"])
