@@ -177,9 +177,8 @@ def _run_system(task, system, examples, writer, decoder, decode: DecodeConfig, c
             record = question_record(task, example, answer.result, system, per_question)
             if decode.grounded:
                 record["scores"]["grounded"] = task.score(answer.text if answer.kind in SHOWN else None, example)
-                record["grounded"] = {"answer": answer.text, "kind": answer.kind, **answer.grounded.to_dict()} if (
-                    answer.grounded
-                ) else {"answer": answer.text, "kind": answer.kind}
+                grounding = answer.grounded.to_dict() if answer.grounded else {}
+                record["grounded"] = {**grounding, "answer": answer.text, "kind": answer.kind}
             writer.append(record)
         progress.update(len(batch))
     progress.close()

@@ -55,21 +55,17 @@ def _print_trajectory(t, indent: str = "  ") -> None:
 
 
 def _cite_source(source: dict) -> str:
-    """A source dict's title, with its page span for a chunk of the user's documents."""
+    """A source dict's name (its file for a chunk of the user's documents), with its page span when it has one."""
+    name = source.get("file") or source.get("title") or source.get("docid", "")
     if "page_start" not in source:
-        return source.get("title", source.get("docid", ""))
+        return name
     first, last = source["page_start"], source["page_end"]
-    name = source.get("file") or source.get("title", "")
     return f"{name} p. {first}" if first == last else f"{name} pp. {first}-{last}"
 
 
 def _cite(hit) -> str:
     """A hit's title, with its page span when it is a chunk of the user's documents (`rqrag docs add`)."""
-    extra = getattr(hit, "extra", {})
-    if "page_start" not in extra:
-        return hit.title
-    first, last = extra["page_start"], extra["page_end"]
-    return f"{hit.title} p. {first}" if first == last else f"{hit.title} pp. {first}-{last}"
+    return _cite_source({**getattr(hit, "extra", {}), "title": hit.title, "file": None})
 
 
 def _report(answer, decoder, seconds: float, show_tree: bool) -> None:
