@@ -61,7 +61,7 @@ def text_reason(
 
 def restates(query: str, other: str) -> bool:
     """Whether `query` says (nearly) what `other` says: word-set Jaccard >= 0.8 after normalisation. The tree
-    decoder's refinement guards (`rqrag.inference.guards`) apply the same test to generated queries."""
+    decoder's refinement guards (`rqrag.inference.decoding.guards`) apply the same test to generated queries."""
     return jaccard(query, other) >= RESTATEMENT_JACCARD
 
 

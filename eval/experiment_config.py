@@ -130,7 +130,7 @@ class ExperimentConfig:
             raise ValueError("a fractional design needs fraction_generator, fraction_resolution or fraction_reduction")
 
     def _check_levels(self) -> None:
-        from rqrag.inference.config import DecodeConfig
+        from rqrag.inference.decoding.config import DecodeConfig
 
         decode_fields = {f.name for f in dataclasses.fields(DecodeConfig)}
         for name, levels in self.factors.items():

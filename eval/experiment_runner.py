@@ -238,8 +238,8 @@ class ExperimentRunner:
 
     def _run_cell(self, cell: Cell, questions: list[dict[str, Any]]) -> None:
         from rqrag.inference.answer_pipeline import AnswerPipeline, AnswerSettings, EvidenceSource
-        from rqrag.inference.decoder import TreeDecoder
-        from rqrag.inference.tree import Question
+        from rqrag.inference.decoding.decoder import TreeDecoder
+        from rqrag.inference.decoding.tree import Question
 
         decode = self.cell_configs[cell.cell_id]
         retriever = self._retriever(cell)

@@ -17,7 +17,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from rqrag.eval import metrics
-from rqrag.inference.select import DEFINITIONS, STRATEGIES
+from rqrag.inference.decoding.select import DEFINITIONS, STRATEGIES
 
 
 SUMMARY = "summary.json"

@@ -28,10 +28,10 @@ from rqrag.eval.config import EvalConfig
 from rqrag.eval.report import summarize_task, write_reports
 from rqrag.eval.tasks import EvalExample, Task, get_task
 from rqrag.inference.answer_pipeline import AnswerPipeline, AnswerSettings, EvidenceSource
-from rqrag.inference.config import DecodeConfig
+from rqrag.inference.decoding.config import DecodeConfig
+from rqrag.inference.decoding.select import STRATEGIES
+from rqrag.inference.decoding.tree import Question, QuestionResult
 from rqrag.inference.grounding import GENERATED, QUOTED
-from rqrag.inference.select import STRATEGIES
-from rqrag.inference.tree import Question, QuestionResult
 from rqrag.resumable import ResumableJsonl
 
 
@@ -79,7 +79,7 @@ def question_record(task: Task, example: EvalExample, result: QuestionResult, sy
         "well_formed": sum(t.well_formed for t in result.trajectories) / max(1, len(result.trajectories)),
         "error": result.error,
         "seconds": round(seconds, 3),
-        # The work the tree saved (rqrag.inference.expansions / guards / stop_confidence).
+        # The work the tree saved (rqrag.inference.decoding.expansions / guards / stop_confidence).
         "merged": len(result.merged),
         "guarded": len(result.guarded),
         "stopped_at": result.stopped_at,

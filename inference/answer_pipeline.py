@@ -34,7 +34,9 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
-from rqrag.inference.config import DecodeConfig
+from rqrag.inference.decoding.config import DecodeConfig
+from rqrag.inference.decoding.search_first import not_found_message, search_question_first
+from rqrag.inference.decoding.tree import Question, QuestionResult
 from rqrag.inference.grounding import (
     NO_ANSWER,
     NOT_FOUND,
@@ -44,8 +46,6 @@ from rqrag.inference.grounding import (
     ground,
     trajectory_hits,
 )
-from rqrag.inference.search_first import not_found_message, search_question_first
-from rqrag.inference.tree import Question, QuestionResult
 from rqrag.retrieval.base import Hit, Retriever
 from rqrag.text_quality import guess_language
 
@@ -58,7 +58,7 @@ RELEVANT_SENTENCES = 4
 EventSink = Callable[[str, str, dict], None]  # (question id, event name, data)
 
 # What a source says about where it comes from: a chunk of the user's documents its file and page span
-# (rqrag.ingest.library), a memory its date and conversation (inference/memory_store.py).
+# (rqrag.ingest.library), a memory its date and conversation (inference/memory/store.py).
 SOURCE_LOCATION = ("doc_id", "file", "page_start", "page_end", "kind", "memory_id", "date", "time", "weekday")
 SOURCE_LOCATION += ("period_of_day", "conversation_id")
 

@@ -18,7 +18,7 @@ from collections import defaultdict
 from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass, field
 
-from rqrag.inference.tree import Question, QuestionResult
+from rqrag.inference.decoding.tree import Question, QuestionResult
 
 
 logger = logging.getLogger(__name__)

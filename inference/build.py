@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import logging
 
-from rqrag.inference.config import DecodeConfig
-from rqrag.inference.decoder import TreeDecoder
+from rqrag.inference.decoding.config import DecodeConfig
+from rqrag.inference.decoding.decoder import TreeDecoder
 
 
 logger = logging.getLogger(__name__)
@@ -21,7 +21,7 @@ def build_generator(config: DecodeConfig):
 
     path = resolve_model(config.model_to_load)
     if config.backend == "chat":  # any chat LLM; the local tokenizer only measures prompts and keys identical work
-        from rqrag.inference.backend_chat import chat_generator
+        from rqrag.inference.backends.chat_endpoint import chat_generator
 
         return chat_generator(config), load_tokenizer(path)
     if config.backend == "remote":
@@ -29,7 +29,7 @@ def build_generator(config: DecodeConfig):
 
         from transformers import AutoConfig
 
-        from rqrag.inference.backend_remote import RemoteGenerator
+        from rqrag.inference.backends.remote import RemoteGenerator
 
         max_context = config.remote_max_context or getattr(
             AutoConfig.from_pretrained(path), "max_position_embeddings", 4096
@@ -42,10 +42,10 @@ def build_generator(config: DecodeConfig):
         )
         return generator, load_tokenizer(path)
     if config.backend == "vllm":
-        from rqrag.inference.backend_vllm import VLLMGenerator
+        from rqrag.inference.backends.vllm_engine import VLLMGenerator
 
         return VLLMGenerator(path, seed=config.seed, dtype=config.dtype), load_tokenizer(path)
-    from rqrag.inference.backend_hf import HFGenerator
+    from rqrag.inference.backends.hf import HFGenerator
 
     generator = HFGenerator.from_pretrained(
         path, dtype=config.dtype, max_batch_size=config.max_batch_size, seed=config.seed

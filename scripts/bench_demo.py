@@ -46,7 +46,7 @@ BEFORE = {
 def demo_config(overrides: dict):
     """The demo's DecodeConfig (its YAML, greedy queries as `make demo` passes) with `overrides` applied."""
     from rqrag.config import load_yaml_config
-    from rqrag.inference.config import DecodeConfig
+    from rqrag.inference.decoding.config import DecodeConfig
 
     values = load_yaml_config(DEMO_CONFIG, [DecodeConfig])
     return DecodeConfig(**{**values, "query_temperature": 0.0, **overrides})
@@ -54,7 +54,7 @@ def demo_config(overrides: dict):
 
 def time_config(name: str, config, question: str, repeats: int) -> dict:
     from rqrag.inference.build import build_decoder
-    from rqrag.inference.tree import Question
+    from rqrag.inference.decoding.tree import Question
 
     decoder = build_decoder(config)
     decoder.decode([Question("warm-up", [{"role": "user", "content": WARM_UP}])])

@@ -22,7 +22,7 @@ Reported per configuration: wall time, model calls, requests, generated tokens a
 * the **token floor**: the number of distinct tokens in the tree (every prompt of every call, with its
   completion, inserted into one prefix trie), i.e. each shared token computed once;
 * the **unique-work floor**: the number of distinct expansions (requests with the same context and sampling
-  parameters — and seed, when sampling — are one, `rqrag.inference.expansions`) and their prompt tokens: what
+  parameters — and seed, when sampling — are one, `rqrag.inference.decoding.expansions`) and their prompt tokens: what
   a backend must serve once identical requests are merged, without any prefix reuse.
 
 Ratios against `sequential` of the same backend, and of merged against unmerged `batched`, are printed in the
@@ -82,14 +82,14 @@ def unique_tree_tokens(sequences) -> int:
 
 def unique_work(sequences) -> tuple[int, int]:
     """The distinct expansions among the requests (by content address) and the sum of their prompt lengths."""
-    from rqrag.inference.expansions import request_key
+    from rqrag.inference.decoding.expansions import request_key
 
     distinct = {request_key(request): len(request.prompt_ids) for request, _ in sequences}
     return len(distinct), sum(distinct.values())
 
 
 def load_questions(n: int):
-    from rqrag.inference.tree import Question
+    from rqrag.inference.decoding.tree import Question
 
     with HOTPOTQA.open() as f:
         records = [json.loads(line) for _, line in zip(range(n), f)]
@@ -98,9 +98,9 @@ def load_questions(n: int):
 
 
 def run(backend_name: str, schedule: str, merge: bool, args, questions, records, shared: dict) -> dict:
-    from rqrag.inference.backend import GenerationRequest, SamplingParams
-    from rqrag.inference.config import DecodeConfig
-    from rqrag.inference.decoder import TreeDecoder
+    from rqrag.inference.backends.base import GenerationRequest, SamplingParams
+    from rqrag.inference.decoding.config import DecodeConfig
+    from rqrag.inference.decoding.decoder import TreeDecoder
     from rqrag.retrieval.candidates import CandidateRetriever
 
     config = DecodeConfig(
@@ -216,13 +216,13 @@ def print_table(rows: list[dict], args) -> None:
 
 def backends(names: list[str], model: str, max_batch_size: int) -> dict:
     """A factory per backend; vLLM's engine is built once and its counters reset per run."""
-    from rqrag.inference.backend import GeneratorStats
+    from rqrag.inference.backends.base import GeneratorStats
     from rqrag.models import load_model_and_tokenizer, load_tokenizer, resolve_model
 
     path = resolve_model(model)
     out: dict = {}
     if "hf" in names:
-        from rqrag.inference.backend_hf import HFGenerator
+        from rqrag.inference.backends.hf import HFGenerator
 
         hf_model, tokenizer = load_model_and_tokenizer(path)
         out["hf"] = {
@@ -230,7 +230,7 @@ def backends(names: list[str], model: str, max_batch_size: int) -> dict:
             "new": lambda: HFGenerator(hf_model, tokenizer, max_batch_size=max_batch_size),
         }
     if "vllm" in names:
-        from rqrag.inference.backend_vllm import VLLMGenerator
+        from rqrag.inference.backends.vllm_engine import VLLMGenerator
 
         engine = VLLMGenerator(path)
 

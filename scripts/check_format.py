@@ -34,8 +34,8 @@ def run(config_path: str, model: str, examples, max_depth: int) -> dict:
     from rqrag.config import load_yaml_config
     from rqrag.data_construction.annotate import answer_agrees
     from rqrag.inference.build import build_decoder
-    from rqrag.inference.config import DecodeConfig
-    from rqrag.inference.tree import Question
+    from rqrag.inference.decoding.config import DecodeConfig
+    from rqrag.inference.decoding.tree import Question
 
     config = DecodeConfig(**load_yaml_config(config_path, [DecodeConfig]))
     config = dataclasses.replace(config, model=model, max_depth=max_depth, query_temperature=0.0)

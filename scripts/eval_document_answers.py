@@ -26,7 +26,7 @@ from pathlib import Path
 
 import httpx
 
-from rqrag.inference.server_process import RQRAGServer
+from rqrag.inference.server.process import RQRAGServer
 from rqrag.text_quality import echoes, fold, guess_language
 
 

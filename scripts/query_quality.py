@@ -33,7 +33,7 @@ from pathlib import Path
 import numpy as np
 
 from rqrag.answers import word_jaccard
-from rqrag.inference.select import STRATEGIES
+from rqrag.inference.decoding.select import STRATEGIES
 
 
 TREE, STANDARD, DIRECT = "rqrag", "standard_rag", "no_retrieval"

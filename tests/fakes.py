@@ -10,7 +10,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Sequence
 
-from rqrag.inference.backend import Completion, GenerationRequest, GeneratorStats
+from rqrag.inference.backends.base import Completion, GenerationRequest, GeneratorStats
 from rqrag.trajectory import EOS, Action
 
 

@@ -11,10 +11,10 @@ import pytest
 from fakes import FakeGenerator
 
 from rqrag.inference.answer_pipeline import AnswerPipeline, AnswerSettings, EvidenceSource
-from rqrag.inference.config import DecodeConfig
-from rqrag.inference.decoder import TreeDecoder
+from rqrag.inference.decoding.config import DecodeConfig
+from rqrag.inference.decoding.decoder import TreeDecoder
+from rqrag.inference.decoding.tree import Question
 from rqrag.inference.extractive import Quote
-from rqrag.inference.tree import Question
 from rqrag.retrieval.bm25 import BM25Retriever
 from rqrag.retrieval.documents import Document
 from rqrag.trajectory import Action

@@ -11,10 +11,12 @@ from collections import Counter
 import pytest
 
 from rqrag.answers import answer_key
-from rqrag.inference.backend import ChatPrompt, Completion, GenerationRequest, Generator, SamplingParams
-from rqrag.inference.backend_chat import ChatGenerationError, ChatGenerator, ChatPrompter
-from rqrag.inference.config import DecodeConfig
-from rqrag.inference.select import STRATEGIES, Scored, select_all
+from rqrag.inference.backends.base import ChatPrompt, Completion, GenerationRequest, Generator, SamplingParams
+from rqrag.inference.backends.chat_endpoint import ChatGenerationError, ChatGenerator
+from rqrag.inference.decoding.chat_prompter import ChatPrompter
+from rqrag.inference.decoding.config import DecodeConfig
+from rqrag.inference.decoding.prompting import make_prompter
+from rqrag.inference.decoding.select import STRATEGIES, Scored, select_all
 from rqrag.trajectory import Action, ParseStatus
 
 
@@ -71,9 +73,9 @@ def test_chat_config_is_prompted_only_and_needs_an_endpoint_and_a_model():
 
 
 def test_the_chat_prompter_sends_messages_and_reads_one_line(smollm2_tokenizer):
-    from rqrag.inference.tree import Path, Question
+    from rqrag.inference.decoding.tree import Path, Question
 
-    prompter = ChatGenerator(URL, "m").make_prompter("auto", smollm2_tokenizer)
+    prompter = make_prompter("auto", smollm2_tokenizer, ChatGenerator(URL, "m"))
     assert isinstance(prompter, ChatPrompter) and prompter.mode == "prompted"
     question = Question("q", [{"role": "user", "content": QUESTION}])
     request = prompter.request(question, Path("q", "0"), Action.REWRITE, SamplingParams(), seed=3)
@@ -89,7 +91,7 @@ def test_the_chat_prompter_sends_messages_and_reads_one_line(smollm2_tokenizer):
     assert prompter.parse(Action.ANSWER, Completion('Answer: "Paris"', (), (), "end")).text == "Paris"
     assert prompter.parse(Action.ANSWER, Completion("Par", (), (), "length")).status is ParseStatus.TRUNCATED
     with pytest.raises(ValueError, match="trained mode"):
-        ChatGenerator(URL, "m").make_prompter("trained", smollm2_tokenizer)
+        make_prompter("trained", smollm2_tokenizer, ChatGenerator(URL, "m"))
 
 
 def test_an_unreachable_endpoint_is_retried_then_a_generation_error():

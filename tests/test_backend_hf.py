@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 import torch
 
-from rqrag.inference.backend import GenerationRequest, SamplingParams
-from rqrag.inference.backend_hf import HFGenerator
+from rqrag.inference.backends.base import GenerationRequest, SamplingParams
+from rqrag.inference.backends.hf import HFGenerator
 
 
 @pytest.fixture(scope="module")

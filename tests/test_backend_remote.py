@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from rqrag.inference.backend import GenerationRequest, Generator, SamplingParams
-from rqrag.inference.backend_remote import RemoteGenerationError, RemoteGenerator
+from rqrag.inference.backends.base import GenerationRequest, Generator, SamplingParams
+from rqrag.inference.backends.remote import RemoteGenerationError, RemoteGenerator
 
 
 pytestmark = [pytest.mark.slow, pytest.mark.vllm]
@@ -22,7 +22,7 @@ def chat_ids(tokenizer, question: str) -> tuple[int, ...]:
 
 @pytest.fixture(scope="module")
 def hf(smollm2_dir):
-    from rqrag.inference.backend_hf import HFGenerator
+    from rqrag.inference.backends.hf import HFGenerator
 
     return HFGenerator.from_pretrained(smollm2_dir)
 

@@ -15,7 +15,7 @@ import sys
 
 import pytest
 
-from rqrag.inference.backend import Completion, GenerationRequest, Generator, SamplingParams
+from rqrag.inference.backends.base import Completion, GenerationRequest, Generator, SamplingParams
 
 
 _skip_without_vllm = pytest.mark.skipif(
@@ -57,7 +57,7 @@ def tokenizer(model_dir):
 def generator(model_dir):
     import psutil
 
-    from rqrag.inference.backend_vllm import VLLMGenerator
+    from rqrag.inference.backends.vllm_engine import VLLMGenerator
 
     def vllm_processes() -> dict[int, psutil.Process]:
         # vLLM titles its processes "VLLM::EngineCore" and "VLLM::Worker..."; multiprocessing's resource
@@ -121,12 +121,12 @@ def assert_well_formed(completion: Completion) -> None:
 
 
 def test_importing_the_module_does_not_import_vllm():
-    code = "import sys, rqrag.inference.backend_vllm; assert 'vllm' not in sys.modules, 'vllm imported'"
+    code = "import sys, rqrag.inference.backends.vllm_engine; assert 'vllm' not in sys.modules, 'vllm imported'"
     subprocess.run([sys.executable, "-c", code], check=True, timeout=60)
 
 
 def test_missing_vllm_is_a_clear_error(monkeypatch):
-    import rqrag.inference.backend_vllm as backend_vllm
+    import rqrag.inference.backends.vllm_engine as backend_vllm
 
     real_find_spec = importlib.util.find_spec
     monkeypatch.setattr(
@@ -296,7 +296,7 @@ def test_generation_stops_at_the_context_limit(generator, tokenizer):
 
 @vllm_test
 def test_prompt_that_leaves_no_room_fails_before_the_engine(generator):
-    from rqrag.inference.backend import GenerationError
+    from rqrag.inference.backends.base import GenerationError
 
     calls = generator.stats.model_calls
     with pytest.raises(GenerationError, match="request 1"):
@@ -323,7 +323,7 @@ def test_min_tokens_holds_back_eos_and_stop_tokens(generator, tokenizer):
 @vllm_test
 def test_agrees_with_the_transformers_backend(generator, tokenizer, hf_model):
     """Same greedy requests through `HFGenerator`: same tokens, text and finish reasons, logprobs within 1e-2."""
-    from rqrag.inference.backend_hf import HFGenerator
+    from rqrag.inference.backends.hf import HFGenerator
 
     newline = tokenizer.convert_tokens_to_ids("Ċ")
     requests = [GenerationRequest(chat_ids(tokenizer, q), SamplingParams(max_tokens=32)) for q in QUESTIONS]

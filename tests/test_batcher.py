@@ -9,7 +9,7 @@ import time
 import pytest
 
 from rqrag.inference.batcher import DecodeBatcher
-from rqrag.inference.tree import Question, QuestionResult
+from rqrag.inference.decoding.tree import Question, QuestionResult
 
 
 def _question(i: int) -> Question:

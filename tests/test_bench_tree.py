@@ -24,7 +24,7 @@ def _record(qid: str, question: str) -> dict:
 
 
 def test_merged_and_unmerged_batched_rows_share_their_floors(smollm2_tokenizer, capsys):
-    from rqrag.inference.tree import Question
+    from rqrag.inference.decoding.tree import Question
 
     records = [_record("qa", "alpha: which volcano is in Tanzania?"), _record("qb", "beta: which large cat?")]
     questions = [Question(r["question_id"], [{"role": "user", "content": r["question_text"]}]) for r in records]

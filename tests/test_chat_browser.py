@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 from manual import pdf_pages
 
-from rqrag.inference.server_process import RQRAGServer
+from rqrag.inference.server.process import RQRAGServer
 
 
 pytestmark = pytest.mark.slow

@@ -12,7 +12,7 @@ from rqrag.config import load_yaml_config
 from rqrag.data_construction.config import DataBuildConfig
 from rqrag.eval.config import EvalConfig
 from rqrag.eval.experiment_config import ExperimentConfig
-from rqrag.inference.config import DecodeConfig
+from rqrag.inference.decoding.config import DecodeConfig
 from rqrag.inference.serve_config import ServeConfig
 
 

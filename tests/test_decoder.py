@@ -8,11 +8,11 @@ import math
 import pytest
 from fakes import FakeGenerator
 
-from rqrag.inference.backend import Completion
-from rqrag.inference.config import DecodeConfig
-from rqrag.inference.decoder import TreeDecoder, answer_span_logprobs
-from rqrag.inference.select import STRATEGIES, supported
-from rqrag.inference.tree import Question
+from rqrag.inference.backends.base import Completion
+from rqrag.inference.decoding.config import DecodeConfig
+from rqrag.inference.decoding.decoder import TreeDecoder, answer_span_logprobs
+from rqrag.inference.decoding.select import STRATEGIES, supported
+from rqrag.inference.decoding.tree import Question
 from rqrag.retrieval.bm25 import BM25Retriever
 from rqrag.retrieval.documents import Document
 from rqrag.trajectory import Action

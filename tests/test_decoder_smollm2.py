@@ -6,12 +6,12 @@ import json
 
 import pytest
 
-from rqrag.inference.backend_hf import HFGenerator
-from rqrag.inference.config import DecodeConfig
-from rqrag.inference.decoder import TreeDecoder
-from rqrag.inference.prompting import PromptedPrompter, TrainedPrompter
-from rqrag.inference.select import STRATEGIES
-from rqrag.inference.tree import Path, Question
+from rqrag.inference.backends.hf import HFGenerator
+from rqrag.inference.decoding.config import DecodeConfig
+from rqrag.inference.decoding.decoder import TreeDecoder
+from rqrag.inference.decoding.prompting import PromptedPrompter, TrainedPrompter
+from rqrag.inference.decoding.select import STRATEGIES
+from rqrag.inference.decoding.tree import Path, Question
 from rqrag.trajectory import Action
 
 

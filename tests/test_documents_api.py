@@ -16,11 +16,11 @@ from fakes import FakeGenerator
 from fastapi.testclient import TestClient
 from manual import MANUAL, needs_manual, pdf_pages
 
-from rqrag.inference.config import DecodeConfig
-from rqrag.inference.decoder import TreeDecoder
-from rqrag.inference.documents_api import DocumentsService, DocumentsSettings, safe_filename
+from rqrag.inference.decoding.config import DecodeConfig
+from rqrag.inference.decoding.decoder import TreeDecoder
 from rqrag.inference.serve_config import ServeConfig
-from rqrag.inference.server import create_app
+from rqrag.inference.server.app import create_app
+from rqrag.inference.server.documents_routes import DocumentsService, DocumentsSettings, safe_filename
 from rqrag.trajectory import Action
 
 

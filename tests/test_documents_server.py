@@ -16,8 +16,8 @@ import httpx
 import pytest
 from manual import GOLDEN, MANUAL
 
-from rqrag.inference.search_first import NOT_FOUND
-from rqrag.inference.server_process import RQRAGServer
+from rqrag.inference.decoding.search_first import NOT_FOUND
+from rqrag.inference.server.process import RQRAGServer
 
 
 pytestmark = pytest.mark.slow

@@ -17,9 +17,9 @@ from rqrag.config import ConfigError
 from rqrag.eval.config import EvalConfig
 from rqrag.eval.report import markdown_table
 from rqrag.eval.runner import run_eval
-from rqrag.inference.config import DecodeConfig
-from rqrag.inference.decoder import TreeDecoder
-from rqrag.inference.select import DEFINITIONS, STRATEGIES
+from rqrag.inference.decoding.config import DecodeConfig
+from rqrag.inference.decoding.decoder import TreeDecoder
+from rqrag.inference.decoding.select import DEFINITIONS, STRATEGIES
 from rqrag.trajectory import Action
 
 

@@ -6,11 +6,11 @@ import pytest
 from fakes import FakeGenerator
 from test_decoder import DOCS, _questions, script
 
-from rqrag.inference.backend import GenerationRequest, SamplingParams
-from rqrag.inference.config import DecodeConfig
-from rqrag.inference.decoder import TreeDecoder
-from rqrag.inference.expansions import request_key
-from rqrag.inference.tree import Question
+from rqrag.inference.backends.base import GenerationRequest, SamplingParams
+from rqrag.inference.decoding.config import DecodeConfig
+from rqrag.inference.decoding.decoder import TreeDecoder
+from rqrag.inference.decoding.expansions import request_key
+from rqrag.inference.decoding.tree import Question
 from rqrag.retrieval.bm25 import BM25Retriever
 from rqrag.trajectory import Action
 

@@ -14,7 +14,7 @@ import pytest
 
 from rqrag.eval.experiment_config import ExperimentConfig, chunking_from_level, chunking_label, depth_of_refinement
 from rqrag.eval.experiment_design import build_cells, cell_decode_config, generator_key, write_design
-from rqrag.inference.config import DecodeConfig
+from rqrag.inference.decoding.config import DecodeConfig
 
 
 CONFIGS = Path(__file__).resolve().parent.parent / "configs" / "experiments"

@@ -120,7 +120,7 @@ def _runner(config_path: Path):
     from rqrag.config import make_parser, parse
     from rqrag.eval.experiment_config import ExperimentConfig
     from rqrag.eval.experiment_runner import ExperimentRunner
-    from rqrag.inference.config import DecodeConfig
+    from rqrag.inference.decoding.config import DecodeConfig
 
     decode, config, _ = parse(make_parser(DecodeConfig, ExperimentConfig), ["--config", str(config_path)])
     return ExperimentRunner(config, decode)

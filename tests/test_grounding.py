@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
+from rqrag.inference.decoding.tree import FinishedTrajectory, QuestionResult
 from rqrag.inference.grounding import GENERATED, NO_ANSWER, QUOTED, check_answer, ground
-from rqrag.inference.tree import FinishedTrajectory, QuestionResult
 from rqrag.retrieval.base import Hit
 from rqrag.text_quality import echoes, guess_language, identifiers, is_heading, loops
 from rqrag.trajectory import Action, Step, Trajectory

@@ -183,10 +183,10 @@ def wait_for(client, job_id: str, timeout: float = 300) -> dict:
 def test_an_upload_without_a_configured_language_gets_portuguese(tmp_path, minilm_encoder):
     from fastapi.testclient import TestClient
 
-    from rqrag.inference.config import DecodeConfig
-    from rqrag.inference.documents_api import DocumentsService, DocumentsSettings
+    from rqrag.inference.decoding.config import DecodeConfig
     from rqrag.inference.serve_config import ServeConfig
-    from rqrag.inference.server import create_app
+    from rqrag.inference.server.app import create_app
+    from rqrag.inference.server.documents_routes import DocumentsService, DocumentsSettings
 
     settings = DocumentsSettings(documents_dir=str(tmp_path / "libraries"), embedding_model=MODEL)  # no language
     assert settings.language is None

@@ -9,11 +9,11 @@ import json
 import pytest
 from manual import pdf_pages
 
-from rqrag.inference.backend import Completion, SamplingParams
-from rqrag.inference.backend_chat import ChatGenerator
-from rqrag.inference.prompting import PromptedPrompter
-from rqrag.inference.search_first import NOT_FOUND
-from rqrag.inference.tree import Path, Question
+from rqrag.inference.backends.base import Completion, SamplingParams
+from rqrag.inference.backends.chat_endpoint import ChatGenerator
+from rqrag.inference.decoding.prompting import PromptedPrompter, make_prompter
+from rqrag.inference.decoding.search_first import NOT_FOUND
+from rqrag.inference.decoding.tree import Path, Question
 from rqrag.trajectory import Action
 
 
@@ -38,7 +38,7 @@ def test_prompted_instructions_follow_the_question_language(smollm2_tokenizer):
 
 
 def test_a_chat_endpoint_is_asked_in_portuguese_and_its_lead_in_removed(smollm2_tokenizer):
-    prompter = ChatGenerator("http://127.0.0.1:9/v1", "m").make_prompter("prompted", smollm2_tokenizer)
+    prompter = make_prompter("prompted", smollm2_tokenizer, ChatGenerator("http://127.0.0.1:9/v1", "m"))
     request = prompter.request(_ask("pt"), Path("q", "0"), Action.REWRITE, SamplingParams(), seed=0)
     assert 'Responda com uma única linha que comece com "Consulta de busca:"' in request.chat.messages[1][1]
     reply = Completion("**Consulta de busca:** menu iPXE LTSP tempo limite", (), (), "end")
@@ -48,7 +48,8 @@ def test_a_chat_endpoint_is_asked_in_portuguese_and_its_lead_in_removed(smollm2_
 @pytest.mark.slow
 def test_rqrag_ask_over_a_portuguese_library(tmp_path, capsys, monkeypatch):
     from rqrag.cli import main as rqrag
-    from rqrag.inference import build, prompting
+    from rqrag.inference import build
+    from rqrag.inference.decoding import prompting
 
     (tmp_path / "manual.pdf").write_bytes(pdf_pages(86, 91))  # the LTSP pages, 6 of them
     index = str(tmp_path / "lib")

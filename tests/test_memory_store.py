@@ -8,9 +8,9 @@ import numpy as np
 import pytest
 from sqlalchemy import inspect
 
-from rqrag.inference.conversations import ConversationStore
-from rqrag.inference.memory_retriever import FusedRetriever, MemoryRetriever
-from rqrag.inference.memory_store import MemoryStore
+from rqrag.inference.memory.conversations import ConversationStore
+from rqrag.inference.memory.retriever import FusedRetriever, MemoryRetriever
+from rqrag.inference.memory.store import MemoryStore
 from rqrag.retrieval.base import Retriever
 from rqrag.retrieval.bm25 import BM25Retriever
 from rqrag.retrieval.documents import Document

@@ -7,7 +7,7 @@ import socket
 
 import pytest
 
-from rqrag.inference.memory_writer import (
+from rqrag.inference.memory.writer import (
     DESCRIPTION_MAX_CHARS,
     MalformedDecision,
     decide_memory,

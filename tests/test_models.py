@@ -154,7 +154,7 @@ def test_default_model_loads_and_generates_on_cpu():
 
 
 def test_shipped_model_is_the_default_and_prompted_mode_runs_its_base():
-    from rqrag.inference.config import DecodeConfig
+    from rqrag.inference.decoding.config import DecodeConfig
     from rqrag.models import DEFAULT_MODEL, SHIPPED_MODEL, SHIPPED_MODEL_DIR
 
     assert DecodeConfig().model_to_load == SHIPPED_MODEL

@@ -11,9 +11,9 @@ from fakes import FakeGenerator
 
 from rqrag.eval.config import EvalConfig
 from rqrag.eval.runner import run_eval
-from rqrag.inference.config import DecodeConfig
-from rqrag.inference.decoder import TreeDecoder
-from rqrag.inference.select import STRATEGIES
+from rqrag.inference.decoding.config import DecodeConfig
+from rqrag.inference.decoding.decoder import TreeDecoder
+from rqrag.inference.decoding.select import STRATEGIES
 from rqrag.trajectory import Action
 
 

@@ -9,7 +9,7 @@ import pytest
 
 from rqrag.commands import review as command
 from rqrag.commands.review import page_ranges, render_markdown
-from rqrag.inference.review import (
+from rqrag.inference.documents.review import (
     REVIEW_FILE_SCHEMA,
     MalformedReview,
     group_by_document,

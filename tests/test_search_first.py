@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from rqrag.inference.search_first import search_question_first
-from rqrag.inference.tree import Question
+from rqrag.inference.decoding.search_first import search_question_first
+from rqrag.inference.decoding.tree import Question
 from rqrag.retrieval.bm25 import BM25Retriever
 from rqrag.retrieval.candidates import CandidateRetriever
 from rqrag.retrieval.documents import Document

@@ -8,8 +8,8 @@ from typing import get_args
 import pytest
 
 from rqrag.answers import normalize_answer
-from rqrag.inference.config import DecodeConfig
-from rqrag.inference.select import (
+from rqrag.inference.decoding.config import DecodeConfig
+from rqrag.inference.decoding.select import (
     DEFINITIONS,
     STRATEGIES,
     Scored,
@@ -25,7 +25,7 @@ from rqrag.inference.select import (
     supported,
     vote_groups,
 )
-from rqrag.inference.tree import FinishedTrajectory
+from rqrag.inference.decoding.tree import FinishedTrajectory
 from rqrag.retrieval.base import Hit
 from rqrag.trajectory import Action, Step, Trajectory
 

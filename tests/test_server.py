@@ -12,7 +12,7 @@ import httpx
 import openai
 import pytest
 
-from rqrag.inference.server_process import RQRAGServer
+from rqrag.inference.server.process import RQRAGServer
 
 
 pytestmark = pytest.mark.slow

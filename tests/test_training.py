@@ -196,8 +196,8 @@ def test_accelerate_launch_trains_saves_reloads_and_resumes(tiny_dataset, tmp_pa
     from safetensors.torch import load_file
     from transformers import AutoModelForCausalLM, AutoTokenizer
 
-    from rqrag.inference.backend import GenerationRequest, SamplingParams
-    from rqrag.inference.backend_hf import HFGenerator
+    from rqrag.inference.backends.base import GenerationRequest, SamplingParams
+    from rqrag.inference.backends.hf import HFGenerator
     from rqrag.models import resolve_model
     from rqrag.trajectory import SPECIAL_TOKENS
 

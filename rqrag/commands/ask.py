@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from rqrag.config import log_config, make_parser, parse, save_resolved_config
-from rqrag.inference.config import DecodeConfig
+from rqrag.inference.decoding.config import DecodeConfig
 
 
 @dataclass
@@ -142,8 +142,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     from rqrag.inference.answer_pipeline import AnswerPipeline, AnswerSettings, EvidenceSource
     from rqrag.inference.build import build_decoder, build_retriever, open_index_library
+    from rqrag.inference.decoding.tree import Question
     from rqrag.inference.grounding import NOT_FOUND
-    from rqrag.inference.tree import Question
 
     asked = Question("q0", _messages(question, options.history))
     library = open_index_library(config)  # the user's documents: their language, searched first, or not found

@@ -18,7 +18,7 @@ from collections.abc import Sequence
 
 from rqrag.config import log_config, make_parser, parse
 from rqrag.eval.config import EvalConfig
-from rqrag.inference.config import DecodeConfig
+from rqrag.inference.decoding.config import DecodeConfig
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -23,7 +23,7 @@ from collections.abc import Sequence
 
 from rqrag.config import log_config, make_parser, parse
 from rqrag.eval.experiment_config import ExperimentConfig
-from rqrag.inference.config import DecodeConfig
+from rqrag.inference.decoding.config import DecodeConfig
 
 
 ACTIONS = ("run", "design", "report", "queries")

@@ -9,7 +9,7 @@ A literature review of your own documents: the top `k` chunks of a local index f
 document (at most `per_document` chunks each), and for every document a chat LLM's summary, objectives,
 conclusions and relevance to the topic (high / medium / low / none, with the reason). Writes review.md (one
 section per document, most relevant first, pages cited), review.json and resolved_config.yaml to `--out`.
-How the review is made: `rqrag.inference.review`.
+How the review is made: `rqrag.inference.documents.review`.
 """
 
 from __future__ import annotations
@@ -109,7 +109,7 @@ def hit_extras(hits, index_dir: Path | None) -> list[dict]:
 
 def index_language(index_dir: Path | None, extras: Sequence[dict]) -> str | None:
     """The language the index (meta.json `language`) or its chunks (`extra.language`) say they are in."""
-    from rqrag.inference.review import LANGUAGES
+    from rqrag.inference.documents.review import LANGUAGES
 
     meta = index_dir / "meta.json" if index_dir is not None else None
     said = [json.loads(meta.read_text()).get("language")] if meta is not None and meta.is_file() else []
@@ -204,7 +204,7 @@ def render_markdown(record: dict) -> str:
 
 
 async def _review_all(client, topic, documents, language, config: ReviewConfig) -> None:
-    from rqrag.inference.review import review_documents, review_schema
+    from rqrag.inference.documents.review import review_documents, review_schema
 
     schema = review_schema(config.max_field_chars)
     try:
@@ -227,7 +227,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     import openai
 
     from rqrag.data_construction.llm import ChatClient
-    from rqrag.inference.review import group_by_document, ordered, review_record
+    from rqrag.inference.documents.review import group_by_document, ordered, review_record
     from rqrag.retrieval import build_retriever
 
     index_dir = resolve_index(config.index)

@@ -27,8 +27,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
-from rqrag.inference.backend import Completion, GenerationRequest
-from rqrag.inference.tree import Path, Question
+from rqrag.inference.backends.base import Completion, GenerationRequest
+from rqrag.inference.decoding.tree import Path, Question
 from rqrag.trajectory import Action
 
 

@@ -1,13 +1,13 @@
 """The server's episodic memory, assembled from its config: the store beside the conversations and the judge
 that decides what is worth remembering.
 
-The store (`inference/memory_store.py`) shares `database_url` with the conversation store, so one file (or one
+The store (`inference/memory/store.py`) shares `database_url` with the conversation store, so one file (or one
 PostgreSQL database) holds a user's conversations and memories; its vectors come from the same multilingual
 embedder the document library uses by default, loaded once per process (`SharedEncoder`).
 
 The judge is a chat model asked with a JSON schema (`rqrag.data_construction.llm.ChatClient`): the endpoint
 `memory_llm_base_url` names, else the chat backend's own when the server generates through one. Without
-either, `inference/memory_writer.py` decides by its rule (first-person statements).
+either, `inference/memory/writer.py` decides by its rule (first-person statements).
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from __future__ import annotations
 import logging
 import os
 
-from rqrag.inference.config import DecodeConfig
+from rqrag.inference.decoding.config import DecodeConfig
 from rqrag.inference.serve_config import ServeConfig
 
 
@@ -27,7 +27,7 @@ JUDGE_TIMEOUT_S = 30.0
 
 def open_memories(serve: ServeConfig):
     """The memory store in the conversations' database; its embedder loads on the first memory or search."""
-    from rqrag.inference.memory_store import MemoryStore
+    from rqrag.inference.memory.store import MemoryStore
     from rqrag.ingest.library import SharedEncoder
 
     return MemoryStore(serve.database_url, SharedEncoder(serve.memory_embedding_model))

@@ -12,7 +12,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Sequence
 
-from rqrag.inference.tree import Question
+from rqrag.inference.decoding.tree import Question
 from rqrag.trajectory import Action, Step
 
 

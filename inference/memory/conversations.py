@@ -3,7 +3,7 @@ restarts too — and scoped to the user who had them.
 
 SQLite by default (`sqlite:///runs/serve/conversations.db`); any SQLAlchemy database URL works, e.g.
 `postgresql+psycopg://user@host/rqrag` for several server processes sharing one store. The episodic memories
-(`inference/memory_store.py`) live in the same database.
+(`inference/memory/store.py`) live in the same database.
 
     store = ConversationStore("sqlite:///conversations.db")
     cid = store.new_conversation(user_id="ana", title="Who directed Titanic?")

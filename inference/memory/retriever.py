@@ -18,8 +18,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import replace
 from datetime import datetime
 
-from rqrag.inference.memory_store import MemoryStore
-from rqrag.inference.memory_time import date_range_in
+from rqrag.inference.memory.dates import date_range_in
+from rqrag.inference.memory.store import MemoryStore
 from rqrag.retrieval.base import Hit, Retriever, check_qids
 from rqrag.retrieval.hybrid import DEFAULT_DEPTH, DEFAULT_RRF_K, reciprocal_rank_fusion
 

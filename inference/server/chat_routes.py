@@ -2,13 +2,13 @@
 
     rqrag serve --config configs/serve/default.yaml       # then open http://127.0.0.1:8000/
 
-* `GET /` — the page (`inference/web/`: plain HTML, CSS and JavaScript, no build step, nothing fetched from
+* `GET /` — the page (`inference/server/web/`: plain HTML, CSS and JavaScript, no build step, nothing fetched from
   outside); `GET /v1/ui/config` — what its controls offer.
 * `POST /v1/chat` — one question of a conversation, answered as server-sent events: `conversation`, `status`,
   one `step` per step of the selected trajectory (its query and evidence), the answer in `delta` pieces,
   `sources`, `memory` (whether the exchange was remembered), then `done`; any failure is an `error` event.
 * `GET /v1/conversations`, `GET /v1/conversations/{id}` — the user's conversations, resumable after a restart.
-* `GET /v1/memories`, `DELETE /v1/memories/{id}` — the user's episodic memories (`inference/memory_store.py`).
+* `GET /v1/memories`, `DELETE /v1/memories/{id}` — the user's episodic memories (`inference/memory/store.py`).
 
 Everything is scoped to the user of the request (`request_user`): a conversation or memory of another user is
 answered 404, exactly like one that does not exist.
@@ -29,9 +29,14 @@ from fastapi import APIRouter, Request
 from fastapi.responses import FileResponse, RedirectResponse, StreamingResponse
 from pydantic import BaseModel, Field
 
-from rqrag.inference.api_schema import APIError
-from rqrag.inference.conversations import DEFAULT_USER, ConversationStore, UnknownConversation, conversation_window
+from rqrag.inference.memory.conversations import (
+    DEFAULT_USER,
+    ConversationStore,
+    UnknownConversation,
+    conversation_window,
+)
 from rqrag.inference.serve_config import ServeConfig
+from rqrag.inference.server.schema import APIError
 
 
 logger = logging.getLogger(__name__)
@@ -226,12 +231,12 @@ class _Exchange:
         store.append_exchange(self.cid, self.question, answer.text, answer.sources, answer.trajectory)
 
     async def _remember(self, answer) -> dict:
-        """Whether the exchange holds something worth remembering (`inference/memory_writer.py`), stored if so.
+        """Whether the exchange holds something worth remembering (`inference/memory/writer.py`), stored if so.
         A failure here costs the memory, never the answer already given."""
         memories = self.state.service.memories
         if memories is None:
             return {"stored": False, "reason": "memories disabled"}
-        from rqrag.inference.memory_writer import decide_memory_async
+        from rqrag.inference.memory.writer import decide_memory_async
 
         language = self.body.language or "pt"
         try:
@@ -262,7 +267,7 @@ def _when_it_happened(statement: str, told):
     ontem?" asked the same day finds it. (Keeping both times is the next step for memories.)"""
     import datetime as dt
 
-    from rqrag.inference.memory_time import date_range_in
+    from rqrag.inference.memory.dates import date_range_in
 
     found = date_range_in(statement, told.replace(tzinfo=None))
     if found is None or found[0] != found[1]:

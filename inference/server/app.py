@@ -31,14 +31,19 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, Response, StreamingResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
-from rqrag.inference.api_schema import APIError, AskRequest, ChatCompletionRequest
-from rqrag.inference.chat_api import answer_pieces, chat_router, request_user
-from rqrag.inference.config import DecodeConfig
-from rqrag.inference.conversations import ConversationStore, UnknownConversation, conversation_window
-from rqrag.inference.documents_api import DocumentsService, DocumentsSettings, UploadBodyLimit, documents_router
-from rqrag.inference.memory_setup import memory_judge, open_memories
+from rqrag.inference.decoding.config import DecodeConfig
+from rqrag.inference.memory.conversations import ConversationStore, UnknownConversation, conversation_window
+from rqrag.inference.memory.setup import memory_judge, open_memories
 from rqrag.inference.serve_config import ServeConfig
-from rqrag.inference.server_metrics import ServerMetrics
+from rqrag.inference.server.chat_routes import answer_pieces, chat_router, request_user
+from rqrag.inference.server.documents_routes import (
+    DocumentsService,
+    DocumentsSettings,
+    UploadBodyLimit,
+    documents_router,
+)
+from rqrag.inference.server.metrics import ServerMetrics
+from rqrag.inference.server.schema import APIError, AskRequest, ChatCompletionRequest
 from rqrag.inference.service import AnswerService, rqrag_object
 
 

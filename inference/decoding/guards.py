@@ -47,7 +47,7 @@ import dataclasses
 from collections.abc import Sequence
 
 from rqrag.data_construction.query_filter import new_docids, restates
-from rqrag.inference.tree import Path, Question
+from rqrag.inference.decoding.tree import Path, Question
 from rqrag.retrieval.base import Hit
 from rqrag.text_quality import guess_language, loops
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import json
 
-from rqrag.inference.api_schema import APIError
+from rqrag.inference.server.schema import APIError
 
 
 class BodySizeLimit:

@@ -14,8 +14,8 @@ expansion, as the original code) produce the same trajectories — every expansi
 derived from (question id, path id, action, sample) — and exist so `scripts/bench_tree.py` can compare.
 
 No work is done twice: identical expansions are generated once whatever the schedule (`merge_expansions`,
-`rqrag.inference.expansions`); a query whose search its path (or a sibling) already made is not searched, one
-that finds nothing its path has not read is not extended (`refinement_guards`, `rqrag.inference.guards`); and
+`rqrag.inference.decoding.expansions`); a query whose search its path (or a sibling) already made is not searched, one
+that finds nothing its path has not read is not extended (`refinement_guards`, `rqrag.inference.decoding.guards`); and
 with `stop_confidence` each depth answers first (one call) and only the questions still unsure expand their
 queries (a second call).
 """
@@ -30,13 +30,13 @@ from collections import Counter, defaultdict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
-from rqrag.inference.backend import Completion, Generator
-from rqrag.inference.config import DecodeConfig
-from rqrag.inference.expansions import Expansion, merge_identical, share_completions, share_prefix
-from rqrag.inference.guards import evidence_guard, parents_to_answer, text_guards
-from rqrag.inference.prompting import make_prompter
-from rqrag.inference.select import select_all
-from rqrag.inference.tree import FinishedTrajectory, Path, Question, QuestionResult
+from rqrag.inference.backends.base import Completion, Generator
+from rqrag.inference.decoding.config import DecodeConfig
+from rqrag.inference.decoding.expansions import Expansion, merge_identical, share_completions, share_prefix
+from rqrag.inference.decoding.guards import evidence_guard, parents_to_answer, text_guards
+from rqrag.inference.decoding.prompting import make_prompter
+from rqrag.inference.decoding.select import select_all
+from rqrag.inference.decoding.tree import FinishedTrajectory, Path, Question, QuestionResult
 from rqrag.retrieval.base import Retriever, shorten_hits
 from rqrag.trajectory import Action, ParsedStep, Step, Trajectory
 

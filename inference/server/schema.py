@@ -6,7 +6,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from rqrag.inference.select import StrategyName
+from rqrag.inference.decoding.select import StrategyName
 
 
 class ChatMessage(BaseModel):

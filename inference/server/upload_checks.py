@@ -1,6 +1,6 @@
 """Checks on an uploaded document before anything is stored: a safe file name, the type by content, and what can be
 told quickly about a PDF (encrypted, damaged, empty); plus the body-size limit that lets uploads be larger than
-other requests. Used by `inference/documents_api.py`."""
+other requests. Used by `inference/server/documents_routes.py`."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import os
 import time
 import unicodedata
 
-from rqrag.inference.body_limit import BodySizeLimit
+from rqrag.inference.server.body_limit import BodySizeLimit
 
 
 UPLOAD_PATH = "/v1/documents"

@@ -37,7 +37,7 @@ Each function takes the scored candidates (and, for multiple-choice questions, t
 index of the chosen one; ties go to the earlier candidate so results are deterministic. `DEFINITIONS` holds
 the one-line definitions the eval summary prints beside the scores.
 
-**Without logprobs** (a chat endpoint that returns none, `rqrag.inference.backend_chat`), no candidate has token
+**Without logprobs** (a chat endpoint that returns none, `rqrag.inference.backends.chat_endpoint`), no candidate has token
 scores; `select_all` then gives every candidate its **agreement share** — the fraction of the question's
 finished trajectories whose answer has the same `answer_key` — as its confidence, and the strategies become:
 `confidence` the most common answer; `ppl` and `ppl_path`, which have nothing to measure, the same;

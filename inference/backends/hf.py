@@ -1,6 +1,6 @@
 """transformers generation backend: batched, prefix-sharing, per-request sampling, logprobs from the same pass.
 
-    from rqrag.inference.backend_hf import HFGenerator
+    from rqrag.inference.backends.hf import HFGenerator
     gen = HFGenerator.from_pretrained(resolve_model(), add_rqrag_tokens=True)
     completions = gen.generate([GenerationRequest(prompt_ids=ids, params=SamplingParams(max_tokens=32))])
 
@@ -28,7 +28,7 @@ from dataclasses import dataclass
 
 import torch
 
-from rqrag.inference.backend import TERMINATED, Completion, GenerationRequest, GeneratorStats
+from rqrag.inference.backends.base import TERMINATED, Completion, GenerationRequest, GeneratorStats
 
 
 logger = logging.getLogger(__name__)
@@ -131,7 +131,7 @@ class HFGenerator:
         return out.logits[:, -1, :], out.past_key_values
 
     def _run_chunk(self, chunk: list[tuple[int, GenerationRequest]]) -> list[_Row]:
-        from rqrag.inference.kv_cache import growable_cache
+        from rqrag.inference.backends.kv_cache import growable_cache
 
         started = time.perf_counter()
         device = self.model.device

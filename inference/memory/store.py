@@ -6,7 +6,7 @@
     store.search("ana", "...", k=3, date_range=(date(2026, 11, 9), date(2026, 11, 15)))
     store.list("ana"); store.delete("ana", 1)
 
-The `memories` table lives in the same database as `conversations` and `turns` (`inference/conversations.py`):
+The `memories` table lives in the same database as `conversations` and `turns` (`inference/memory/conversations.py`):
 pass the same URL, or the conversation store's engine, which an in-memory SQLite database needs. Each row keeps
 the calendar facts of its moment (`memory_time.describe_moment`) in the memory's language, and its embedding
 (float32 bytes), so the index can be rebuilt from the table alone: it is built when the store opens.
@@ -29,7 +29,7 @@ import numpy as np
 from sqlalchemy import Column, Float, Integer, LargeBinary, MetaData, String, Table, Text, create_engine, select
 from sqlalchemy.engine import Engine, make_url
 
-from rqrag.inference.memory_time import describe_moment
+from rqrag.inference.memory.dates import describe_moment
 from rqrag.retrieval.pgvector_store import ChunkHit
 
 

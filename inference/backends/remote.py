@@ -19,7 +19,7 @@ import logging
 from collections import defaultdict
 from collections.abc import Sequence
 
-from rqrag.inference.backend import Completion, GenerationRequest, GeneratorStats
+from rqrag.inference.backends.base import Completion, GenerationRequest, GeneratorStats
 
 
 logger = logging.getLogger(__name__)

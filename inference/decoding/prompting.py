@@ -14,9 +14,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from rqrag.inference.backend import TERMINATED, Completion, GenerationRequest, SamplingParams
-from rqrag.inference.prompt_text import prompt_text
-from rqrag.inference.tree import Path, Question
+from rqrag.inference.backends.base import TERMINATED, Completion, GenerationRequest, SamplingParams
+from rqrag.inference.decoding.prompt_text import prompt_text
+from rqrag.inference.decoding.tree import Path, Question
 from rqrag.retrieval.base import Hit
 from rqrag.trajectory import (
     EOS,
@@ -161,10 +161,14 @@ def has_rqrag_tokens(tokenizer) -> bool:
 
 
 def make_prompter(mode: str, tokenizer, generator=None):
-    """The prompter for `mode` ("auto": trained if the tokenizer has the RQ-RAG tokens). A generator that brings
-    its own (`generator.make_prompter(mode, tokenizer)`: a chat endpoint takes messages, not token ids) decides."""
-    if hasattr(generator, "make_prompter"):
-        return generator.make_prompter(mode, tokenizer)
+    """The prompter for `mode` ("auto": trained if the tokenizer has the RQ-RAG tokens). A generator that
+    `takes_messages` (a chat endpoint: no token ids, no RQ-RAG tokens) is prompted with chat messages."""
+    if getattr(generator, "takes_messages", False):
+        from rqrag.inference.decoding.chat_prompter import ChatPrompter
+
+        if mode == "trained":
+            raise ValueError("a chat endpoint cannot run trained mode (it has no RQ-RAG tokens): use --mode prompted")
+        return ChatPrompter(tokenizer)
     if mode == "auto":
         mode = "trained" if has_rqrag_tokens(tokenizer) else "prompted"
     if mode == "trained" and not has_rqrag_tokens(tokenizer):

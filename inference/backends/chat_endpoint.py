@@ -5,7 +5,7 @@
         --remote_model llama3.2 --chat_logprobs false          # Ollama: no logprobs, selection by agreement
 
 Hosted APIs, Ollama, a llama.cpp server and vLLM all speak this API; none of them takes our token ids or knows
-the RQ-RAG special tokens, so the tree runs in prompted mode: `ChatPrompter` asks for each refinement with the
+the RQ-RAG special tokens, so the tree runs in prompted mode: `decoding/chat_prompter.py` asks for each refinement with the
 prompted-mode instruction and sends the conversation as messages (`GenerationRequest.chat`). The local
 tokenizer (`--model`, the embedded SmolLM2 by default) only measures prompts against `remote_max_context` and
 gives identical requests the same content address, so identical expansions are still sent once.
@@ -15,7 +15,7 @@ logprob of every token of the reply; a terminator the endpoint reports (vLLM lis
 newline that stopped it) is dropped, so every chat completion is the reply's own tokens and ends with
 `finish_reason` "end" (or "length"). ppl/confidence selection then works as with the other backends. When the
 endpoint returns no logprobs (many hosted APIs, Ollama) or `chat_logprobs: false`, completions carry none and
-`rqrag.inference.select.select_all` chooses by answer agreement (its module docstring says what each strategy
+`rqrag.inference.decoding.select.select_all` chooses by answer agreement (its module docstring says what each strategy
 then means); `stop_confidence` needs logprobs and is refused without them.
 
 Transport: `openai.AsyncOpenAI`, one request per expansion, at most `concurrency` in flight (a semaphore), a
@@ -33,18 +33,12 @@ import logging
 import os
 from collections.abc import Sequence
 
-from rqrag.inference.backend import (
-    ChatPrompt,
+from rqrag.inference.backends.base import (
     Completion,
     GenerationError,
     GenerationRequest,
     GeneratorStats,
-    SamplingParams,
 )
-from rqrag.inference.prompt_text import PROMPT_TEXT, prompt_text
-from rqrag.inference.prompting import PromptedPrompter
-from rqrag.inference.tree import Path, Question
-from rqrag.trajectory import Action, ParsedStep, parse_generation
 
 
 logger = logging.getLogger(__name__)
@@ -54,42 +48,6 @@ DEFAULT_MAX_CONTEXT = 8192
 
 class ChatGenerationError(GenerationError):
     """The chat endpoint failed: refused the request (wrong key, URL, model) or kept failing after its retries."""
-
-
-class ChatPrompter(PromptedPrompter):
-    """Prompted mode for a chat endpoint: the same instructions, sent as messages instead of token ids.
-
-    The lead-in the token-id backends write into the assistant's turn ("Search query:") cannot be prefilled
-    through the chat API, so the user turn asks for it and `parse` removes it when the reply repeats it.
-    """
-
-    mode = "prompted"
-
-    def chat_messages(self, question: Question, path: Path, action: Action) -> tuple[tuple[str, str], ...]:
-        messages = self.messages(question, path, action)
-        words = prompt_text(question.language)
-        messages[-1]["content"] += "\n" + words.reply_format.format(lead=words.lead(action))
-        return tuple((m["role"], m["content"]) for m in messages)
-
-    def request(self, question: Question, path: Path, action: Action, params: SamplingParams, seed: int):
-        messages = self.chat_messages(question, path, action)
-        # The local tokenizer's count stands in for the endpoint's (context check, statistics), and the ids
-        # address the content: the same messages give the same ids, so identical expansions merge.
-        text = "\n\n".join(f"{role}: {content}" for role, content in messages)
-        ids = tuple(self.tokenizer(text, add_special_tokens=False)["input_ids"])
-        return GenerationRequest(prompt_ids=ids, params=params, seed=seed, chat=ChatPrompt(messages, stop=("\n",)))
-
-    def parse(self, action: Action, completion: Completion) -> ParsedStep:
-        lines = [line for line in completion.text.strip().splitlines() if line.strip()]
-        text = lines[0] if lines else ""  # one line, even from an endpoint that ignored the stop string
-        text = text.strip().strip("*").strip()
-        # The reply may repeat the lead-in it was asked for, in whichever language the question was asked.
-        for lead in {words.lead(action) for words in PROMPT_TEXT.values()}:
-            if text.lower().startswith(lead.lower()):
-                text = text[len(lead) :]
-                break
-        text = text.strip().strip("*").strip().strip('"').strip()
-        return parse_generation(action, text, "length" if completion.finish_reason == "length" else "stop")
 
 
 class ChatGenerator:
@@ -130,18 +88,15 @@ class ChatGenerator:
     def max_context(self) -> int:
         return self._max_context
 
-    def make_prompter(self, mode: str, tokenizer) -> ChatPrompter:
-        """The decoder's prompter for this backend (`rqrag.inference.prompting.make_prompter`)."""
-        if mode == "trained":
-            raise ValueError("a chat endpoint cannot run trained mode (it has no RQ-RAG tokens): use --mode prompted")
-        return ChatPrompter(tokenizer)
+    # The decoder prompts this backend with chat messages, not token ids (`decoding.prompting.make_prompter`).
+    takes_messages = True
 
     def generate(self, requests: Sequence[GenerationRequest]) -> list[Completion]:
         if not requests:
             return []
         missing = [i for i, r in enumerate(requests) if r.chat is None]
         if missing:
-            raise ValueError(f"requests {missing} carry no chat messages: build them with ChatPrompter")
+            raise ValueError(f"requests {missing} carry no chat messages: build them with rqrag.inference.decoding.chat_prompter.ChatPrompter")
         # A fresh event loop per call: the decoder calls from a plain (or the server's model) thread.
         replies = asyncio.run(self._generate(requests))
         self.stats.model_calls += 1

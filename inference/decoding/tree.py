@@ -10,7 +10,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 
-from rqrag.inference.select import Scored
+from rqrag.inference.decoding.select import Scored
 from rqrag.trajectory import ParseStatus, Step, Trajectory
 
 
@@ -25,7 +25,7 @@ class Question:
     steps: tuple[Step, ...] = ()
     # Multiple-choice options as (label, text): answers that pick the same option agree in the ensemble.
     choices: tuple[tuple[str, str], ...] = ()
-    # The language prompted mode speaks to the model (rqrag.inference.prompt_text): over a document library,
+    # The language prompted mode speaks to the model (rqrag.inference.decoding.prompt_text): over a document library,
     # the library's. Trained models ignore it: they speak the trajectory language.
     language: str = "en"
 
@@ -44,7 +44,7 @@ class Path:
     prompt_ids: tuple[int, ...] = ()  # trained mode: the exact tokens the model has seen so far
     generated_logprobs: tuple[float, ...] = ()  # every token the model emitted on this path
     parse_statuses: tuple[ParseStatus, ...] = ()
-    # Set on the parent of guarded branches kept alive to answer (rqrag.inference.guards): the path expands
+    # Set on the parent of guarded branches kept alive to answer (rqrag.inference.decoding.guards): the path expands
     # its answer, under this id, and nothing else.
     answer_as: str | None = None
 
@@ -114,9 +114,9 @@ class QuestionResult:
     strategy: str = "ppl"
     error: str | None = None
     batch_info: dict = field(default_factory=dict)  # set by the server: size and time of the decode call
-    # path id -> the path id whose identical expansion was generated in its place (rqrag.inference.expansions)
+    # path id -> the path id whose identical expansion was generated in its place (rqrag.inference.decoding.expansions)
     merged: dict[str, str] = field(default_factory=dict)
-    # path id of a guarded query -> {"reason", "query"}: not searched, or not extended (rqrag.inference.guards)
+    # path id of a guarded query -> {"reason", "query"}: not searched, or not extended (rqrag.inference.decoding.guards)
     guarded: dict[str, dict[str, str]] = field(default_factory=dict)
     stopped_at: int | None = None  # the depth at which a confident answer stopped the tree (stop_confidence)
 

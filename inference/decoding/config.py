@@ -10,8 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Literal
 
-from rqrag.inference.backend import SamplingParams
-from rqrag.inference.select import StrategyName
+from rqrag.inference.backends.base import SamplingParams
+from rqrag.inference.decoding.select import StrategyName
 from rqrag.trajectory import Action
 
 
@@ -56,12 +56,12 @@ class DecodeConfig:
             "help": "remote/chat backend: the server's context length (default: the model config's; chat: 8192)"
         },
     )
-    # chat backend (rqrag.inference.backend_chat)
+    # chat backend (rqrag.inference.backends.chat_endpoint)
     chat_logprobs: bool = field(
         default=True,
         metadata={
             "help": "chat backend: ask for token logprobs (ppl/confidence selection). false for endpoints without "
-            "them: every strategy then selects by answer agreement (rqrag.inference.select)"
+            "them: every strategy then selects by answer agreement (rqrag.inference.decoding.select)"
         },
     )
     chat_concurrency: int = field(default=8, metadata={"help": "chat backend: requests in flight at once"})
