@@ -18,7 +18,11 @@ class DataBuildConfig:
         metadata={"help": "overrides `name=path`; path is a JSON/JSONL file or hf:<dataset>[:<config>]:<split>"},
     )
     benchmarks_dir: str | None = field(
-        default=None, metadata={"help": "folder of the default files (default: ../shared/data/benchmarks)"}
+        default=None,
+        metadata={
+            "help": "folder of the full files (default: RQRAG_BENCHMARKS_DIR or the cache `rqrag data fetch` fills; "
+            "a source not fetched there reads the slice shipped in rqrag/benchmarks/data)"
+        },
     )
     split: Literal["train", "eval", "all"] = field(
         default="train", metadata={"help": "ids to use from sources with a split file (train keeps eval ids out)"}

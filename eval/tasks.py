@@ -4,8 +4,9 @@
     examples, stats = task.load(limit=200)                  # eval-split ids of the shipped file
     task.score("Chief of Protocol", examples[0])            # {"em": 1.0, "f1": 1.0}
 
-Questions are read by the data-construction loaders (`rqrag/benchmarks/sources.py`), so the benchmark files
-under `../shared/data/benchmarks/` and the hub layouts (`hf:name[:config]:split`) both work, and only the ids
+Questions are read by the data-construction loaders (`rqrag/benchmarks/sources.py`), so the slices shipped in
+`rqrag/benchmarks/data/`, the full files `rqrag data fetch` downloads (preferred when present) and the hub
+layouts (`hf:name[:config]:split`) all work, and only the ids
 of the *eval* split (`rqrag/benchmarks/splits/`) are used: the shipped model never saw them in training.
 
 | task            | metric(s)        | retrieval at inference (paper App. B.3)                    | depth |
@@ -25,7 +26,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
-from rqrag.benchmarks.sources import DEFAULT_FILES, SourceExample, parse_records
+from rqrag.benchmarks.files import default_file
+from rqrag.benchmarks.sources import SourceExample, parse_records
 from rqrag.benchmarks.splits import load_split
 from rqrag.eval import metrics
 from rqrag.records import ReadStats, read_records
@@ -90,9 +92,8 @@ class Task:
         return self.metric_names[-1]
 
     def default_file(self) -> str:
-        from rqrag.paths import benchmarks_dir
-
-        return str(benchmarks_dir() / DEFAULT_FILES[self.source])
+        """The fetched full file, else the slice shipped in the package (every eval id is in it)."""
+        return str(default_file(self.source))
 
     def load(
         self, data_file: str | None = None, split: str = "eval", limit: int | None = None

@@ -1,4 +1,4 @@
-"""Where rq-rag keeps what it builds once and reuses: materialised models and prebuilt indexes.
+"""Where rq-rag keeps what it builds once and reuses: materialised models, prebuilt indexes, fetched benchmarks.
 
 `RQRAG_CACHE_DIR` overrides the location (tests point it at a temporary folder); the default follows the
 XDG convention, like the Hugging Face cache.
@@ -32,6 +32,7 @@ PROJECT_ROOT = Path(__file__).resolve().parent.parent
 
 
 def benchmarks_dir() -> Path:
-    """The offline benchmark files: `RQRAG_BENCHMARKS_DIR`, else `../shared/data/benchmarks` beside the checkout."""
+    """The full benchmark files: `RQRAG_BENCHMARKS_DIR`, else `<cache>/benchmarks`, where `rqrag data fetch`
+    writes them. Without them, readers fall back to the slices shipped in the package (`rqrag.benchmarks.files`)."""
     root = os.environ.get("RQRAG_BENCHMARKS_DIR")
-    return Path(root).expanduser() if root else PROJECT_ROOT.parent / "shared" / "data" / "benchmarks"
+    return Path(root).expanduser() if root else cache_dir() / "benchmarks"

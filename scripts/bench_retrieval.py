@@ -6,7 +6,7 @@ Run from the project root:
 
 (a) Builds the embedded corpus (~10.7k Wikipedia paragraphs) into a temporary directory and reports the
     seconds of the BM25 and of the dense (MiniLM + FAISS) build separately.
-(b) Searches the same batch of queries (HotpotQA dev questions from ../shared, or corpus titles when that
+(b) Searches the same batch of queries (HotpotQA dev questions: the fetched file or the shipped slice, or corpus titles when that
     is absent) with raw bm25s (`bm25s.tokenize` + `BM25.retrieve`, same index, same k), our BM25 wrapper,
     the dense retriever and the hybrid (RRF) retriever, and prints a table of seconds, queries/s and the
     ratio to raw bm25s. Each timing is the median of `--repeats` runs after a warm-up.
@@ -26,9 +26,11 @@ import tempfile
 import time
 from pathlib import Path
 
+from rqrag.benchmarks.files import default_file
+
 
 PROJECT_ROOT = Path(__file__).resolve().parents[1]
-HOTPOTQA = PROJECT_ROOT.parent / "shared" / "data" / "benchmarks" / "hotpotqa" / "hotpotqa_dev_500_ircot_format.jsonl"
+HOTPOTQA = default_file("hotpotqa")  # the fetched full file (rqrag data fetch hotpotqa), else the shipped slice
 TARGET_RATIO = 1.3  # the goal: hybrid batch search within 1.3x of raw bm25s
 
 
@@ -40,7 +42,7 @@ def load_queries(n: int, documents) -> tuple[list[str], list[set[str]] | None, s
         gold = [{c["title"] for c in r["contexts"] if c["is_supporting"]} for r in records]
         return [r["question_text"] for r in records], gold, f"{len(records)} HotpotQA dev questions"
     titles = sorted({d.title for d in documents})
-    return titles[:n], None, f"{min(n, len(titles))} corpus titles (../shared not found)"
+    return titles[:n], None, f"{min(n, len(titles))} corpus titles (no HotpotQA file)"
 
 
 def supporting_recall(results, gold: list[set[str]]) -> float:

@@ -38,9 +38,11 @@ import sys
 import time
 from pathlib import Path
 
+from rqrag.benchmarks.files import default_file
+
 
 PROJECT_ROOT = Path(__file__).resolve().parents[1]
-HOTPOTQA = PROJECT_ROOT.parent / "shared" / "data" / "benchmarks" / "hotpotqa" / "hotpotqa_dev_500_ircot_format.jsonl"
+HOTPOTQA = default_file("hotpotqa")  # the fetched full file (rqrag data fetch hotpotqa), else the shipped slice
 SCHEDULES = ("batched", "per_action", "sequential")
 
 
@@ -263,7 +265,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", type=Path, default=None, help="also write the rows as JSON here")
     args = parser.parse_args(argv)
     if not HOTPOTQA.is_file():
-        print(f"error: {HOTPOTQA} not found (../shared must sit beside the checkout)", file=sys.stderr)
+        print(f"error: {HOTPOTQA} not found (rqrag data fetch hotpotqa)", file=sys.stderr)
         return 1
 
     questions, records = load_questions(args.questions)

@@ -41,7 +41,7 @@ from rqrag.ingest.extract import PDF_BACKENDS, extract_pdf_pages
 from rqrag.paths import PROJECT_ROOT
 
 
-DEFAULT_PDF = PROJECT_ROOT.parent / "shared" / "data" / "documents" / "pt" / "debian-edu-bookworm-manual.pdf"
+DEFAULT_PDF = PROJECT_ROOT / "data" / "documents" / "pt" / "debian-edu-bookworm-manual.pdf"
 DEFAULT_GOLDEN = PROJECT_ROOT / "tests" / "data" / "golden_pt" / "debian_edu_golden.jsonl"
 LIGATURES = re.compile("[\ufb00-\ufb06]")
 RUN_TOGETHER = re.compile(r"[^\W\d_]{26,}")

@@ -31,7 +31,7 @@ from rqrag.text_quality import echoes, fold, guess_language
 
 
 ROOT = Path(__file__).resolve().parents[1]
-MANUAL = ROOT.parent / "shared" / "data" / "documents" / "pt" / "debian-edu-bookworm-manual.pdf"
+MANUAL = ROOT / "data" / "documents" / "pt" / "debian-edu-bookworm-manual.pdf"
 GOLDEN = ROOT / "tests" / "data" / "golden_pt" / "debian_edu_golden.jsonl"
 KEY_FACTS = ROOT / "tests" / "data" / "golden_pt" / "debian_edu_key_facts.jsonl"
 

@@ -1,6 +1,6 @@
 """Write the train/eval id split of every benchmark under rqrag/benchmarks/splits/.
 
-    python scripts/make_splits.py [--benchmarks-dir ../shared/data/benchmarks]
+    python scripts/make_splits.py [--benchmarks-dir DIR]   (the full files: rqrag data fetch all)
 
 Run once; the JSON files are committed and read by data construction (train ids) and evaluation (eval ids).
 Re-running on the same files writes the same splits (the assignment is a hash of source and id).
@@ -21,7 +21,10 @@ from rqrag.records import ReadStats, read_records
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument(
-        "--benchmarks-dir", type=Path, default=None, help="default: RQRAG_BENCHMARKS_DIR or ../shared/data/benchmarks"
+        "--benchmarks-dir",
+        type=Path,
+        default=None,
+        help="the full files (default: RQRAG_BENCHMARKS_DIR or the cache rqrag data fetch fills)",
     )
     args = parser.parse_args(argv)
     root = args.benchmarks_dir or benchmarks_dir()

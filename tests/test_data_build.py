@@ -21,8 +21,8 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
-from conftest import SHARED_BENCHMARKS
 
+from rqrag.benchmarks.files import slice_path
 from rqrag.data_construction.config import DataBuildConfig
 from rqrag.data_construction.pipeline import DATA_FILE, DROPPED_FILE, load_examples, run_build
 from rqrag.data_construction.report import write_report
@@ -32,7 +32,6 @@ from rqrag.trajectory import Action, parse_trajectory
 pytestmark = [
     pytest.mark.slow,
     pytest.mark.vllm,
-    pytest.mark.skipif(not SHARED_BENCHMARKS.is_dir(), reason="../shared/data/benchmarks not present"),
 ]
 
 CATEGORY_SOURCES = ["hotpotqa:3", "asqa:2", "arc_challenge:3", "alpaca:2", "oasst:2"]
@@ -287,7 +286,7 @@ def test_per_call_timeout_counts_as_unreachable_not_as_a_drop(openai_server, smo
 
 @pytest.mark.parametrize("bad", ["{not json\n", '["a list"]\n'])
 def test_malformed_input_lines_are_skipped_and_reported(openai_server, smollm2_tokenizer, tmp_path, bad):
-    source = SHARED_BENCHMARKS / "openbookqa" / "openbookqa_main_test_500.jsonl"
+    source = slice_path("openbookqa")
     lines = source.read_text().splitlines(keepends=True)[:3]
     mixed = tmp_path / "mixed.jsonl"
     mixed.write_text(lines[0] + bad + lines[1] + lines[2][:40] + "\n" + lines[2])

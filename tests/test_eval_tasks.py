@@ -19,7 +19,7 @@ def test_task_loads_only_held_out_ids(name):
     assert len(uids) == len(set(uids)) == len(split.eval)
     assert {u.split(":", 1)[1] for u in uids} == set(split.eval)
     assert not {u.split(":", 1)[1] for u in uids} & split.train
-    assert stats.outside_split == len(split.train)
+    assert stats.outside_split == min(len(split.train), 16)  # the shipped slice's training ids (data/SOURCES.md)
     assert all(ex.question.strip() and ex.golds for ex in examples)
 
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import pytest
-from conftest import SHARED_BENCHMARKS
 
 from rqrag.data_construction.query_filter import filter_new_evidence, filter_text, jaccard, text_reason
 from rqrag.retrieval.base import Hit
@@ -73,7 +72,6 @@ def test_a_search_that_finds_nothing_new_is_dropped():
     assert dropped == {"nothing_new": 2}
 
 
-@pytest.mark.skipif(not SHARED_BENCHMARKS.is_dir(), reason="../shared/data/benchmarks not present")
 def test_gold_and_silver_build_with_the_filter_on_real_records(smollm2_tokenizer, tmp_path):
     """Multi-hop training data from the benchmarks' own annotations, filtered, with no LLM at all."""
     import asyncio

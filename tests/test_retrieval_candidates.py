@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -12,8 +11,6 @@ from rqrag.retrieval.base import RetrieverError
 from rqrag.retrieval.bm25 import BM25Retriever
 from rqrag.retrieval.candidates import CandidateRetriever
 
-
-SHARED_BENCHMARKS = Path(__file__).resolve().parents[2] / "shared" / "data" / "benchmarks"
 
 # Two questions whose pools both talk about rivers; q2's pool matches "river Danube" far better, so a
 # retriever that leaked across questions would return q2's paragraphs for q1's query.
@@ -148,9 +145,9 @@ def test_from_file_reads_jsonl_and_json_array(tmp_path):
 
 
 def test_real_hotpotqa_file_finds_gold_paragraphs():
-    path = SHARED_BENCHMARKS / "hotpotqa" / "hotpotqa_dev_500_ircot_format.jsonl"
-    if not path.is_file():
-        pytest.skip("../shared benchmarks not present")
+    from rqrag.benchmarks.files import slice_path
+
+    path = slice_path("hotpotqa")  # the HotpotQA records shipped in the package
     records = [json.loads(line) for line in path.open()][:50]
     retriever = CandidateRetriever.from_records(records)
     results = retriever.batch_search(

@@ -7,9 +7,9 @@
 | disambiguate  | asqa                                           | clarified readings, one search each |
 | single_hop    | arc_challenge, openbookqa (popqa: eval only)   | a rewrite                           |
 
-Each loader accepts the files under `../shared/data/benchmarks/` and the same dataset's hub layout, and
-normalises what later stages need: the conversation (ending with the user's turn), the dataset's own answer
-and aliases, refinements the dataset carries or implies (MuSiQue's decomposition, 2Wiki's evidence triples and
+Each loader accepts the benchmark files (`files.py`: shipped slices or fetched full files) and the same
+dataset's hub layout, and normalises what later stages need: the conversation (ending with the user's turn), the
+dataset's own answer and aliases, refinements the dataset carries or implies (MuSiQue's decomposition, 2Wiki's evidence triples and
 ASQA's qa_pairs — gold; one query per HotpotQA supporting paragraph — silver, by rule), and for
 multi-hop sources the candidate paragraphs in IRCoT layout (so `CandidateRetriever` reads any of them).
 A record a loader cannot use (no question, no answer where one is needed) raises `BadRecord`, which the
@@ -354,7 +354,7 @@ LOADERS: dict[str, LoaderFn] = {
     "mt_bench": _mt_bench,
 }
 
-# The files under ../shared/data/benchmarks/ each source reads by default.
+# The full file of each source, relative to `benchmarks_dir()` (where `rqrag data fetch` writes it).
 DEFAULT_FILES = {
     "hotpotqa": "hotpotqa/hotpotqa_dev_500_ircot_format.jsonl",
     # The original format: its `evidences` triples are the gold sub-questions (the DERIVED IRCoT file joins them

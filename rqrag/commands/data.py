@@ -75,7 +75,17 @@ def build(argv: Sequence[str]) -> int:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    return run_verb("data", {"build": ("annotate raw tasks into trajectory records (resumable)", build)}, argv)
+    verbs = {
+        "build": ("annotate raw tasks into trajectory records (resumable)", build),
+        "fetch": ("download full benchmark files (the package ships slices)", _fetch),
+    }
+    return run_verb("data", verbs, argv)
+
+
+def _fetch(argv: Sequence[str]) -> int:
+    from rqrag.benchmarks.fetch import main as fetch_main
+
+    return fetch_main(argv)
 
 
 if __name__ == "__main__":
