@@ -29,14 +29,14 @@ from __future__ import annotations
 import functools
 import math
 import re
-from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
 
 from rqrag.retrieval.base import Hit
-from rqrag.text_quality import content_words, fold, stem
+from rqrag.sentences import is_title, split_sentences
+from rqrag.text_quality import IDENTIFIER, fold, is_question, new_content
 
 
 @dataclass(frozen=True)
@@ -63,110 +63,23 @@ class Weights:
     join: float = 1.0  # ... above this score of their own (below it they cost)
 
 
-# ----------------------------------------------------------------------------------------------- splitting
-
 EMBEDDING_CACHE_SIZE = 50_000  # sentences kept embedded (384 floats each: ~77 MB at most)
-
-_BULLET = re.compile(r"^\s*(?:[•●▪◦‣∙·*–—-]|\d{1,2}[.)]|[a-z][.)])\s+")
-# "3.1.2 Servidor principal", "4 Requisitos": a number, then words, never a final stop.
-_NUMBERED_HEADING = re.compile(r"^\d{1,2}(?:\.\d{1,2})*\.?\s+[^\W\d_]")
-# A sentence ends at . ! ? … (maybe closed by a quote or bracket) before a space and a capital, digit, bullet or
-# opening quote; dots with no space after (10.0.2.2, e.g., www.debian.org) never end one.
-_BOUNDARY = re.compile(r"(?<=[.!?…])[\"'”»)\]]*\s+(?=[\"'“«(\[]?[A-ZÀ-ÖØ-Þ0-9•●▪])")
-_INLINE_BULLET = re.compile(r"\s+(?=[•●▪]\s)")
-# Words a dot follows without ending the sentence (folded; "e.g" is what precedes the final dot of "e.g.").
-_ABBREVIATIONS = frozenset(
-    "e.g i.e ex p.ex cf vs sr sra dr dra prof aprox approx obs pag fig cap vol seg art num tel".split()
-)
-_TERMINAL = (".", "!", "?", "…", ":", ";", '."', ".)")
-_CODE_START = re.compile(r"^\s*(?:[$#>]\s|sudo\s|apt\s|/\w)")
-
-
-def _lines(text: str) -> list[str]:
-    """Lines of `text`, a margin's soft wrap (a long line ending mid-sentence, the next in lower case) rejoined.
-
-    Cleaned chunks (rqrag.ingest.clean) keep one paragraph per line and a code line per line, so most lines are
-    units already; raw text from elsewhere still wraps at the margin."""
-    out: list[str] = []
-    for raw in text.replace("\r", "").split("\n"):
-        line = raw.strip()
-        if not line:
-            out.append("")
-            continue
-        previous = out[-1] if out else ""
-        wrapped = (
-            len(previous) >= 50
-            and not previous.endswith(_TERMINAL)
-            and line[:1].islower()
-            and not _BULLET.match(line)
-            and not _CODE_START.match(previous)
-        )
-        if wrapped:
-            out[-1] = previous[:-1] if previous.endswith("-") and previous[-2:-1].isalpha() else previous + " "
-            out[-1] += line
-        else:
-            out.append(line)
-    return [line for line in out if line]
-
-
-def _sentences_of_line(line: str) -> list[str]:
-    pieces: list[str] = []
-    for part in _INLINE_BULLET.split(line):
-        start = 0
-        for match in _BOUNDARY.finditer(part):
-            before = part[start : match.start()].rstrip("\"'”»)]")
-            last = fold(before.split()[-1]) if before.split() else ""
-            if last.rstrip(".") in _ABBREVIATIONS or re.fullmatch(r"[a-z]\.?", last.rstrip(".")):
-                continue  # "e.g. Firefox", "Sr. Silva", an initial
-            pieces.append(part[start : match.start()].strip())
-            start = match.end()
-        pieces.append(part[start:].strip())
-    return [p for p in pieces if p]
-
-
-def split_sentences(text: str) -> list[str]:
-    """The sentences of a passage in order: paragraphs and lines first (headings, list items and code lines
-    stand alone), then sentence ends inside a line. Text is kept verbatim (whitespace inside a line aside)."""
-    return [s for line in _lines(text) for s in _sentences_of_line(line)]
-
-
-def is_heading(sentence: str) -> bool:
-    """A section title rather than a statement: "3.1.2 Servidor principal", or a short capitalised line with no
-    final punctuation, no digits and nothing code-like ("Alguma história e o porquê de dois nomes")."""
-    text = sentence.strip()
-    words = text.split()
-    if not words or text.endswith(_TERMINAL) or _BULLET.match(text):
-        return False
-    if _NUMBERED_HEADING.match(text) and len(words) <= 14:
-        return True
-    code_like = any(c in text for c in "/=_<>$") or any(c.isdigit() for c in text)
-    return len(words) <= 8 and text[:1].isupper() and not code_like
-
-
-def is_question(sentence: str) -> bool:
-    return sentence.strip().rstrip("\"'”»)]").endswith("?")
 
 
 # ----------------------------------------------------------------------------------------------- words
 
 # A number, a version, an address, a path, an option or a name with a digit: what answers in a manual often are.
-_IDENTIFIER = re.compile(r"(?:^|(?<=[\s(\"'“]))(?:/[\w.\-]+(?:/[\w.\-*]*)*|--?[a-zA-Z][\w\-]*|\w*\d[\w.:/\-]*)")
 _IP = re.compile(r"\b\d{1,3}(?:\.\d{1,3}){3}(?:/\d+)?\b")
 _PATH = re.compile(r"(?:^|[\s(\"'“])(?:/[\w.\-]+){1,}/?|\b\w+\.(?:conf|cfg|post|list|log|txt|iso|csv)\b")
 _NUMBER = re.compile(r"\d")
 _COMMAND = re.compile(r"(?:^|\s)(?:sudo|apt|apt-get|dd|ssh|systemctl|service|[a-z]+-[a-z][\w-]*)\s+\S")
 
 
-def _content(text: str, language: str) -> set[str]:
-    """Folded content words cut to the core's crude shared stem, so "criado" meets "criada"."""
-    return {stem(w) for w in content_words(text, language)}
-
-
-def echoes(sentence: str, question: str, language: str) -> bool:
+def restates(sentence: str, question: str, language: str) -> bool:
     """Says the question back instead of answering: a question itself, or no content word the question lacks."""
-    # Only "nothing new": filtering sentences that are mostly the question's words as well (the grounding check's
-    # echo) lost 4 of 40 golden questions whose answer sentence restates the question before giving the fact.
-    return is_question(sentence) or not (_content(sentence, language) - _content(question, language))
+    # Only "nothing new", not `text_quality.echoes`: filtering sentences that are mostly the question's words as
+    # well lost 4 of 40 golden questions whose answer sentence restates the question before giving the fact.
+    return is_question(sentence) or not new_content(sentence, question, language)
 
 
 # What a question asks for -> the pattern a sentence that answers it holds. Folded cue words, pt and en.
@@ -205,25 +118,6 @@ def _scaled(values: np.ndarray) -> np.ndarray:
         return values
     low, high = float(values.min()), float(values.max())
     return (values - low) / (high - low) if high > low else np.zeros_like(values)
-
-
-def _bm25(query: list[str], documents: list[list[str]], k1: float = 1.5, b: float = 0.75) -> np.ndarray:
-    """Lucene BM25 of one analysed query over a question's analysed sentences (IDF over those sentences)."""
-    if not documents:
-        return np.zeros(0)
-    n = len(documents)
-    lengths = np.array([len(d) for d in documents], dtype=float)
-    average = max(lengths.mean(), 1e-9)
-    frequency = Counter(t for d in documents for t in set(d))
-    counts = [Counter(d) for d in documents]
-    scores = np.zeros(n)
-    for term in set(query):
-        if term not in frequency:
-            continue
-        idf = math.log(1 + (n - frequency[term] + 0.5) / (frequency[term] + 0.5))
-        tf = np.array([c[term] for c in counts], dtype=float)
-        scores += idf * tf / (tf + k1 * (1 - b + b * lengths / average))
-    return scores
 
 
 @dataclass
@@ -298,7 +192,7 @@ class ExtractiveAnswerer:
                 w.dense * _scaled(dense[i])
                 + w.bm25 * _scaled(lexical[i])
                 + w.fits * np.array([_holds_new(c.text, question, wanted) for c in found])
-                + w.identifier * np.array([_holds_new(c.text, question, [_IDENTIFIER]) for c in found])
+                + w.identifier * np.array([_holds_new(c.text, question, [IDENTIFIER]) for c in found])
                 + w.rank * np.array([1 / (1 + c.hit) for c in found])
             )
             out.append([(float(s), c) for s, c in zip(score, found)])
@@ -311,7 +205,7 @@ class ExtractiveAnswerer:
         for rank, hit in enumerate(hits):
             passage = split_sentences(hit.text)
             for position, sentence in enumerate(passage):
-                if not is_heading(sentence) and not echoes(sentence, question, self.language):
+                if not is_title(sentence) and not restates(sentence, question, self.language):
                     found.append(Candidate(sentence, rank, position, passage))
         return found
 
@@ -340,7 +234,7 @@ class ExtractiveAnswerer:
         tokens = tokenize(texts, language=self.language)  # one analyzer call for the whole batch
         out, start = [], len(questions)
         for i, found in enumerate(candidates):
-            out.append(_bm25(tokens[i], tokens[start : start + len(found)]))
+            out.append(_sentence_bm25(tokens[i], tokens[start : start + len(found)]))
             start += len(found)
         return out
 
@@ -374,7 +268,7 @@ class ExtractiveAnswerer:
         last = window[-1]
         if self.follow_colon and any(text.rstrip().endswith(":") for text in chosen):
             for following in last.passage[last.position + 1 :]:
-                if is_heading(following) or is_question(following):
+                if is_title(following) or is_question(following):
                     break
                 if len(" ".join(chosen + [following]).split()) > self.max_words:
                     break
@@ -382,6 +276,17 @@ class ExtractiveAnswerer:
         hit = hits[last.hit]
         location = dict(getattr(hit, "extra", None) or {})
         return Quote(" ".join(chosen), hit.docid, hit.title, location, score)
+
+
+def _sentence_bm25(query: list[str], sentences: list[list[str]]) -> np.ndarray:
+    """bm25s (Lucene BM25) of one analysed question over its own analysed sentences: IDF over those sentences."""
+    import bm25s
+
+    if not sentences:
+        return np.zeros(0)
+    scorer = bm25s.BM25(k1=1.5, b=0.75, method="lucene")
+    scorer.index(sentences, show_progress=False)
+    return np.asarray(scorer.get_scores(query), dtype=float)
 
 
 def _language(language: str | None) -> str:

@@ -17,11 +17,13 @@ import unicodedata
 from collections import Counter
 from functools import cache
 
+from rqrag.answers import word_jaccard
+
 
 _WORD = re.compile(r"\w+(?:[.:/\-]\w+)*", re.UNICODE)  # keeps 10.0.2.2, /etc/fstab, ltsp-server, 09:30 whole
 # A number, a version, an address, a path, an option or a name with a digit: what a correct answer must repeat
 # exactly (a model that writes 10.0.0.1 where the page says 10.0.2.2 is wrong, however close the words are).
-_IDENTIFIER = re.compile(r"(?<![\w/])(?:/[\w.\-]+(?:/[\w.\-]*)*|--?[a-z][\w\-]*|\w*\d[\w.:\-/]*)", re.UNICODE)
+IDENTIFIER = re.compile(r"(?<![\w/])(?:/[\w.\-]+(?:/[\w.\-]*)*|--?[a-z][\w\-]*|\w*\d[\w.:\-/]*)", re.UNICODE)
 # A numbered section heading as PDF text shows it: "14.13.1 Como configurar ...", "3.1.2 Servidor principal".
 _NUMBERED_HEADING = re.compile(r"^\s*\d+(?:\.\d+)+\.?\s+\S")
 # Languages whose function words we know: enough to tell what a sentence is written in.
@@ -61,7 +63,7 @@ def content_words(text: str, language: str | None = None) -> list[str]:
 
 def identifiers(text: str) -> list[str]:
     """Numbers, versions, addresses, paths and options in `text`, folded: the tokens an answer must get exact."""
-    return [m.strip(".:,;") for m in _IDENTIFIER.findall(fold(text)) if m.strip(".:,;")]
+    return [m.strip(".:,;") for m in IDENTIFIER.findall(fold(text)) if m.strip(".:,;")]
 
 
 def stem(word: str) -> str:
@@ -122,13 +124,15 @@ def is_heading(text: str) -> bool:
 
 
 def is_question(text: str) -> bool:
-    return text.strip().endswith("?")
+    """Ends with a question mark, maybe inside closing quotes or brackets ("...nome?")."""
+    return text.strip().rstrip("\"'”»)]").endswith("?")
 
 
-def new_content(answer: str, question: str) -> list[str]:
-    """The answer's content words (and identifiers) that the question does not already hold, by stem."""
-    asked = {stem(w) for w in content_words(question)}
-    return [w for w in dict.fromkeys(content_words(answer)) if stem(w) not in asked]
+def new_content(answer: str, question: str, language: str | None = None) -> list[str]:
+    """The answer's content words (and identifiers) that the question does not already hold, by stem (stopwords
+    of `language`, of every known language when None)."""
+    asked = {stem(w) for w in content_words(question, language)}
+    return [w for w in dict.fromkeys(content_words(answer, language)) if stem(w) not in asked]
 
 
 def echoes(answer: str, question: str, min_share: float = 0.5) -> bool:
@@ -147,3 +151,14 @@ def echoes(answer: str, question: str, min_share: float = 0.5) -> bool:
         return len(mine) >= max(3, len(set(content_words(question))) // 2)
     asked_share = 1 - len(fresh) / len(mine)
     return len(mine) >= 8 and asked_share > min_share
+
+
+# Word-set Jaccard at or above which a query says what another text says (the training-data filter's threshold).
+RESTATEMENT_JACCARD = 0.8
+
+
+def restates(query: str, other: str) -> bool:
+    """Whether `query` says (nearly) what `other` says: word-set Jaccard >= 0.8 after normalisation. The
+    training-data filter (`rqrag.data_construction.query_filter`) drops such refinements; the tree decoder's
+    guards (`rqrag.inference.decoding.guards`) do not search them again."""
+    return word_jaccard(query, other) >= RESTATEMENT_JACCARD

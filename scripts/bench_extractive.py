@@ -36,11 +36,12 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from rqrag.eval.experiment_metrics import normalise_for_quotes
-from rqrag.inference.extractive import ExtractiveAnswerer, Weights, is_heading, split_sentences
+from rqrag.inference.extractive import ExtractiveAnswerer, Weights
+from rqrag.sentences import is_title, split_sentences
 
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
-DEFAULT_PDF = REPO_ROOT.parent / "shared" / "data" / "documents" / "pt" / "debian-edu-bookworm-manual.pdf"
+DEFAULT_PDF = REPO_ROOT / "data" / "documents" / "pt" / "debian-edu-bookworm-manual.pdf"
 GOLDEN_DIR = REPO_ROOT / "tests" / "data" / "golden_pt"
 DEFAULT_CACHE = REPO_ROOT / ".cache" / "bench_extractive"
 RECALL_THRESHOLD = 0.6
@@ -123,7 +124,7 @@ def summarise(name: str, questions: Sequence[dict], quotes: Sequence[str], secon
 def lead(hits: Sequence, max_words: int) -> str:
     """The baseline: the first chunk's leading sentences (headings skipped) while they fit in `max_words`."""
     chosen: list[str] = []
-    for sentence in (s for s in split_sentences(hits[0].text) if not is_heading(s)) if hits else ():
+    for sentence in (s for s in split_sentences(hits[0].text) if not is_title(s)) if hits else ():
         if chosen and len(" ".join(chosen + [sentence]).split()) > max_words:
             break
         chosen.append(sentence)

@@ -11,13 +11,12 @@ from rqrag.inference.extractive import (
     Weights,
     answerer_for,
     default_quoter,
-    echoes,
-    is_heading,
-    is_question,
-    split_sentences,
+    restates,
 )
 from rqrag.retrieval.base import Hit
-from rqrag.retrieval.pgvector_store import ChunkHit
+from rqrag.retrieval.base import Hit as ChunkHit  # one hit type: a chunk's metadata is its `extra`
+from rqrag.sentences import is_title, split_sentences
+from rqrag.text_quality import is_question
 
 
 # Chunks as `rqrag docs add` cuts the Debian Edu manual (paragraphs on their own lines, headings alone, list items
@@ -92,7 +91,7 @@ def test_a_margin_wrapped_line_is_rejoined_but_a_short_code_line_is_not():
 
 def test_headings_questions_and_echoes_are_recognised():
     for heading in ("3.1.2 Servidor principal", "4 Requisitos", "2.1 Alguma história e o porquê de dois nomes"):
-        assert is_heading(heading), heading
+        assert is_title(heading), heading
     for sentence in (
         "1024 MiB de RAM e 1500 MHz de frequência são os requisitos mínimos absolutos.",
         "apt full-upgrade",
@@ -100,11 +99,11 @@ def test_headings_questions_and_echoes_are_recognised():
         "• Servidor principal",
         "Para manter o sistema em dia, execute como root na linha de comando:",
     ):
-        assert not is_heading(sentence), sentence
+        assert not is_title(sentence), sentence
     assert is_question("Qual é o endereço IP do tjener?") and not is_question("O IP é 10.0.2.2.")
     question = "Qual endereço IP o servidor principal recebe por padrão?"
-    assert echoes("O servidor principal recebe um endereço IP por padrão.", question, "pt")
-    assert not echoes("O servidor principal tem o endereço IP 10.0.2.2.", question, "pt")
+    assert restates("O servidor principal recebe um endereço IP por padrão.", question, "pt")
+    assert not restates("O servidor principal tem o endereço IP 10.0.2.2.", question, "pt")
 
 
 # ----------------------------------------------------------------------------------------------- choosing

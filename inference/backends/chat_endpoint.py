@@ -5,7 +5,7 @@
         --remote_model llama3.2 --chat_logprobs false          # Ollama: no logprobs, selection by agreement
 
 Hosted APIs, Ollama, a llama.cpp server and vLLM all speak this API; none of them takes our token ids or knows
-the RQ-RAG special tokens, so the tree runs in prompted mode: `decoding/chat_prompter.py` asks for each refinement with the
+the RQ-RAG special tokens, so the tree runs in prompted mode: `decoding/prompting.py` (ChatPrompter) asks for each refinement with the
 prompted-mode instruction and sends the conversation as messages (`GenerationRequest.chat`). The local
 tokenizer (`--model`, the embedded SmolLM2 by default) only measures prompts against `remote_max_context` and
 gives identical requests the same content address, so identical expansions are still sent once.
@@ -96,7 +96,9 @@ class ChatGenerator:
             return []
         missing = [i for i, r in enumerate(requests) if r.chat is None]
         if missing:
-            raise ValueError(f"requests {missing} carry no chat messages: build them with rqrag.inference.decoding.chat_prompter.ChatPrompter")
+            raise ValueError(
+                f"requests {missing} carry no chat messages: build them with rqrag.inference.decoding.prompting.ChatPrompter"
+            )
         # A fresh event loop per call: the decoder calls from a plain (or the server's model) thread.
         replies = asyncio.run(self._generate(requests))
         self.stats.model_calls += 1

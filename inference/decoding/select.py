@@ -52,7 +52,7 @@ import math
 from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
-from typing import Literal
+from typing import Literal, get_args
 
 from rqrag.answers import answer_key, choice_label, normalize_answer
 
@@ -71,12 +71,12 @@ class Scored:
     @property
     def answer_perplexity(self) -> float:
         """Perplexity of the answer span (strategy `ppl`)."""
-        return _perplexity(self.answer_logprobs)
+        return perplexity(self.answer_logprobs)
 
     @property
     def perplexity(self) -> float:
         """Perplexity of everything the model generated along the path (strategy `ppl_path`)."""
-        return _perplexity(self.generated_logprobs)
+        return perplexity(self.generated_logprobs)
 
     @property
     def confidence(self) -> float:
@@ -88,7 +88,8 @@ class Scored:
 Choices = Sequence[tuple[str, str]]
 
 
-def _perplexity(logprobs: Sequence[float]) -> float:
+def perplexity(logprobs: Sequence[float]) -> float:
+    """exp of the mean negative log-probability; infinite for no tokens (nothing to be sure of)."""
     if not logprobs:
         return math.inf
     return math.exp(-sum(logprobs) / len(logprobs))
@@ -179,6 +180,7 @@ def _pick_group(candidates: Sequence[Scored], choices: Choices, weights: Sequenc
 
 
 StrategyName = Literal["ppl", "ppl_path", "confidence", "ensemble", "support", "vote"]
+STRATEGY_NAMES: tuple[str, ...] = get_args(StrategyName)  # for choices lists and error messages
 
 STRATEGIES: dict[str, Callable[[Sequence[Scored], Choices], int]] = {
     "ppl": select_ppl,

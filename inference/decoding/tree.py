@@ -7,10 +7,9 @@ position inside a batch.
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass, field
 
-from rqrag.inference.decoding.select import Scored
+from rqrag.inference.decoding.select import Scored, perplexity
 from rqrag.trajectory import ParseStatus, Step, Trajectory
 
 
@@ -57,9 +56,8 @@ class Path:
 
     @property
     def running_perplexity(self) -> float:
-        if not self.generated_logprobs:
-            return 1.0
-        return math.exp(-sum(self.generated_logprobs) / len(self.generated_logprobs))
+        # A path that has generated nothing yet is not worse than any other: it ranks first when pruning.
+        return perplexity(self.generated_logprobs) if self.generated_logprobs else 1.0
 
 
 @dataclass
