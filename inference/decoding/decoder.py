@@ -26,9 +26,8 @@ import copy
 import logging
 import time
 import zlib
-from collections import Counter, defaultdict
+from collections import defaultdict
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
 
 from rqrag.inference.backends.base import Completion, Generator
 from rqrag.inference.decoding.config import DecodeConfig
@@ -36,45 +35,12 @@ from rqrag.inference.decoding.expansions import Expansion, merge_identical, shar
 from rqrag.inference.decoding.guards import evidence_guard, parents_to_answer, text_guards
 from rqrag.inference.decoding.prompting import make_prompter
 from rqrag.inference.decoding.select import select_all
-from rqrag.inference.decoding.tree import FinishedTrajectory, Path, Question, QuestionResult
+from rqrag.inference.decoding.tree import DecodeStats, FinishedTrajectory, Path, Question, QuestionResult
 from rqrag.retrieval.base import Retriever, shorten_hits
 from rqrag.trajectory import Action, ParsedStep, Step, Trajectory
 
 
 logger = logging.getLogger(__name__)
-
-
-@dataclass
-class DecodeStats:
-    generate_seconds: float = 0.0
-    retrieval_seconds: float = 0.0
-    searches: int = 0  # unique queries sent to the retriever
-    queries: int = 0  # queries generated (before de-duplication)
-    depth_sizes: list[int] = field(default_factory=list)  # expansions per depth (generated or shared)
-    expansions: int = 0  # expansions the tree asked for
-    unique_expansions: int = 0  # of those, the ones generated; the others shared an identical one's completion
-    guarded: Counter[str] = field(default_factory=Counter)  # queries stopped by a refinement guard, by reason
-    answers_for_guarded: int = 0  # parents kept alive to answer for their guarded branches
-    stopped: list[int] = field(default_factory=list)  # per depth: questions stopped by stop_confidence
-
-    @property
-    def merged(self) -> int:
-        return self.expansions - self.unique_expansions
-
-    def as_dict(self) -> dict:
-        return {
-            "generate_seconds": round(self.generate_seconds, 3),
-            "retrieval_seconds": round(self.retrieval_seconds, 3),
-            "searches": self.searches,
-            "queries": self.queries,
-            "depth_sizes": self.depth_sizes,
-            "expansions": self.expansions,
-            "unique_expansions": self.unique_expansions,
-            "merged": self.merged,
-            "guarded": dict(self.guarded),
-            "answers_for_guarded": self.answers_for_guarded,
-            "stopped": self.stopped,
-        }
 
 
 class TreeDecoder:

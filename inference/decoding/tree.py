@@ -7,6 +7,7 @@ position inside a batch.
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass, field
 
 from rqrag.inference.decoding.select import Scored, perplexity
@@ -153,4 +154,39 @@ class QuestionResult:
             "guarded": self.guarded,
             "stopped_at": self.stopped_at,
             "trajectories": [t.to_dict() for t in self.trajectories],
+        }
+
+
+@dataclass
+class DecodeStats:
+    """What one decoder did, summed over its calls: time, searches, expansions shared, guarded queries."""
+
+    generate_seconds: float = 0.0
+    retrieval_seconds: float = 0.0
+    searches: int = 0  # unique queries sent to the retriever
+    queries: int = 0  # queries generated (before de-duplication)
+    depth_sizes: list[int] = field(default_factory=list)  # expansions per depth (generated or shared)
+    expansions: int = 0  # expansions the tree asked for
+    unique_expansions: int = 0  # of those, the ones generated; the others shared an identical one's completion
+    guarded: Counter[str] = field(default_factory=Counter)  # queries stopped by a refinement guard, by reason
+    answers_for_guarded: int = 0  # parents kept alive to answer for their guarded branches
+    stopped: list[int] = field(default_factory=list)  # per depth: questions stopped by stop_confidence
+
+    @property
+    def merged(self) -> int:
+        return self.expansions - self.unique_expansions
+
+    def as_dict(self) -> dict:
+        return {
+            "generate_seconds": round(self.generate_seconds, 3),
+            "retrieval_seconds": round(self.retrieval_seconds, 3),
+            "searches": self.searches,
+            "queries": self.queries,
+            "depth_sizes": self.depth_sizes,
+            "expansions": self.expansions,
+            "unique_expansions": self.unique_expansions,
+            "merged": self.merged,
+            "guarded": dict(self.guarded),
+            "answers_for_guarded": self.answers_for_guarded,
+            "stopped": self.stopped,
         }
