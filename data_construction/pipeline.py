@@ -23,9 +23,9 @@ from rqrag.benchmarks.sources import DEFAULT_FILES, SourceExample, parse_records
 from rqrag.benchmarks.splits import load_split
 from rqrag.data_construction.annotate import Annotator, DropExample, answer_agrees
 from rqrag.data_construction.config import DataBuildConfig
-from rqrag.data_construction.llm import ChatClient, LLMUnavailable
 from rqrag.data_construction.prompts import PromptBook
 from rqrag.data_construction.query_filter import filter_new_evidence, filter_text
+from rqrag.llm_client import ChatClient, LLMUnavailable
 from rqrag.paths import benchmarks_dir
 from rqrag.records import ReadStats, read_records
 from rqrag.resumable import ResumableJsonl

@@ -19,10 +19,10 @@ from collections import Counter
 from collections.abc import Sequence
 
 from rqrag.answers import normalize_answer, word_jaccard
-from rqrag.retrieval.base import Hit
+from rqrag.retrieval.base import Hit, new_docids
+from rqrag.text_quality import RESTATEMENT_JACCARD, restates  # noqa: F401  (the core predicate, used here too)
 
 
-RESTATEMENT_JACCARD = 0.8
 MAX_QUERY_WORDS = 40
 REASONS = ("restates_question", "repeats_query", "not_a_query", "nothing_new")
 
@@ -59,12 +59,6 @@ def text_reason(
     return None
 
 
-def restates(query: str, other: str) -> bool:
-    """Whether `query` says (nearly) what `other` says: word-set Jaccard >= 0.8 after normalisation. The tree
-    decoder's refinement guards (`rqrag.inference.decoding.guards`) apply the same test to generated queries."""
-    return jaccard(query, other) >= RESTATEMENT_JACCARD
-
-
 def filter_text(queries: Sequence[str], question: str, answers: Sequence[str] = ()) -> tuple[list[str], Counter[str]]:
     """The queries worth searching for, in order, and the count of each reason for the others."""
     kept: list[str] = []
@@ -93,8 +87,3 @@ def filter_new_evidence(
         seen |= new
         kept.append((query, hits))
     return kept, dropped
-
-
-def new_docids(hits: Sequence[Hit], seen: set[str]) -> set[str]:
-    """The docids among `hits` that are not in `seen`: a search that finds none of them found `nothing_new`."""
-    return {h.docid for h in hits} - seen

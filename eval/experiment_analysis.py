@@ -21,12 +21,12 @@ import pandas as pd
 from rqrag.eval.experiment_config import ExperimentConfig, chunking_label, resolve_path
 from rqrag.eval.experiment_metrics import BASE_METRICS, flatten_records
 from rqrag.eval.experiment_report import write_report
+from rqrag.retrieval.registry import SEARCH_MODES
 
 
 logger = logging.getLogger(__name__)
 
 RAGAS_METRICS = ("faithfulness", "answer_relevancy", "context_precision", "context_recall", "answer_correctness")
-SEARCH_MODES = ("bm25", "dense", "hybrid")
 
 
 def load_scores(run_dir: Path) -> tuple[pd.DataFrame, list[str]]:
@@ -75,7 +75,7 @@ def generated_query_retrieval(config: ExperimentConfig, llm_base_url=None, llm_m
 
     client = None
     if llm_base_url:
-        from rqrag.data_construction.llm import ChatClient
+        from rqrag.llm_client import ChatClient
 
         client = ChatClient(base_url=llm_base_url, model=llm_model or "default", max_tokens=300, max_retries=1)
     queries = []

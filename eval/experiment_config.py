@@ -31,10 +31,11 @@ from typing import Any, Literal
 
 import yaml
 
+from rqrag.retrieval.registry import SEARCH_MODES
+
 
 # Factors with a meaning of their own; every other factor name must be a DecodeConfig field.
 SPECIAL_FACTORS = ("chunking", "search_mode", "k", "refinement", "generator")
-SEARCH_MODES = ("bm25", "dense", "hybrid")
 RAGAS_JUDGED = ("faithfulness", "answer_relevancy", "context_precision", "context_recall", "answer_correctness")
 
 

@@ -64,7 +64,7 @@ def rule_query(text: str, min_words: int = MIN_WORDS, max_words: int = MAX_WORDS
 
 
 async def _model_queries(client, texts: Sequence[str], language: str) -> list[str | None]:
-    from rqrag.data_construction.llm import load_json_object
+    from rqrag.llm_client import load_json_object
 
     async def one(text: str) -> str | None:
         prompt = _PROMPT.get(language, _PROMPT["en"]).format(text=" ".join(text.split()[:600]))
@@ -97,7 +97,7 @@ def section_queries(pages, client=None, language: str = "pt", doc_id: str | None
 def section_rank(hits, page: int, doc_id: str | None = None) -> int | None:
     """1-based rank of the first hit of document `doc_id` (any, when None) whose page span covers `page`."""
     for rank, hit in enumerate(hits, start=1):
-        extra = getattr(hit, "extra", {}) or {}
+        extra = hit.extra
         if doc_id is not None and extra.get("doc_id") != doc_id:
             continue
         if extra.get("page_start", -1) <= page <= extra.get("page_end", -2):

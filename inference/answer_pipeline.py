@@ -332,7 +332,7 @@ class AnswerPipeline:
             "title": hit.title,
             "text": hit.text[: self.max_source_chars],
             "score": round(float(hit.score), 4),
-            **{key: value for key, value in getattr(hit, "extra", {}).items() if key in SOURCE_LOCATION},
+            **{key: value for key, value in hit.extra.items() if key in SOURCE_LOCATION},
         }
 
     def _step_event(self, step, given: bool = False) -> dict:

@@ -65,25 +65,21 @@ def open_index_library(config: DecodeConfig):
 
 
 def build_retriever(config: DecodeConfig, records=None):
-    """The configured retriever; `records` (benchmark records with their own paragraphs) feed a candidates one."""
-    from rqrag.retrieval import build_retriever as make
+    """The configured retriever, made by the core's one factory (`rqrag.retrieval.registry.build_retriever`);
+    `records` (benchmark records with their own paragraphs) feed a candidates one. A document library named by
+    `--index` is searched as itself (its hits carry file and page) and never cached: it changes with each add."""
+    from rqrag.retrieval.registry import build_retriever as make
 
     kind = config.retriever
-    mode = config.retrieval_mode
     library = open_index_library(config)
-    if library is not None:
-        return library.retriever(mode)
-    if kind == "candidates" and mode == "hybrid":
-        # Candidate pools support bm25 and dense; hybrid (the corpus default) is said out loud, not swapped silently.
-        logger.warning("retrieval_mode hybrid is not available over per-question candidates: using bm25")
-        mode = "bm25"
     return make(
         kind,
-        mode=mode if kind != "web" else None,
+        mode=config.retrieval_mode,
+        index=library,
         index_dir=config.index if kind == "corpus" else None,
         candidates_path=config.candidates_file if kind == "candidates" and records is None else None,
         records=records if kind == "candidates" else None,
-        cache_path=config.retrieval_cache,
+        cache_path=config.retrieval_cache if library is None else None,
     )
 
 

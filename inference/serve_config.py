@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from rqrag.retrieval.registry import SERVER_KINDS
+
 
 @dataclass
 class ServeConfig:
@@ -77,8 +79,7 @@ class ServeConfig:
     def __post_init__(self):
         if not self.retrievers:
             raise ValueError("retrievers must name at least one retriever kind")
-        kinds = {"corpus", "web", "candidates", "documents", "memories", "documents+memories"}
-        unknown = sorted(set(self.retrievers) - kinds)
+        unknown = sorted(set(self.retrievers) - set(SERVER_KINDS))
         if unknown:
             raise ValueError(f"unknown retriever kind(s) {unknown}")
         if self.hemisphere not in ("south", "north"):

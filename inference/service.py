@@ -24,15 +24,10 @@ from rqrag.inference.memory.conversations import DEFAULT_USER
 from rqrag.inference.memory.writer import about_the_user
 from rqrag.inference.serve_config import ServeConfig
 from rqrag.inference.server.schema import APIError
+from rqrag.retrieval.registry import MEMORY_KINDS, SEARCH_FIRST_KINDS  # the kinds, defined once in the core
 
 
 logger = logging.getLogger(__name__)
-
-# Retriever kinds over the user's memories: scoped to the asking user, so their batches are too.
-MEMORY_KINDS = ("memories", "documents+memories")
-# Kinds whose first search is the question itself (their passages are what the user asked about).
-SEARCH_FIRST_KINDS = ("documents", *MEMORY_KINDS)
-
 
 def rqrag_object(answer: PipelineAnswer, include_all: bool) -> dict:
     """The `rqrag` extra of a chat completion: how the answer was found."""

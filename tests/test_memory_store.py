@@ -11,10 +11,10 @@ from sqlalchemy import inspect
 from rqrag.inference.memory.conversations import ConversationStore
 from rqrag.inference.memory.retriever import FusedRetriever, MemoryRetriever
 from rqrag.inference.memory.store import MemoryStore
+from rqrag.retrieval.base import Hit as ChunkHit  # one hit type: a chunk's metadata is its `extra`
 from rqrag.retrieval.base import Retriever
 from rqrag.retrieval.bm25 import BM25Retriever
 from rqrag.retrieval.documents import Document
-from rqrag.retrieval.pgvector_store import ChunkHit
 
 
 pytestmark = pytest.mark.slow  # loads multilingual-e5-small and embeds with it

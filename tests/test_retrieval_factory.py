@@ -58,3 +58,43 @@ def test_web_kind_and_unknown_kind():
     assert isinstance(web, WebRetriever) and web.timeout == 3 and web.retries == 0
     with pytest.raises(ValueError, match="corpus"):
         build_retriever("elasticsearch")
+
+
+def test_unknown_kind_error_lists_every_kind():
+    from rqrag.retrieval.registry import RETRIEVER_KINDS
+
+    with pytest.raises(ValueError) as error:
+        build_retriever("elasticsearch")
+    message = str(error.value)
+    assert "'elasticsearch'" in message and all(kind in message for kind in RETRIEVER_KINDS)
+    assert "documents+memories" in message  # the server's kinds are named too
+
+
+def test_a_server_kind_says_where_it_is_built():
+    with pytest.raises(ValueError, match="rqrag serve --retrievers documents"):
+        build_retriever("documents")
+
+
+def test_unknown_search_mode_lists_the_modes(tmp_path):
+    with pytest.raises(ValueError, match=r"unknown search mode 'fuzzy'.*'bm25', 'dense', 'hybrid'"):
+        build_retriever("corpus", mode="fuzzy", index_dir=tmp_path)
+
+
+def test_an_opened_index_is_searched_as_itself_with_its_metadata(tmp_path):
+    docs = [Document("a", "Alpha", "apples and pears", extra={"file": "f.pdf"}), Document("b", "Beta", "bananas")]
+    index = CorpusIndex.build(docs, tmp_path / "idx", modes=["bm25"], show_progress=False)
+
+    class Library:  # what a document library offers the factory: retriever(mode) with hits carrying `extra`
+        def retriever(self, mode):
+            return index.retriever(mode)
+
+    retriever = build_retriever("corpus", mode="bm25", index=Library())
+    assert isinstance(retriever, BM25Retriever) and retriever.search("pears", k=1)[0].docid == "a"
+
+
+def test_candidates_hybrid_falls_back_to_bm25(tmp_path, caplog):
+    path = tmp_path / "q.jsonl"
+    path.write_text(json.dumps({"question_id": "q", "contexts": [{"idx": 0, "title": "T", "paragraph_text": "r"}]}))
+    with caplog.at_level("WARNING"):
+        retriever = build_retriever("candidates", mode="hybrid", candidates_path=path)
+    assert retriever.mode == "bm25" and "hybrid is not available" in caplog.text

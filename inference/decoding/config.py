@@ -12,6 +12,7 @@ from typing import Literal
 
 from rqrag.inference.backends.base import SamplingParams
 from rqrag.inference.decoding.select import StrategyName
+from rqrag.retrieval.registry import RETRIEVER_KINDS, SEARCH_MODES
 from rqrag.trajectory import Action
 
 
@@ -137,10 +138,10 @@ class DecodeConfig:
     answer_max_tokens: int = field(default=48, metadata={"help": "max new tokens of one answer"})
 
     # retrieval
-    retriever: Literal["corpus", "candidates", "web"] = field(
+    retriever: Literal[RETRIEVER_KINDS] = field(
         default="corpus", metadata={"help": "corpus (local index), candidates (per-question paragraphs) or web"}
     )
-    retrieval_mode: Literal["bm25", "dense", "hybrid"] = field(
+    retrieval_mode: Literal[SEARCH_MODES] = field(
         default="hybrid", metadata={"help": "corpus/candidates retrievers: bm25, dense or hybrid (corpus only)"}
     )
     index: str | None = field(default=None, metadata={"help": "corpus index directory (default: the embedded corpus)"})

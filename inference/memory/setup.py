@@ -5,7 +5,7 @@ The store (`inference/memory/store.py`) shares `database_url` with the conversat
 PostgreSQL database) holds a user's conversations and memories; its vectors come from the same multilingual
 embedder the document library uses by default, loaded once per process (`SharedEncoder`).
 
-The judge is a chat model asked with a JSON schema (`rqrag.data_construction.llm.ChatClient`): the endpoint
+The judge is a chat model asked with a JSON schema (`rqrag.llm_client.ChatClient`): the endpoint
 `memory_llm_base_url` names, else the chat backend's own when the server generates through one. Without
 either, `inference/memory/writer.py` decides by its rule (first-person statements).
 """
@@ -28,14 +28,14 @@ JUDGE_TIMEOUT_S = 30.0
 def open_memories(serve: ServeConfig):
     """The memory store in the conversations' database; its embedder loads on the first memory or search."""
     from rqrag.inference.memory.store import MemoryStore
-    from rqrag.ingest.library import SharedEncoder
+    from rqrag.retrieval.shared_encoder import SharedEncoder
 
     return MemoryStore(serve.database_url, SharedEncoder(serve.memory_embedding_model))
 
 
 def memory_judge(serve: ServeConfig, decode: DecodeConfig):
     """A JSON-schema chat client for the memory decision, or None (the rule decides)."""
-    from rqrag.data_construction.llm import ChatClient
+    from rqrag.llm_client import ChatClient
 
     if serve.memory_llm_base_url:
         base_url, model = serve.memory_llm_base_url, serve.memory_llm_model

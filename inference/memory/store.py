@@ -30,7 +30,7 @@ from sqlalchemy import Column, Float, Integer, LargeBinary, MetaData, String, Ta
 from sqlalchemy.engine import Engine, make_url
 
 from rqrag.inference.memory.dates import describe_moment
-from rqrag.retrieval.pgvector_store import ChunkHit
+from rqrag.retrieval.base import Hit as ChunkHit  # one hit type: a chunk's metadata is its `extra`
 
 
 SOURCES = ("model", "rule")

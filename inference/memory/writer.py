@@ -4,7 +4,7 @@
     if decision.remember:
         store.add(user_id, decision.description, conversation_id=cid, source=decision.source, ...)
 
-With a chat client (`rqrag.data_construction.llm.ChatClient`), the model is asked, in the conversation's
+With a chat client (`rqrag.llm_client.ChatClient`), the model is asked, in the conversation's
 language and under a JSON schema (`MEMORY_SCHEMA`), whether the exchange tells something lasting about the user
 or their work — a preference, a plan, a fact about them, a decision — and for a third-person sentence stating
 it. Without a client, or when the call fails or the reply is not the requested JSON, a plain rule decides: the
@@ -23,7 +23,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from rqrag.data_construction.llm import NotAJSONObject, load_json_object
+from rqrag.llm_client import NotAJSONObject, load_json_object
 
 
 DESCRIPTION_MAX_CHARS = 200

@@ -65,7 +65,7 @@ def _cite_source(source: dict) -> str:
 
 def _cite(hit) -> str:
     """A hit's title, with its page span when it is a chunk of the user's documents (`rqrag docs add`)."""
-    return _cite_source({**getattr(hit, "extra", {}), "title": hit.title, "file": None})
+    return _cite_source({**hit.extra, "title": hit.title, "file": None})
 
 
 def _report(answer, decoder, seconds: float, show_tree: bool) -> None:

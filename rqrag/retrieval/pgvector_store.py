@@ -12,7 +12,7 @@ by several servers: `PgVectorIndex(database_url, encoder)` opens (and on first u
 with an HNSW index (cosine distance) on the embedding and a GIN index on the tsvector. Searches come in three
 modes: "dense" (nearest embeddings through HNSW, score = cosine similarity), "bm25" (PostgreSQL full-text
 search ranked by `ts_rank_cd`, cover density: *not* BM25, the mode name only keeps the CLI's vocabulary), and
-"hybrid" (reciprocal-rank fusion of the two, as in `hybrid.py`).
+"hybrid" (reciprocal-rank fusion of the two, `fusion.py`). Each hit's `extra` holds its chunk's metadata.
 
 The full-text query ORs the query's lexemes (plainto_tsquery with its ANDs turned into ORs): a natural-language
 question rarely has every one of its words in the passage that answers it, and an AND query would then find
@@ -32,18 +32,17 @@ import copy
 import re
 import threading
 from collections.abc import Sequence
-from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
 
-from rqrag.retrieval.base import Hit, RetrieverError, check_qids
+from rqrag.retrieval.base import Hit, RetrieverError, check_qids, check_search_mode
 from rqrag.retrieval.documents import Document, indexed_text
-from rqrag.retrieval.hybrid import DEFAULT_DEPTH, DEFAULT_RRF_K, reciprocal_rank_fusion
+from rqrag.retrieval.encoders import embed, encoder_dimension
+from rqrag.retrieval.fusion import DEFAULT_DEPTH, DEFAULT_RRF_K, fuse_hits
 from rqrag.retrieval.pgvector_sql import _COLUMN_FACTS, _DENSE_QUERY, _FULL_TEXT_QUERY, _SCHEMA, _VECTOR_INDEX
 
 
-SEARCH_MODES = ("dense", "bm25", "hybrid")
 # ISO 639-1 codes to the text-search configurations PostgreSQL ships; full configuration names work as well.
 TEXT_SEARCH_CONFIGS = {
     "ar": "arabic", "ca": "catalan", "da": "danish", "de": "german", "el": "greek", "en": "english",
@@ -58,13 +57,6 @@ HNSW_MAX_EF_SEARCH = 1000
 _PREFIX_PATTERN = re.compile(r"[a-z_][a-z0-9_]{0,39}")
 
 
-@dataclass(frozen=True)
-class ChunkHit(Hit):
-    """A `Hit` that also carries its chunk's metadata: page_start/page_end, chunking strategy, doc_id, ..."""
-
-    extra: dict[str, Any] = field(default_factory=dict, compare=False, hash=False)
-
-
 def text_search_config(language: str) -> str:
     """The PostgreSQL text-search configuration for a language code ("pt" -> "portuguese") or name."""
     language = language.strip().lower()
@@ -74,9 +66,8 @@ def text_search_config(language: str) -> str:
 class PgVectorIndex:
     """Documents, chunks and embeddings in PostgreSQL; `search` / `batch_search` make it a `Retriever`.
 
-    `encoder` embeds passages and queries: any object with `encode(texts, normalize_embeddings=True)`
-    returning a float32 matrix; `encode_passages` / `encode_queries`, when it has them, are used instead (models
-    that embed the two sides differently). It may be None when every call passes its own vectors
+    `encoder` embeds passages and queries: anything `rqrag.retrieval.encoders.embed` takes (a `TextEncoder`, or
+    any object with `encode(texts, normalize_embeddings=True)` returning a float32 matrix). It may be None when every call passes its own vectors
     (`add_document(embeddings=...)`, `search_vectors`), which is what the benchmark does; `dimension` is then
     required. `mode` is the default search mode. One connection is shared (and serialised) by all threads.
     """
@@ -98,14 +89,16 @@ class PgVectorIndex:
     ):
         if not _PREFIX_PATTERN.fullmatch(table_prefix):
             raise ValueError(f"table_prefix must match {_PREFIX_PATTERN.pattern}, got {table_prefix!r}")
-        _check_mode(mode)
+        check_search_mode(mode)
         self.database_url = database_url
         self.encoder = encoder
         self.language = language
         self.ts_config = text_search_config(language)
         self.table_prefix = table_prefix
         self.embedding_model = embedding_model
-        self.dimension = dimension if dimension is not None else _encoder_dimension(encoder)
+        if dimension is None and encoder is None:
+            raise ValueError("without an encoder, PgVectorIndex needs the embedding `dimension`")
+        self.dimension = dimension if dimension is not None else encoder_dimension(encoder)
         self.mode = mode
         self.rrf_k = rrf_k
         self.depth = depth
@@ -295,7 +288,7 @@ class PgVectorIndex:
     def retriever(self, mode: str) -> PgVectorIndex:
         """A view of this store searching in `mode` by default (same connection), as `CorpusIndex.retriever`."""
         view = copy.copy(self)  # shallow: the connection and its lock are shared, closing either closes both
-        view.mode = _check_mode(mode)
+        view.mode = check_search_mode(mode)
         return view
 
     def search(self, query: str, k: int = 3, qid: str | None = None, *, mode: str | None = None) -> list[Hit]:
@@ -306,7 +299,7 @@ class PgVectorIndex:
     ) -> list[list[Hit]]:
         """Ranked hits per query (`qids` are ignored); each hit's `extra` has its chunk metadata and doc_id."""
         check_qids(queries, qids)
-        mode = _check_mode(mode or self.mode)
+        mode = check_search_mode(mode or self.mode)
         active = [i for i, query in enumerate(queries) if query.strip()]
         results: list[list[Hit]] = [[] for _ in queries]
         if k <= 0 or not active:
@@ -323,10 +316,10 @@ class PgVectorIndex:
             elif mode == "bm25":
                 results[i] = sparse[row]
             else:
-                results[i] = self._fuse(sparse[row], dense[row], k)
+                results[i] = fuse_hits([sparse[row], dense[row]], k, self.rrf_k)
         return results
 
-    def search_vectors(self, vectors: np.ndarray, k: int) -> list[list[ChunkHit]]:
+    def search_vectors(self, vectors: np.ndarray, k: int) -> list[list[Hit]]:
         """Nearest chunks of each query vector by cosine similarity, through the HNSW index."""
         ef_search = min(HNSW_MAX_EF_SEARCH, max(HNSW_DEFAULT_EF_SEARCH, k))
         statement = self._sql(_DENSE_QUERY)
@@ -339,13 +332,13 @@ class PgVectorIndex:
                 results.append([_hit(row) for row in cur.fetchall()])
         return results
 
-    def _full_text_search(self, query: str, k: int) -> list[ChunkHit]:
+    def _full_text_search(self, query: str, k: int) -> list[Hit]:
         rows = self._rows(_FULL_TEXT_QUERY, {"config": self.ts_config, "query": query, "k": k})
         return [_hit(row) for row in rows]
 
     def query_plan(self, query: str, mode: str = "dense", k: int = 10) -> str:
         """PostgreSQL's EXPLAIN of the statement a dense or full-text search runs (is the index used?)."""
-        if _check_mode(mode) == "dense":
+        if check_search_mode(mode) == "dense":
             statement, params = _DENSE_QUERY, {"v": self._encode([query], "queries")[0], "k": k}
         elif mode == "bm25":
             statement, params = _FULL_TEXT_QUERY, {"config": self.ts_config, "query": query, "k": k}
@@ -353,40 +346,12 @@ class PgVectorIndex:
             raise ValueError("hybrid runs both the dense and the bm25 statements; explain them one at a time")
         return "\n".join(row[0] for row in self._rows("EXPLAIN " + statement, params))
 
-    def _fuse(self, sparse: list[ChunkHit], dense: list[ChunkHit], k: int) -> list[ChunkHit]:
-        by_docid = {hit.docid: hit for hit in dense}
-        by_docid.update((hit.docid, hit) for hit in sparse)
-        fused = reciprocal_rank_fusion([[h.docid for h in sparse], [h.docid for h in dense]], k=self.rrf_k)
-        return [replace(by_docid[docid], score=score) for docid, score in fused[:k]]
-
     def _encode(self, texts: list[str], side: str) -> np.ndarray:
         if self.encoder is None:
             raise RetrieverError("this PgVectorIndex has no encoder; pass embeddings or query vectors explicitly")
         if not texts:
             return np.zeros((0, self.dimension), dtype=np.float32)
-        own = getattr(self.encoder, f"encode_{side}", None)
-        vectors = own(texts) if own is not None else self.encoder.encode(texts, normalize_embeddings=True)
-        vectors = np.asarray(vectors, dtype=np.float32)
-        # Cosine distance does not need unit vectors, but unit vectors keep scores comparable with FAISS's.
-        return vectors / np.maximum(np.linalg.norm(vectors, axis=1, keepdims=True), 1e-12)
-
-
-def _check_mode(mode: str) -> str:
-    if mode not in SEARCH_MODES:
-        raise ValueError(f"unknown search mode {mode!r}; choose one of {SEARCH_MODES}")
-    return mode
-
-
-def _encoder_dimension(encoder: Any) -> int:
-    if encoder is None:
-        raise ValueError("without an encoder, PgVectorIndex needs the embedding `dimension`")
-    for getter in ("get_embedding_dimension", "get_sentence_embedding_dimension"):  # sentence-transformers 6 / 5
-        method = getattr(encoder, getter, None)
-        dimension = method() if callable(method) else None
-        if dimension:
-            return int(dimension)
-    probe = getattr(encoder, "encode_passages", None) or encoder.encode
-    return int(np.asarray(probe(["dimension probe"])).shape[1])
+        return embed(self.encoder, texts, side)
 
 
 def _jsonb(value: dict[str, Any]):
@@ -395,6 +360,6 @@ def _jsonb(value: dict[str, Any]):
     return Jsonb(value)
 
 
-def _hit(row: tuple) -> ChunkHit:
+def _hit(row: tuple) -> Hit:
     docid, title, text, metadata, doc_id, score = row
-    return ChunkHit(docid=docid, title=title, text=text, score=float(score), extra={**metadata, "doc_id": doc_id})
+    return Hit(docid=docid, title=title, text=text, score=float(score), extra={**metadata, "doc_id": doc_id})

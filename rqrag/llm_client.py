@@ -1,4 +1,7 @@
-"""The annotator's side of the wire: async chat calls to any OpenAI-compatible endpoint, cached on disk.
+"""The JSON chat client: async chat calls to any OpenAI-compatible endpoint, cached on disk.
+
+Core, because every stage that asks a chat model for JSON uses it: the data builder's annotators
+(`rqrag.data_construction`), the memory writer's judge, the literature review, the experiments' analysis.
 
 - Transport: `openai.AsyncOpenAI` with a per-call timeout and the client's own retries, which back off
   exponentially on connection errors, timeouts, 408/409/429 and 5xx (honouring `Retry-After`).
@@ -8,7 +11,7 @@
 - Structured output: `response_format` is `json_schema` (OpenAI and vLLM enforce the schema), `json_object`
   (older OpenAI models such as gpt-3.5-turbo) or `text` (the prompt alone asks for JSON).
 
-A call that still fails after its retries raises `LLMUnavailable`; the pipeline leaves that example for the
+A call that still fails after its retries raises `LLMUnavailable`; the data builder leaves that example for the
 next run instead of recording it as dropped. A request the endpoint rejects as invalid (`LLMRejected`) is
 the example's fault and is dropped with a reason; a wrong key, model or URL (401/403/404) stops the run.
 """
