@@ -52,20 +52,41 @@ def test_merged_and_unmerged_batched_rows_share_their_floors(smollm2_tokenizer, 
     assert "identical answers across schedules and merging: hf yes" in out
 
 
-def test_demo_bench_help_and_before_config():
+def test_the_demo_bench_counts_each_repeat_alone_and_runs_the_before_config(smollm2_tokenizer, monkeypatch, capsys):
+    """scripts/bench_demo.py with a scripted generator: each row's work is one answer's (not the running totals
+    that include the warm-up and the earlier repeats), and the "before" settings reach the decoder."""
+    from rqrag.inference.decoding.decoder import TreeDecoder
+    from rqrag.inference.decoding.tree import Question
+    from rqrag.retrieval.bm25 import BM25Retriever
+
     spec = importlib.util.spec_from_file_location(
         "bench_demo", Path(__file__).resolve().parent.parent / "scripts" / "bench_demo.py"
     )
     demo = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(demo)
-    before, after = demo.demo_config(demo.BEFORE), demo.demo_config({})
-    # "before" is the demo the speed issue measured; "after" is whatever the shipped YAML says now.
-    assert before.actions == ["rewrite", "decompose", "disambiguate"] and not before.merge_expansions
-    assert not before.refinement_guards and before.stop_confidence is None and before.query_temperature == 0.0
-    assert after.merge_expansions and after.refinement_guards and after.query_temperature == 0.0
+    retriever = BM25Retriever.from_documents(DOCS, show_progress=False)
+
+    def fake_decoder(config):
+        return TreeDecoder(config, FakeGenerator(smollm2_tokenizer, script), smollm2_tokenizer, retriever)
+
+    monkeypatch.setattr("rqrag.inference.build.build_decoder", fake_decoder)
+    question = "alpha: which volcano is in Tanzania?"
+    rows = {
+        name: demo.time_config(name, demo.demo_config(o), question, 3)
+        for name, o in [("before", demo.BEFORE), ("after", {})]
+    }
+    for name, row in rows.items():
+        once = fake_decoder(demo.demo_config(demo.BEFORE if name == "before" else {}))
+        once.decode([Question("once", [{"role": "user", "content": question}])])
+        g = once.generator.stats
+        expected = (g.model_calls, g.requests, g.generated_tokens, once.stats.searches)
+        assert (row["model_calls"], row["expansions"], row["generated_tokens"], row["searches"]) == expected, name
+        assert row["answer"] == "Kilimanjaro" and row["same_answer_every_repeat"] and len(row["seconds"]) == 3
+    # Three refinements at depth 2 without merging cost more than the shipped decompose-only tree.
+    assert rows["before"]["expansions"] > rows["after"]["expansions"] and rows["after"]["searches"] >= 1
     with pytest.raises(SystemExit) as exit_info:
         demo.main(["--help"])
-    assert exit_info.value.code == 0
+    assert exit_info.value.code == 0 and "--repeats" in capsys.readouterr().out
 
 
 def test_help_exits_zero(capsys):
