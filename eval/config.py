@@ -5,8 +5,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from rqrag.eval.systems import BENCHMARK_SYSTEMS
 
-SYSTEMS = ("rqrag", "no_retrieval", "standard_rag")
+
+SYSTEMS = tuple(BENCHMARK_SYSTEMS)  # defined in rqrag.eval.systems, as the experiment's refinement levels are
 
 
 @dataclass

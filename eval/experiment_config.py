@@ -202,12 +202,7 @@ def chunking_label(level: str) -> str:
 
 
 def depth_of_refinement(level: str) -> int:
-    """`none` -> 0 (standard RAG), `tree:D` -> D."""
-    text = str(level).strip()
-    if text == "none":
-        return 0
-    if match := re.fullmatch(r"tree:(\d+)", text):
-        if int(match[1]) < 1:
-            raise ValueError("a tree refinement needs depth >= 1 (depth 0 is `none`)")
-        return int(match[1])
-    raise ValueError(f"unknown refinement level {level!r}: write none or tree:DEPTH")
+    """`none` -> 0 (standard RAG), `tree:D` -> D; the systems themselves are defined in `rqrag.eval.systems`."""
+    from rqrag.eval.systems import refinement_system
+
+    return refinement_system(level).max_depth

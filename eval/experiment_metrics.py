@@ -22,7 +22,6 @@ from __future__ import annotations
 import logging
 import math
 import re
-import time
 import unicodedata
 from collections.abc import Iterable, Sequence
 from typing import Any
@@ -90,7 +89,10 @@ class AnswerSimilarity:
 def ragas_with_retries(samples: Sequence[dict[str, Any]], config) -> list[dict[str, float | None]]:
     """The five judged Ragas metrics per sample ({id, question, answer, contexts, reference}) through
     `config.judge_base_url`. A batch that raises, and samples whose scores came back empty (a judge reply Ragas
-    could not parse), are tried again up to `config.judge_retries` times; what is still empty stays None."""
+    could not parse), are tried again up to `config.judge_retries` times (tenacity; a pause of 1, 2, 4 ... up to
+    30 s after a failure, none after a partial reply); what is still empty stays None."""
+    from tenacity import Retrying, retry_if_exception_type, retry_if_result, stop_after_attempt, wait_exponential
+
     from rqrag.eval.rag_metrics import RagMetricsConfig, Sample, ragas_scores
 
     judge = RagMetricsConfig(
@@ -101,25 +103,36 @@ def ragas_with_retries(samples: Sequence[dict[str, Any]], config) -> list[dict[s
         timeout=config.judge_timeout,
     )
     scores: list[dict[str, float | None]] = [dict.fromkeys(RAGAS_JUDGED) for _ in samples]
-    todo = list(range(len(samples)))
-    for attempt in range(1 + config.judge_retries):
-        if not todo:
-            break
+
+    def unfinished() -> list[int]:
+        return [i for i, row in enumerate(scores) if any(v is None for v in row.values())]
+
+    def judge_unfinished() -> list[int]:
+        """One attempt over the samples still missing a score; returns those still missing one after it."""
+        todo = unfinished()
         batch = [
             Sample(s["id"], s["question"], s["answer"], list(s["contexts"]), s["reference"], None)
             for s in (samples[i] for i in todo)
         ]
-        try:
-            found = ragas_scores(batch, judge, config.judge_base_url)
-        except Exception as error:  # the endpoint or Ragas failed as a whole: retry after a pause
-            logger.warning("Ragas attempt %d failed: %s", attempt + 1, error)
-            time.sleep(min(30.0, 2.0**attempt))
-            continue
-        for index, row in zip(todo, found):
+        for index, row in zip(todo, ragas_scores(batch, judge, config.judge_base_url)):
             for name in RAGAS_JUDGED:
                 if scores[index][name] is None and row.get(name) is not None:
                     scores[index][name] = row[name]
-        todo = [i for i in todo if any(v is None for v in scores[i].values())]
+        return unfinished()
+
+    def log_failure(state) -> None:
+        if state.outcome.failed:  # the endpoint or Ragas failed as a whole
+            logger.warning("Ragas attempt %d failed: %s", state.attempt_number, state.outcome.exception())
+
+    backoff = wait_exponential(multiplier=1, max=30)
+    if samples:
+        Retrying(
+            stop=stop_after_attempt(1 + config.judge_retries),
+            retry=retry_if_exception_type(Exception) | retry_if_result(bool),
+            wait=lambda state: backoff(state) if state.outcome.failed else 0.0,  # a partial reply: judge again now
+            after=log_failure,
+            retry_error_callback=lambda state: None,  # out of attempts: the missing scores stay None
+        )(judge_unfinished)
     return scores
 
 

@@ -21,6 +21,10 @@ scored, so a killed run (even `kill -9`) loses at most the batches in flight and
 missing; an answer that failed only because a server could not be reached is not recorded, so the rerun asks
 again. `design.csv`, `resolved_config.yaml` and, at the end, `summary.csv` / `summary.json` (per-cell means
 with the count of missing scores per metric) sit beside the records.
+
+The run loop, resuming and the thread pool are the evaluation engine's (`rqrag.eval.engine`), shared with
+`rqrag eval`; a refinement level is a system of `rqrag.eval.systems` (`none` is its standard RAG). This module
+says what a cell shares with the others and what an experiment record holds.
 """
 
 from __future__ import annotations
@@ -31,13 +35,11 @@ import logging
 import threading
 import time
 from collections.abc import Sequence
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
-from tqdm.auto import tqdm
-
 from rqrag.config import save_resolved_config
+from rqrag.eval.engine import Answerer, Study, StudyCell, StudyQuestion, run_study
 from rqrag.eval.experiment_config import ExperimentConfig, chunking_from_level, chunking_label, resolve_path
 from rqrag.eval.experiment_design import Cell, build_cells, cell_decode_config, generator_key, write_design
 from rqrag.eval.experiment_metrics import (
@@ -49,6 +51,8 @@ from rqrag.eval.experiment_metrics import (
     ragas_with_retries,
     summarize_cells,
 )
+from rqrag.eval.systems import answer_settings, refinement_system, searched_tree
+from rqrag.inference.decoding.tree import Question
 from rqrag.resumable import ResumableJsonl
 from rqrag.retrieval.base import check_qids
 
@@ -108,36 +112,59 @@ def load_golden(path: Path, limit: int | None) -> list[dict[str, Any]]:
     return rows[:limit] if limit else rows
 
 
-def _failed_for_now(result) -> bool:
-    """Whether a question failed only because the generator or the retriever could not be reached (a rerun may
-    succeed), as opposed to an outcome that would repeat (unusable output, a question beyond the context)."""
-    reasons = [t.error or "" for t in result.trajectories]
-    return any(r.startswith(("generation failed", "retrieval failed")) for r in reasons)
-
-
 def record_id(cell: Cell, question_id: str) -> str:
     return f"{cell.cell_id}:{question_id}"
 
 
-class ExperimentRunner:
+def cell_system(cell: Cell):
+    """The system a cell runs: its refinement level (`none`: standard RAG), else the searched tree as configured."""
+    level = cell.level("refinement")
+    return refinement_system(level) if level is not None else searched_tree(None)
+
+
+class ExperimentRunner(Study):
+    """A designed experiment as a study of the evaluation engine: one engine cell per design cell, one records file."""
+
     def __init__(self, config: ExperimentConfig, decode):
         self.config = config
         self.decode = decode
         self.out = config.output_path
-        self.cells = build_cells(config)
-        self.cell_configs = {c.cell_id: cell_decode_config(decode, c, config) for c in self.cells}
-        self.questions = load_golden(resolve_path(config.golden), config.max_questions)
+        self.design = {c.cell_id: c for c in build_cells(config)}
+        self.cell_configs = {i: cell_decode_config(decode, c, config) for i, c in self.design.items()}
+        self.golden = load_golden(resolve_path(config.golden), config.max_questions)
         self.metric_names = [*BASE_METRICS, *(RAGAS_JUDGED if config.judge_base_url else ())]
+        self.batch_size = config.question_batch_size
+        self.concurrency = config.concurrency
         self.libraries: dict[str, Any] = {}
         self.retrievers: dict[tuple[str, str], CutRetriever] = {}
         self.generators: dict[str, tuple[Any, Any]] = {}
         self._setup_lock = threading.Lock()
-        self._write_lock = threading.Lock()
         self.transient_failures = 0  # answers not recorded because a server failed; the next run retries them
         self.encoder = None
         self.similarity = None
+        self.questions = [
+            StudyQuestion(
+                q["id"],
+                Question(q["id"], [{"role": "user", "content": q["question"]}], language=config.language),
+                q,
+            )
+            for q in self.golden
+        ]
+        self.cells: list[StudyCell] = []
+
+    def record_id(self, cell: StudyCell, question: StudyQuestion) -> str:
+        return record_id(self.design[cell.cell_id], question.qid)
 
     # ------------------------------------------------------------------------------------------ setup
+
+    def open(self, cells: Sequence[StudyCell]) -> None:
+        from rqrag.ingest.library import SharedEncoder
+        from rqrag.retrieval.encoders import load_encoder
+
+        chunkings = {self.design[c.cell_id].level("chunking") for c in cells}
+        self.encoder = SharedEncoder(self.config.embedding_model, load_encoder(self.config.embedding_model))
+        self.similarity = AnswerSimilarity(self.encoder)
+        self._open_indexes([level for level in self.config.factors["chunking"] if level in chunkings])
 
     def _open_indexes(self, levels: Sequence[str]) -> None:
         """One library per chunking level, built in the output folder on first use (a rerun adds nothing)."""
@@ -185,99 +212,49 @@ class ExperimentRunner:
                 self.generators[key] = build_generator(decode)
             return self.generators[key]
 
+    def answerer(self, cell: StudyCell) -> Answerer:
+        from rqrag.inference.answer_pipeline import AnswerPipeline, EvidenceSource
+        from rqrag.inference.decoding.decoder import TreeDecoder
+
+        design_cell = self.design[cell.cell_id]
+        decode = self.cell_configs[cell.cell_id]
+        retriever = self._retriever(design_cell)
+        generator, tokenizer = self._generator(decode)
+        # The answer pipeline every surface uses: the question searched first, the tree, the grounded answer.
+        return Answerer(
+            AnswerPipeline(TreeDecoder(decode, generator, tokenizer, retriever)),
+            EvidenceSource(retriever, kind="documents"),
+            answer_settings(cell_system(design_cell), decode, language=self.config.language),
+        )
+
     # ------------------------------------------------------------------------------------------ running
 
     def run(self) -> dict[str, Any]:
         if "chunking" not in self.config.factors:
             raise ValueError("the experiment needs a chunking factor (one level is fine): it names the index")
         save_resolved_config(self.out, "rqrag experiment run", self.decode, self.config)
-        write_design(self.cells, self.out)
-        self.writer = ResumableJsonl(self.out / RECORDS_FILE, id_key="id")
-        try:
-            pending = {
-                c.cell_id: [q for q in self.questions if record_id(c, q["id"]) not in self.writer] for c in self.cells
-            }
-            todo = [c for c in self.cells if pending[c.cell_id]]
-            logger.info(
-                "%d cells x %d questions: %d cells to run (%d answers)",
-                len(self.cells),
-                len(self.questions),
-                len(todo),
-                sum(len(v) for v in pending.values()),
-            )
-            if todo:
-                self._prepare({c.level("chunking") for c in todo})
-                self._run_cells(todo, pending)
-            return self._summarize()
-        finally:
-            self.writer.close()
+        write_design(list(self.design.values()), self.out)
+        writer = ResumableJsonl(self.out / RECORDS_FILE, id_key="id")
+        self.cells = [
+            StudyCell(c.cell_id, c.levels, writer, remote=self.cell_configs[c.cell_id].backend in REMOTE_BACKENDS)
+            for c in self.design.values()
+        ]
+        self.transient_failures = run_study(self).transient_failures
+        return self._summarize(writer)
 
-    def _prepare(self, chunkings: set[str]) -> None:
-        from rqrag.ingest.library import SharedEncoder
-        from rqrag.retrieval.encoders import load_encoder
-
-        self.encoder = SharedEncoder(self.config.embedding_model, load_encoder(self.config.embedding_model))
-        self.similarity = AnswerSimilarity(self.encoder)
-        self._open_indexes([level for level in self.config.factors["chunking"] if level in chunkings])
-
-    def _run_cells(self, todo: list[Cell], pending: dict[str, list]) -> None:
-        remote = [c for c in todo if self.cell_configs[c.cell_id].backend in REMOTE_BACKENDS]
-        local = [c for c in todo if c not in remote]
-        total = sum(len(pending[c.cell_id]) for c in todo)
-        self.progress = tqdm(total=total, unit="answer", desc=f"cells 0/{len(todo)} done", dynamic_ncols=True)
-        self._cells_left, self._cells_total = len(todo), len(todo)
-        try:
-            with ThreadPoolExecutor(max_workers=self.config.concurrency, thread_name_prefix="cell") as pool:
-                futures = [pool.submit(self._run_cell, c, pending[c.cell_id]) for c in remote]
-                for cell in local:  # one at a time: an in-process model is not shared between threads
-                    self._run_cell(cell, pending[cell.cell_id])
-                for future in futures:
-                    future.result()  # re-raises a remote cell's failure
-        finally:
-            self.progress.close()
-
-    def _run_cell(self, cell: Cell, questions: list[dict[str, Any]]) -> None:
-        from rqrag.inference.answer_pipeline import AnswerPipeline, AnswerSettings, EvidenceSource
-        from rqrag.inference.decoding.decoder import TreeDecoder
-        from rqrag.inference.decoding.tree import Question
-
-        decode = self.cell_configs[cell.cell_id]
-        retriever = self._retriever(cell)
-        generator, tokenizer = self._generator(decode)
-        # The answer pipeline every surface uses: the question searched first, the tree, the grounded answer.
-        pipeline = AnswerPipeline(TreeDecoder(decode, generator, tokenizer, retriever))
-        source = EvidenceSource(retriever, kind="documents")
-        settings = AnswerSettings(decode, search_first=True, grounded=decode.grounded, language=self.config.language)
-        size = self.config.question_batch_size
-        for start in range(0, len(questions), size):
-            batch = questions[start : start + size]
-            started = time.perf_counter()
-            asked = [
-                Question(q["id"], [{"role": "user", "content": q["question"]}], language=self.config.language)
-                for q in batch
-            ]
-            prepared = pipeline.prepare(asked, source, settings)
-            answers = pipeline.decode(prepared, source, settings)
-            asked = [p.question for p in prepared]
-            results = [a.result for a in answers]
-            seconds = (time.perf_counter() - started) / len(batch)
-            records = [self._record(cell, q, a, r, seconds, retriever) for q, a, r in zip(batch, asked, results)]
-            for record, answer in zip(records, answers):  # scored on what the user reads: the grounded answer
-                record.update(prediction=answer.text if answer.kind in ("generated", "quoted") else None, answer_kind=answer.kind, generated=answer.generated)
-                record["metrics"].update(answer_scores(record["prediction"], record["gold"]))
-            self._score_batch(records, retriever)
-            with self._write_lock:
-                for record, result in zip(records, results):
-                    if _failed_for_now(result):  # not written: the rerun asks again
-                        self.transient_failures += 1
-                        continue
-                    self.writer.append(record)
-                self.writer.sync()
-                self.progress.update(len(batch))
-        with self._write_lock:
-            self._cells_left -= 1
-            done = self._cells_total - self._cells_left
-            self.progress.set_description(f"cells {done}/{self._cells_total} done, {self._cells_left} left")
+    def records(self, cell, batch, prepared, answers, seconds) -> list[dict]:
+        design_cell = self.design[cell.cell_id]
+        retriever = self._retriever(design_cell)
+        records = []
+        for question, ready, answer in zip(batch, prepared, answers):
+            record = self._record(design_cell, question.item, ready.question, answer.result, seconds, retriever)
+            # Scored on what the user reads: the grounded answer.
+            shown = answer.text if answer.kind in ("generated", "quoted") else None
+            record.update(prediction=shown, answer_kind=answer.kind, generated=answer.generated)
+            record["metrics"].update(answer_scores(record["prediction"], record["gold"]))
+            records.append(record)
+        self._score_batch(records, retriever)
+        return records
 
     def _record(self, cell: Cell, question: dict, asked, result, seconds: float, retriever: CutRetriever) -> dict:
         first = asked.steps[0].evidence if asked.steps else ()
@@ -346,10 +323,10 @@ class ExperimentRunner:
 
     # ------------------------------------------------------------------------------------------ summary
 
-    def _summarize(self) -> dict[str, Any]:
+    def _summarize(self, writer: ResumableJsonl) -> dict[str, Any]:
         """Per-cell rows over the records of this design and question set (older records are left out)."""
-        wanted = {record_id(c, q["id"]) for c in self.cells for q in self.questions}
-        records = [r for r in self.writer.read() if r["id"] in wanted]
+        wanted = {record_id(c, q["id"]) for c in self.design.values() for q in self.golden}
+        records = [r for r in writer.read() if r["id"] in wanted]
         rows = summarize_cells(records, self.metric_names)
         if rows:
             with (self.out / "summary.csv").open("w", newline="", encoding="utf-8") as f:
@@ -358,8 +335,8 @@ class ExperimentRunner:
                 writer.writerows(rows)
         summary = {
             "name": self.config.name,
-            "cells": len(self.cells),
-            "questions": len(self.questions),
+            "cells": len(self.design),
+            "questions": len(self.golden),
             "records": len(records),
             "complete": len(records) == len(wanted),
             "transient_failures": self.transient_failures,

@@ -9,6 +9,10 @@ paragraphs where they are known, and every trajectory with its perplexity and co
 at most the batch in flight; `--resume` runs only the questions missing from the file, and a partial last
 line is cut off first, so nothing is lost or written twice. `summary.json` and `strategies.png` are rebuilt
 from the files at the end, so a resumed run reports on every question.
+
+The benchmark is a study of the evaluation engine (`rqrag.eval.engine`) whose one factor is the system
+(`rqrag.eval.systems`); the engine runs it, resumes it and leaves out answers that failed only because a server
+could not be reached (`--resume` asks them again). This module says what a benchmark record holds.
 """
 
 from __future__ import annotations
@@ -16,18 +20,17 @@ from __future__ import annotations
 import dataclasses
 import logging
 import shutil
-import time
 from collections.abc import Sequence
 from pathlib import Path
-
-from tqdm.auto import tqdm
 
 from rqrag.config import ConfigError, save_resolved_config
 from rqrag.eval import metrics
 from rqrag.eval.config import EvalConfig
+from rqrag.eval.engine import Answerer, Study, StudyCell, StudyQuestion, run_study
 from rqrag.eval.report import summarize_task, write_reports
+from rqrag.eval.systems import BENCHMARK_SYSTEMS, answer_settings
 from rqrag.eval.tasks import EvalExample, Task, get_task
-from rqrag.inference.answer_pipeline import AnswerPipeline, AnswerSettings, EvidenceSource
+from rqrag.inference.answer_pipeline import AnswerPipeline, EvidenceSource
 from rqrag.inference.decoding.config import DecodeConfig
 from rqrag.inference.decoding.select import STRATEGIES
 from rqrag.inference.decoding.tree import Question, QuestionResult
@@ -38,13 +41,6 @@ from rqrag.resumable import ResumableJsonl
 logger = logging.getLogger(__name__)
 
 PREDICTIONS = "predictions.jsonl"
-
-
-def system_config(config: DecodeConfig, system: str) -> DecodeConfig:
-    """The decode config of one system: the baselines are the tree cut to a single answer step."""
-    if system == "rqrag":
-        return config
-    return dataclasses.replace(config, max_depth=0)
 
 
 def build_task_retriever(task: Task, examples: Sequence[EvalExample], config: DecodeConfig):
@@ -126,6 +122,67 @@ def _prepare_output(config: EvalConfig) -> Path:
     return out
 
 
+SHOWN = (GENERATED, QUOTED)  # the kinds that answer; "not found" and "nothing supported" score as no answer
+
+
+class BenchmarkStudy(Study):
+    """A benchmark as a study whose one factor is the system: one cell (and one predictions file) per system."""
+
+    def __init__(
+        self,
+        task: Task,
+        examples: Sequence[EvalExample],
+        config: EvalConfig,
+        decode: DecodeConfig,
+        out: Path,
+        decoder=None,
+    ):
+        self.task = task
+        self.examples = list(examples)
+        self.config = config
+        self.decode = decode
+        self.decoder = decoder  # the caller's, or built in `open` when some question is left
+        self.batch_size = config.batch_size
+        self.cells = [
+            StudyCell(s, {"system": s}, ResumableJsonl(out / s / PREDICTIONS, id_key="id")) for s in config.systems
+        ]
+        self.questions = [
+            StudyQuestion(ex.uid, Question(ex.uid, list(ex.messages), choices=tuple(ex.choices)), ex)
+            for ex in self.examples
+        ]
+
+    def open(self, cells: Sequence[StudyCell]) -> None:
+        retriever = build_task_retriever(self.task, self.examples, self.decode)
+        if self.decoder is None:
+            from rqrag.inference.build import build_decoder
+
+            self.decoder = build_decoder(self.decode, retriever=retriever)
+        else:
+            self.decoder = self.decoder.using(retriever=retriever)  # the caller's decoder is left as it was
+
+    def answerer(self, cell: StudyCell) -> Answerer:
+        # The same answer pipeline as every other surface; this system's settings go with each call.
+        system = BENCHMARK_SYSTEMS[cell.cell_id]
+        return Answerer(
+            AnswerPipeline(self.decoder),
+            EvidenceSource(self.decoder.retriever, kind=self.decode.retriever),
+            answer_settings(system, self.decode, language="en"),
+        )
+
+    def records(self, cell, batch, prepared, answers, seconds) -> list[dict]:
+        records = []
+        for question, answer in zip(batch, answers):
+            example = question.item
+            record = question_record(self.task, example, answer.result, cell.cell_id, seconds)
+            if self.decode.grounded:
+                shown = answer.text if answer.kind in SHOWN else None
+                record["scores"]["grounded"] = self.task.score(shown, example)
+                grounding = answer.grounded.to_dict() if answer.grounded else {}
+                record["grounded"] = {**grounding, "answer": answer.text, "kind": answer.kind}
+            records.append(record)
+        return records
+
+
 def run_eval(config: EvalConfig, decode: DecodeConfig, decoder=None) -> dict:
     """Evaluate every configured system on the task; returns the summary (also written to summary.json)."""
     task = get_task(config.task)
@@ -134,51 +191,13 @@ def run_eval(config: EvalConfig, decode: DecodeConfig, decoder=None) -> dict:
     save_resolved_config(out, "rqrag eval", decode, config)
     logger.info("%s: %d questions (%s)", task.name, len(examples), load_stats.as_dict())
 
-    writers = {s: ResumableJsonl(out / s / PREDICTIONS, id_key="id") for s in config.systems}
-    pending = {s: [ex for ex in examples if ex.uid not in writers[s]] for s in config.systems}
-    if any(pending.values()):
-        retriever = build_task_retriever(task, examples, decode)
-        if decoder is None:
-            from rqrag.inference.build import build_decoder
-
-            decoder = build_decoder(decode, retriever=retriever)
-        else:
-            decoder = decoder.using(retriever=retriever)  # the caller's decoder is left as it was
-        for system in config.systems:
-            _run_system(task, system, pending[system], writers[system], decoder, decode, config)
-    label = config.label or f"{Path(decode.model).name} ({decoder.mode if decoder else decode.mode})"
-    summary = summarize_task(task, examples, {s: list(writers[s].read()) for s in config.systems}, label)
+    study = BenchmarkStudy(task, examples, config, decode, out, decoder)
+    stats = run_study(study)
+    label = config.label or f"{Path(decode.model).name} ({study.decoder.mode if study.decoder else decode.mode})"
+    records = {c.cell_id: list(c.writer.read()) for c in study.cells}
+    summary = summarize_task(task, examples, records, label)
     summary["questions_loaded"] = load_stats.as_dict()
+    if stats.transient_failures:  # not recorded: `--resume` asks them again
+        summary["transient_failures"] = stats.transient_failures
     write_reports(out, summary)
     return summary
-
-
-SHOWN = (GENERATED, QUOTED)  # the kinds that answer; "not found" and "nothing supported" score as no answer
-
-
-def _run_system(task, system, examples, writer, decoder, decode: DecodeConfig, config: EvalConfig) -> None:
-    if not examples:
-        logger.info("%s: every question already answered, nothing to run", system)
-        return
-    # The same answer pipeline as every other surface; this system's settings go with each call.
-    pipeline = AnswerPipeline(decoder)
-    source = EvidenceSource(decoder.retriever, kind=decode.retriever)
-    settings = AnswerSettings(
-        system_config(decode, system), search_first=system == "standard_rag", grounded=decode.grounded, language="en"
-    )
-    progress = tqdm(total=len(examples), desc=f"{task.name} / {system}", unit="q")
-    for start in range(0, len(examples), config.batch_size):
-        batch = examples[start : start + config.batch_size]
-        questions = [Question(ex.uid, list(ex.messages), choices=tuple(ex.choices)) for ex in batch]
-        started = time.perf_counter()
-        answers = pipeline.answer(questions, source, settings)
-        per_question = (time.perf_counter() - started) / len(batch)
-        for example, answer in zip(batch, answers):
-            record = question_record(task, example, answer.result, system, per_question)
-            if decode.grounded:
-                record["scores"]["grounded"] = task.score(answer.text if answer.kind in SHOWN else None, example)
-                grounding = answer.grounded.to_dict() if answer.grounded else {}
-                record["grounded"] = {**grounding, "answer": answer.text, "kind": answer.kind}
-            writer.append(record)
-        progress.update(len(batch))
-    progress.close()

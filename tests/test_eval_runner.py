@@ -130,6 +130,27 @@ def test_existing_run_needs_resume_or_overwrite(tmp_path, smollm2_tokenizer):
     assert len(_records(out / "no_retrieval" / "predictions.jsonl")) == 3
 
 
+def test_answers_lost_to_an_unreachable_server_are_asked_again_on_resume(tmp_path, smollm2_tokenizer):
+    """The engine's rule, shared with `rqrag experiment`: a question that failed only because the generator could
+    not be reached is not recorded (it would score 0 for good), so `--resume` asks it again."""
+
+    def server_down(prompt, action, request):
+        raise ConnectionError("server unreachable")
+
+    decode = DecodeConfig(mode="trained", max_depth=2, actions=["rewrite", "decompose"], refinement_guards=False)
+    config = EvalConfig(task="hotpotqa", limit=3, systems=["no_retrieval"], output_dir=str(tmp_path / "run"))
+    down = TreeDecoder(decode, FakeGenerator(smollm2_tokenizer, server_down), smollm2_tokenizer, retriever=None)
+    summary = run_eval(config, decode, decoder=down)
+    predictions = Path(config.output_dir) / "no_retrieval" / "predictions.jsonl"
+    assert predictions.read_text() == "" and summary["transient_failures"] == 3
+    assert summary["systems"]["no_retrieval"]["missing"] == 3
+
+    summary, out = _run(tmp_path, smollm2_tokenizer, ["no_retrieval"], resume=True)
+    records = _records(predictions)
+    assert len(records) == 3 and not any(r["error"] for r in records)
+    assert summary["systems"]["no_retrieval"]["missing"] == 0 and "transient_failures" not in summary
+
+
 @pytest.mark.slow
 def test_interrupted_eval_resumes_without_losing_or_repeating(tmp_path):
     """Kill a real `rqrag eval` (SmolLM2, prompted) after its first batch, leave a torn line, and resume."""

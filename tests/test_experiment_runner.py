@@ -251,3 +251,43 @@ def test_report_and_generated_queries_on_the_finished_run(finished, capsys):
     table = pd.read_csv(out / "retrieval_on_generated_queries.csv")
     assert list(table["mode"]) == ["bm25"] and table.loc[0, "queries"] >= 4  # one per text page of pages 8-12
     assert 0 < table.loc[0, "mrr"] <= 1 and table.loc[0, "not_found"] < 0.5  # excerpts are found by their words
+
+
+def test_ragas_is_retried_after_a_failure_and_for_empty_scores_only(monkeypatch):
+    """A judge call that raises is tried again after a pause; a sample whose scores came back empty is judged
+    again on its own; after `judge_retries` extra attempts what is still empty stays None."""
+    from types import SimpleNamespace
+
+    from rqrag.eval import rag_metrics
+    from rqrag.eval.experiment_metrics import RAGAS_JUDGED, ragas_with_retries
+
+    calls, pauses = [], []
+    replies = iter(
+        [
+            RuntimeError("judge unreachable"),
+            [dict.fromkeys(RAGAS_JUDGED, 0.5), {"faithfulness": 1.0}],  # the second sample came back partial
+            [{"faithfulness": 1.0}],  # its other four never parse
+            [{"faithfulness": 1.0}],
+        ]
+    )
+
+    def judged(batch, judge, base_url):
+        calls.append([s.id for s in batch])
+        reply = next(replies)
+        if isinstance(reply, Exception):
+            raise reply
+        return reply
+
+    monkeypatch.setattr(rag_metrics, "ragas_scores", judged)
+    monkeypatch.setattr("time.sleep", pauses.append)
+    config = SimpleNamespace(
+        judge_base_url="http://judge", judge_model="m", judge_api_key_env="K", judge_timeout=1.0, judge_retries=2
+    )
+    samples = [{"id": i, "question": "q", "answer": "a", "contexts": ["c"], "reference": "r"} for i in ("s1", "s2")]
+    first, second = ragas_with_retries(samples, config)
+    assert calls == [["s1", "s2"], ["s1", "s2"], ["s2"]]  # 1 + judge_retries attempts, only the unfinished again
+    pauses = [p for p in pauses if p > 0]  # tenacity sleeps 0 s before judging a partial reply again
+    assert len(pauses) == 1 and pauses[0] <= 30  # a pause after the failure only
+    assert first == dict.fromkeys(RAGAS_JUDGED, 0.5)
+    assert second == {**dict.fromkeys(RAGAS_JUDGED), "faithfulness": 1.0}
+    assert ragas_with_retries([], config) == []

@@ -1,0 +1,66 @@
+"""The systems an evaluation compares, each defined once: how deep the tree grows and whether the question is
+searched with its own words first.
+
+* `rqrag` — the refinement tree at the decode config's depth, the model choosing every search itself;
+* `no_retrieval` — the model answers directly (depth 0, nothing searched);
+* `standard_rag` — the question searched once with its own words, then the answer (depth 0). This is the one
+  definition of standard RAG: the benchmark's `standard_rag` system and the experiment's `refinement: none`
+  level are both `STANDARD_RAG`;
+* `tree:D` (experiments) — standard RAG's first search, then the refinement tree to depth D.
+
+A benchmark run (`rqrag eval`) is a study whose factor is the system; a designed experiment (`rqrag experiment`)
+reaches these systems through its `refinement` factor. Both turn a system into the `AnswerSettings` of the
+answer pipeline with `answer_settings`, so every surface answers the same way.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+from dataclasses import dataclass
+
+from rqrag.inference.answer_pipeline import AnswerSettings
+from rqrag.inference.decoding.config import DecodeConfig
+
+
+@dataclass(frozen=True)
+class System:
+    name: str
+    max_depth: int | None  # None: the decode config's own depth (the tree as configured)
+    search_first: bool  # the question searched with its own words before the tree
+
+    def decode_config(self, decode: DecodeConfig) -> DecodeConfig:
+        """`decode` cut to this system's depth (unchanged for the configured tree)."""
+        if self.max_depth is None or self.max_depth == decode.max_depth:
+            return decode
+        return dataclasses.replace(decode, max_depth=self.max_depth)
+
+
+RQRAG = System("rqrag", None, search_first=False)
+NO_RETRIEVAL = System("no_retrieval", 0, search_first=False)
+STANDARD_RAG = System("standard_rag", 0, search_first=True)
+BENCHMARK_SYSTEMS = {s.name: s for s in (RQRAG, NO_RETRIEVAL, STANDARD_RAG)}
+
+
+def searched_tree(depth: int | None) -> System:
+    """Standard RAG's first search, then the refinement tree to `depth` (None: the decode config's depth)."""
+    return System("tree" if depth is None else f"tree:{depth}", depth, search_first=True)
+
+
+def refinement_system(level: str) -> System:
+    """An experiment's refinement level as a system: `none` is standard RAG, `tree:D` the searched tree."""
+    text = str(level).strip()
+    if text == "none":
+        return STANDARD_RAG
+    if match := re.fullmatch(r"tree:(\d+)", text):
+        if int(match[1]) < 1:
+            raise ValueError("a tree refinement needs depth >= 1 (depth 0 is `none`)")
+        return searched_tree(int(match[1]))
+    raise ValueError(f"unknown refinement level {level!r}: write none or tree:DEPTH")
+
+
+def answer_settings(system: System, decode: DecodeConfig, language: str | None) -> AnswerSettings:
+    """How the answer pipeline answers for `system`: its depth and first search, grounded as the config says."""
+    return AnswerSettings(
+        system.decode_config(decode), search_first=system.search_first, grounded=decode.grounded, language=language
+    )
