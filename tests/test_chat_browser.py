@@ -123,16 +123,30 @@ def driver(tmp):
     session.quit()
 
 
+# What keeps the page quick on any machine: it loads nothing from outside the server and little from it (web/README.md:
+# "about 60 kB in all"). A framework or a CDN font added to it fails here.
+PAGE_BYTES_MAX = 100_000
+
+
 def test_the_page_loads_in_portuguese_and_quickly(server, driver, tmp):
     from selenium.webdriver.common.by import By
 
     driver.get(server.base + "/")
+    # Ready (its config and first lists loaded, not the built-in defaults of a failed start) within 30 s.
     wait_for(driver, lambda d: d.find_element(By.TAG_NAME, "body").get_attribute("data-state") == "ready", 30)
     timing = driver.execute_script(
-        "const n = performance.getEntriesByType('navigation')[0]; return {load: n.loadEventEnd, dom: n.domContentLoadedEventEnd};"
+        "const n = performance.getEntriesByType('navigation')[0]; return {load: n.loadEventEnd, "
+        "dom: n.domContentLoadedEventEnd, resources: [n, ...performance.getEntriesByType('resource')].map("
+        "e => ({name: e.name, bytes: e.decodedBodySize}))};"
     )
     (tmp / "page_load.json").write_text(json.dumps(timing))
-    print(f"page load {timing['load']:.0f} ms (DOMContentLoaded {timing['dom']:.0f} ms)")
+    loaded = sum(r["bytes"] for r in timing["resources"])
+    print(f"page load {timing['load']:.0f} ms (DOMContentLoaded {timing['dom']:.0f} ms), {loaded} bytes")
+    outside = [r["name"] for r in timing["resources"] if not r["name"].startswith(server.base + "/")]
+    assert not outside, outside
+    names = {r["name"].rsplit("/", 1)[-1] for r in timing["resources"]}
+    assert {"chat.js", "chat.css", "api.js"} <= names, names  # the sizes counted are the page's own files
+    assert 0 < loaded <= PAGE_BYTES_MAX, timing["resources"]
     assert driver.find_element(By.ID, "send").text.strip()  # a labelled button, not a blank page
     assert "Nova conversa" in driver.find_element(By.ID, "new-conversation").text  # the browser asked for pt-BR
 
