@@ -20,14 +20,15 @@ from rqrag.inference.answer_pipeline import AnswerPipeline, AnswerSettings, Evid
 from rqrag.inference.batcher import DecodeBatcher
 from rqrag.inference.decoding.config import DecodeConfig
 from rqrag.inference.decoding.tree import Question
+from rqrag.inference.errors import BadRequest, ServiceFailure, Timeout
 from rqrag.inference.memory.conversations import DEFAULT_USER
 from rqrag.inference.memory.writer import about_the_user
 from rqrag.inference.serve_config import ServeConfig
-from rqrag.inference.server.schema import APIError
 from rqrag.retrieval.registry import MEMORY_KINDS, SEARCH_FIRST_KINDS  # the kinds, defined once in the core
 
 
 logger = logging.getLogger(__name__)
+
 
 def rqrag_object(answer: PipelineAnswer, include_all: bool) -> dict:
     """The `rqrag` extra of a chat completion: how the answer was found."""
@@ -64,7 +65,7 @@ class AnswerService:
         self.serve = serve
         self.decoder = decoder
         self.metrics = metrics
-        # The `documents` retriever searches the server's document library (`inference/server/documents_routes.py`),
+        # The `documents` retriever searches the server's document library (`inference/documents/service.py`),
         # asked afresh for each batch: the library follows uploads and removals.
         self.documents = documents
         self.memories = memories  # MemoryStore: the `memories` kinds search the asking user's memories
@@ -146,20 +147,20 @@ class AnswerService:
     def check_options(
         self, retriever: str | None, max_depth: int | None, user: str | None = None, strategy: str | None = None
     ) -> _Batch:
-        """The batch settings of a request, or a 400 saying what is wrong. The user is part of the settings only
-        for memory kinds: two users' memory questions never share a batch."""
+        """The batch settings of a request, or a `BadRequest` saying what is wrong. The user is part of the
+        settings only for memory kinds: two users' memory questions never share a batch."""
         kind = retriever or self.default_retriever
         if kind not in self.serve.retrievers:
-            raise APIError(
-                400, f"retriever {kind!r} is not enabled; choose from {self.serve.retrievers}", param="retriever"
+            raise BadRequest(
+                f"retriever {kind!r} is not enabled; choose from {self.serve.retrievers}", param="retriever"
             )
         if kind in ("documents", "documents+memories") and self.documents is None:
-            raise APIError(400, "this server has no document library", param="retriever")
+            raise BadRequest("this server has no document library", param="retriever")
         if kind in MEMORY_KINDS and self.memories is None:
-            raise APIError(400, "this server keeps no memories", param="retriever")
+            raise BadRequest("this server keeps no memories", param="retriever")
         depth = self.decode_config.max_depth if max_depth is None else max_depth
         if depth > self.serve.max_depth_limit:
-            raise APIError(400, f"max_depth must be at most {self.serve.max_depth_limit}", param="max_depth")
+            raise BadRequest(f"max_depth must be at most {self.serve.max_depth_limit}", param="max_depth")
         user = (user or DEFAULT_USER) if kind in MEMORY_KINDS else None
         return _Batch(kind, depth, user, strategy or self.decode_config.strategy)
 
@@ -174,7 +175,8 @@ class AnswerService:
         language: str | None = None,
     ) -> AsyncIterator[tuple[str, dict]]:
         """The pipeline's events for the last user message, as they happen: `step`s, then one `answer` whose
-        data holds the `PipelineAnswer` (key "answer"). Errors are `APIError`s raised from the stream."""
+        data holds the `PipelineAnswer` (key "answer"). Errors are `ServiceError`s (`rqrag.inference.errors`) raised
+        from the stream."""
         batch = self.check_options(retriever, max_depth, user, strategy)
         if self.memories is not None and user is not None and about_the_user(messages[-1]["content"]):
             batch = dataclasses.replace(batch, user=user, personal=True)
@@ -206,12 +208,12 @@ class AnswerService:
                         waiter.cancel()
                     if not done:
                         task.cancel()
-                        raise APIError(504, f"no answer within {self.serve.request_timeout_s:.0f} s", code="timeout")
+                        raise Timeout(f"no answer within {self.serve.request_timeout_s:.0f} s", code="timeout")
                 try:
                     answer = task.result()
                 except Exception as error:
-                    raise APIError(
-                        500, f"decoding failed: {type(error).__name__}: {error}", code="decoder_error"
+                    raise ServiceFailure(
+                        f"decoding failed: {type(error).__name__}: {error}", code="decoder_error"
                     ) from error
                 while not queue.empty():
                     name, data = queue.get_nowait()
@@ -222,8 +224,8 @@ class AnswerService:
         if answer.error is not None:
             reason = answer.error
             if reason.startswith(("question too long", "empty question")):
-                raise APIError(400, reason, code="context_length_exceeded" if "too long" in reason else None)
-            raise APIError(500, f"no answer: {reason}", code="no_answer")
+                raise BadRequest(reason, code="context_length_exceeded" if "too long" in reason else None)
+            raise ServiceFailure(f"no answer: {reason}", code="no_answer")
         answer.timings["total_seconds"] = round(time.perf_counter() - started, 3)
         yield "answer", {"answer": answer}
 
@@ -232,4 +234,4 @@ class AnswerService:
         async for name, data in self.events(messages, **options):
             if name == "answer":
                 return data["answer"]
-        raise APIError(500, "the answer stream ended without an answer", code="no_answer")
+        raise ServiceFailure("the answer stream ended without an answer", code="no_answer")

@@ -18,9 +18,10 @@ from manual import MANUAL, needs_manual, pdf_pages
 
 from rqrag.inference.decoding.config import DecodeConfig
 from rqrag.inference.decoding.decoder import TreeDecoder
+from rqrag.inference.documents.service import DocumentsService, DocumentsSettings
 from rqrag.inference.serve_config import ServeConfig
 from rqrag.inference.server.app import create_app
-from rqrag.inference.server.documents_routes import DocumentsService, DocumentsSettings, safe_filename
+from rqrag.inference.server.upload_checks import safe_filename
 from rqrag.trajectory import Action
 
 

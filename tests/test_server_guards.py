@@ -17,8 +17,9 @@ from fastapi.testclient import TestClient
 
 from rqrag.inference.decoding.config import DecodeConfig
 from rqrag.inference.decoding.decoder import TreeDecoder
+from rqrag.inference.memory.conversations import conversation_window
 from rqrag.inference.serve_config import ServeConfig
-from rqrag.inference.server.app import conversation_window, create_app
+from rqrag.inference.server.app import create_app
 from rqrag.retrieval.bm25 import BM25Retriever
 from rqrag.retrieval.documents import Document
 from rqrag.trajectory import Action

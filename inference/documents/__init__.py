@@ -1,3 +1,3 @@
-"""A user's documents beyond ingestion: the literature review of a library (`review.py`). Below the server; knows
-nothing of HTTP.
+"""A user's documents beyond ingestion: the server's libraries and upload jobs (`service.py`), the literature review
+of a library (`review.py`). Below the server; knows nothing of HTTP.
 """

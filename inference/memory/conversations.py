@@ -3,7 +3,8 @@ restarts too — and scoped to the user who had them.
 
 SQLite by default (`sqlite:///runs/serve/conversations.db`); any SQLAlchemy database URL works, e.g.
 `postgresql+psycopg://user@host/rqrag` for several server processes sharing one store. The episodic memories
-(`inference/memory/store.py`) live in the same database.
+(`inference/memory/store.py`) live in the same database. The tables' version is recorded in the database and a
+store written by an older version is upgraded when it opens (`schema_versions.py`; the steps are `MIGRATIONS`).
 
     store = ConversationStore("sqlite:///conversations.db")
     cid = store.new_conversation(user_id="ana", title="Who directed Titanic?")
@@ -21,6 +22,7 @@ from pathlib import Path
 
 from sqlalchemy import (
     Column,
+    Connection,
     Float,
     ForeignKey,
     Integer,
@@ -36,6 +38,8 @@ from sqlalchemy import (
 )
 from sqlalchemy.engine import make_url
 
+from rqrag.inference.memory.schema_versions import Migration, upgrade
+
 
 metadata = MetaData()
 
@@ -44,7 +48,7 @@ conversations = Table(
     metadata,
     Column("id", String(64), primary_key=True),
     Column("created", Float, nullable=False),
-    # Added with the chat page; `_add_missing_columns` brings a store written before them up to date.
+    # Added with the chat page (schema version 2, `MIGRATIONS`).
     Column("user_id", String(128), nullable=True, index=True),
     Column("title", Text, nullable=True),
     Column("updated", Float, nullable=True),
@@ -76,8 +80,7 @@ class ConversationStore:
             Path(parsed.database).expanduser().parent.mkdir(parents=True, exist_ok=True)
         self.url = url
         self.engine = create_engine(url, future=True)
-        metadata.create_all(self.engine)
-        _add_missing_columns(self.engine)
+        self.schema_version = upgrade(self.engine, "conversations", metadata, MIGRATIONS)
 
     def new_conversation(self, user_id: str = DEFAULT_USER, title: str = "", cid: str | None = None) -> str:
         cid = cid or uuid.uuid4().hex
@@ -202,13 +205,20 @@ def conversation_window(history: list[dict], limit: int) -> list[dict]:
     return window
 
 
-def _add_missing_columns(engine) -> None:
-    """A store written by an older version lacks the newer nullable columns: add them in place (no data moves)."""
-    found = inspect(engine)
-    for table in (conversations, turns):
-        present = {column["name"] for column in found.get_columns(table.name)}
-        missing = [column for column in table.columns if column.name not in present]
-        with engine.begin() as conn:
-            for column in missing:
-                kind = column.type.compile(dialect=engine.dialect)
-                conn.execute(text(f'ALTER TABLE {table.name} ADD COLUMN "{column.name}" {kind}'))
+def _add_chat_page_columns(conn: Connection) -> None:
+    """Version 2: a conversation's owner, title and last update; an answer's trajectory. A store between versions
+    may hold some of them already (the code before versions added whatever was missing on every start)."""
+    for table, name in (("conversations", "user_id"), ("conversations", "title"), ("conversations", "updated"),
+                        ("turns", "trajectory")):  # fmt: skip
+        if name not in {column["name"] for column in inspect(conn).get_columns(table)}:
+            kind = metadata.tables[table].c[name].type.compile(dialect=conn.dialect)
+            conn.execute(text(f'ALTER TABLE {table} ADD COLUMN "{name}" {kind}'))
+    for index in conversations.indexes:  # the owner's index, which listing a user's conversations reads
+        index.create(conn, checkfirst=True)
+
+
+# The steps from the first schema (conversations: id, created; turns: id, conversation_id, role, content, sources,
+# created) to the newest, which the `Table`s above define; see `schema_versions.py`.
+MIGRATIONS = [
+    Migration(2, "the chat page: conversations.user_id, title, updated; turns.trajectory", _add_chat_page_columns)
+]

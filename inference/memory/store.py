@@ -30,6 +30,7 @@ from sqlalchemy import Column, Float, Integer, LargeBinary, MetaData, String, Ta
 from sqlalchemy.engine import Engine, make_url
 
 from rqrag.inference.memory.dates import describe_moment
+from rqrag.inference.memory.schema_versions import Migration, upgrade
 from rqrag.retrieval.base import Hit as ChunkHit  # one hit type: a chunk's metadata is its `extra`
 
 
@@ -57,6 +58,9 @@ memories = Table(
 )
 
 _PUBLIC_COLUMNS = [c for c in memories.c if c.name != "embedding"]
+
+# The steps up from the first `memories` table, which is still the newest: none yet (`schema_versions.py`).
+MIGRATIONS: list[Migration] = []
 
 
 def _engine_for(url_or_engine: str | Engine) -> Engine:
@@ -102,7 +106,7 @@ class MemoryStore:
         self.encoder = encoder
         self._owns_engine = not isinstance(url, Engine)
         self.engine = _engine_for(url)
-        metadata.create_all(self.engine)
+        self.schema_version = upgrade(self.engine, "memories", metadata, MIGRATIONS)
         self._lock = threading.RLock()
         # Read from the stored vectors or the first embedding, never from the encoder: a lazily loaded encoder
         # (the server's) then stays unloaded until a memory is written or a user with memories searches.

@@ -23,245 +23,26 @@ Checks, all answered before anything is queued or stored:
 * the same bytes again: 200 `{"status": "duplicate", "doc_id", "document"}`; while the first copy is still queued
   or running, 202 with that job.
 
-Accepted files are ingested one at a time by a single background thread (extract, clean, chunk, embed, swap the
-index in), so an upload never holds up `/v1/ask`: searches keep reading the library's previous version until the
-new one is swapped in, and share the encoder with the ingestion one batch at a time.
+Ingestion runs on the documents service's one background thread (`inference/documents/service.py`); the routes
+only check, queue and report. The service reaches each handler as a FastAPI dependency (`server/dependencies.py`).
 """
 
 from __future__ import annotations
 
 import asyncio
-import collections
 import logging
-import queue
-import re
-import threading
-import time
-import uuid
-from dataclasses import dataclass, field
-from pathlib import Path
-from typing import Any
 
 from fastapi import APIRouter, Request
 from fastapi.responses import JSONResponse, Response
 
+from rqrag.inference.server.dependencies import DocumentsServiceDep
 from rqrag.inference.server.schema import APIError
-from rqrag.inference.server.upload_checks import (  # noqa: F401  (UploadBodyLimit, safe_filename: the app and tests)
-    MULTIPART_ENVELOPE_BYTES,
-    UPLOAD_PATH,
-    UploadBodyLimit,
-    _status_for,
-    precheck,
-    safe_filename,
-)
+from rqrag.inference.server.upload_checks import UPLOAD_PATH, _status_for, precheck, safe_filename
 
 
 logger = logging.getLogger(__name__)
 
 READ_CHUNK_BYTES = 1 << 20
-MAX_JOBS_KEPT = 1000
-_INDEX_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,63}")
-
-
-@dataclass
-class DocumentsSettings:
-    """What the document endpoints need from the server's config (`from_serve` reads the `ServeConfig` fields)."""
-
-    default_index: str = "documents"
-    documents_dir: str | None = None  # folder of the named libraries; None: the rq-rag cache's indexes/
-    database_url: str | None = None  # PostgreSQL + pgvector instead of folders
-    max_upload_bytes: int = 50 * 1024 * 1024
-    language: str | None = None  # for libraries the server creates (None: detected from the first upload's text)
-    embedding_model: str | None = None
-    retrieval_mode: str = "hybrid"
-    max_queued_jobs: int = 8  # each waiting job holds its file in memory
-
-    @classmethod
-    def from_serve(cls, serve: Any) -> DocumentsSettings:
-        names = {
-            "default_index": "documents_index",
-            "documents_dir": "documents_dir",
-            "database_url": "documents_database_url",
-            "max_upload_bytes": "max_upload_bytes",
-            "language": "documents_language",
-            "embedding_model": "documents_embedding_model",
-        }
-        defaults = cls()
-        return cls(**{ours: getattr(serve, theirs, getattr(defaults, ours)) for ours, theirs in names.items()})
-
-
-@dataclass
-class IngestionJob:
-    id: str
-    index: str
-    name: str
-    doc_id: str
-    size_bytes: int
-    data: bytes | None = field(default=None, repr=False)  # dropped once the job has run
-    status: str = "queued"
-    stage: str | None = None
-    pages_done: int = 0
-    pages_total: int | None = None
-    chunks_done: int = 0
-    chunks_total: int | None = None
-    result: dict[str, Any] | None = None
-    error: dict[str, str] | None = None
-    created_at: float = field(default_factory=time.time)
-    started_at: float | None = None
-    finished_at: float | None = None
-
-    def progress(self, stage: str, done: int, total: int) -> None:
-        self.stage = stage
-        if stage == "reading":
-            self.pages_done, self.pages_total = done, total
-        else:
-            self.chunks_done, self.chunks_total = done, total
-
-    def to_dict(self) -> dict[str, Any]:
-        out = {
-            "object": "document.job",
-            "job_id": self.id,
-            "status": self.status,
-            "index": self.index,
-            "doc_id": self.doc_id,
-            "name": self.name,
-            "size_bytes": self.size_bytes,
-            "progress": {
-                "stage": self.stage,
-                "pages_done": self.pages_done,
-                "pages_total": self.pages_total,
-                "chunks_done": self.chunks_done,
-                "chunks_total": self.chunks_total,
-            },
-            "created_at": self.created_at,
-            "started_at": self.started_at,
-            "finished_at": self.finished_at,
-        }
-        if self.result is not None:
-            out["result"] = self.result
-        if self.error is not None:
-            out["error"] = self.error
-        return out
-
-
-class DocumentsService:
-    """The libraries the server opened (by name) and the ingestion jobs with their one worker thread."""
-
-    def __init__(self, settings: DocumentsSettings | None = None, encoder: Any = None):
-        self.settings = settings or DocumentsSettings()
-        self._encoder = encoder  # tests pass a loaded model; otherwise each library loads its own on first use
-        self._libraries: dict[str, Any] = {}
-        self._jobs: collections.OrderedDict[str, IngestionJob] = collections.OrderedDict()
-        self._lock = threading.Lock()  # the job table
-        self._libraries_lock = threading.Lock()  # opening a PostgreSQL library may take seconds: not under _lock
-        self._queue: queue.Queue[IngestionJob | None] = queue.Queue()
-        self._worker: threading.Thread | None = None
-
-    def index_name(self, name: str | None) -> str:
-        name = (name or "").strip() or self.settings.default_index
-        if not _INDEX_NAME.fullmatch(name):
-            raise APIError(400, "index must be a plain name: letters, digits, '-' and '_' (at most 64)", param="index")
-        return name
-
-    def library(self, name: str | None = None):
-        """The library `name` (validated), opened once; the server's language and model apply to new ones."""
-        from rqrag.ingest.libraries import open_library
-        from rqrag.ingest.library import LibraryError, library_path
-
-        name = self.index_name(name)
-        with self._libraries_lock:
-            if name not in self._libraries:
-                if self.settings.database_url:
-                    where = name
-                elif self.settings.documents_dir:
-                    where = str(Path(self.settings.documents_dir).expanduser() / name)
-                else:
-                    where = str(library_path(name))
-                options = {"database_url": self.settings.database_url, "encoder": self._encoder}
-                try:
-                    library = open_library(
-                        where,
-                        language=self.settings.language,
-                        embedding_model=self.settings.embedding_model,
-                        **options,
-                    )
-                except LibraryError as error:  # made with other settings (e.g. by `rqrag docs add`): it keeps them
-                    logger.warning("library %s: %s; using its own settings", name, error)
-                    library = open_library(where, **options)
-                self._libraries[name] = library
-            return self._libraries[name]
-
-    def retriever(self, name: str | None = None, mode: str | None = None):
-        """What `/v1/ask` searches: the library's current documents (it follows adds and removes)."""
-        return self.library(name).retriever(mode or self.settings.retrieval_mode)
-
-    # ----------------------------------------------------------------- jobs
-
-    def job(self, job_id: str) -> IngestionJob | None:
-        with self._lock:
-            return self._jobs.get(job_id)
-
-    def pending(self, index: str, doc_id: str) -> IngestionJob | None:
-        with self._lock:
-            return next(
-                (
-                    job
-                    for job in self._jobs.values()
-                    if job.index == index and job.doc_id == doc_id and job.status in ("queued", "running")
-                ),
-                None,
-            )
-
-    def submit(self, index: str, name: str, data: bytes, doc_id: str) -> IngestionJob:
-        job = IngestionJob(uuid.uuid4().hex, index, name, doc_id, len(data), data)
-        with self._lock:
-            waiting = sum(1 for j in self._jobs.values() if j.status == "queued")
-            if waiting >= self.settings.max_queued_jobs:
-                raise APIError(429, f"{waiting} uploads are already waiting; try again later", code="too_many_jobs")
-            self._jobs[job.id] = job
-            self._forget_old_jobs()
-            if self._worker is None:
-                self._worker = threading.Thread(target=self._work, name="rqrag-ingestion", daemon=True)
-                self._worker.start()
-        self._queue.put(job)
-        return job
-
-    def _forget_old_jobs(self) -> None:
-        finished = [job_id for job_id, job in self._jobs.items() if job.status in ("done", "failed")]
-        for job_id in finished[: max(0, len(self._jobs) - MAX_JOBS_KEPT)]:
-            del self._jobs[job_id]
-
-    def _work(self) -> None:
-        while (job := self._queue.get()) is not None:
-            self._run(job)
-
-    def _run(self, job: IngestionJob) -> None:
-        from rqrag.ingest.extract import IngestError
-
-        job.status, job.started_at = "running", time.time()
-        try:
-            library = self.library(job.index)
-            result = library.add(job.data, job.name, progress=job.progress)
-            job.result = {**result.to_dict(), "document": library.get(result.doc_id)}
-            job.status = "done"
-        except IngestError as error:
-            job.error, job.status = {"reason": error.reason, "message": error.message}, "failed"
-        except Exception as error:  # the worker must outlive any one bad file
-            logger.exception("ingesting %s failed", job.name)
-            job.error, job.status = {"reason": "internal", "message": f"{type(error).__name__}: {error}"}, "failed"
-        finally:
-            job.data, job.finished_at = None, time.time()
-
-    def close(self, timeout: float = 5.0) -> None:
-        """Stop the worker after its current job (waiting at most `timeout`); close the libraries' connections."""
-        if self._worker is not None:
-            self._queue.put(None)
-            self._worker.join(timeout)
-        for library in self._libraries.values():
-            library.close()
-
-
-# ---------------------------------------------------------------------------------------------- routes
 
 
 async def _read_upload(request: Request, limit: int) -> tuple[bytes, str, str | None]:
@@ -284,11 +65,11 @@ async def _read_upload(request: Request, limit: int) -> tuple[bytes, str, str | 
         await form.close()
 
 
-def documents_router(service: DocumentsService) -> APIRouter:
+def documents_router() -> APIRouter:
     router = APIRouter()
 
     @router.post(UPLOAD_PATH)
-    async def upload_document(request: Request):
+    async def upload_document(request: Request, service: DocumentsServiceDep):
         from rqrag.ingest.extract import IngestError
         from rqrag.ingest.library import content_doc_id
 
@@ -308,20 +89,20 @@ def documents_router(service: DocumentsService) -> APIRouter:
         return JSONResponse(job.to_dict(), status_code=202, headers={"Location": f"{UPLOAD_PATH}/jobs/{job.id}"})
 
     @router.get(UPLOAD_PATH + "/jobs/{job_id}")
-    async def ingestion_job(job_id: str):
+    async def ingestion_job(job_id: str, service: DocumentsServiceDep):
         job = service.job(job_id)
         if job is None:
             raise APIError(404, f"no ingestion job {job_id!r}", code="job_not_found", param="job_id")
         return job.to_dict()
 
     @router.get(UPLOAD_PATH)
-    async def list_documents(index: str | None = None):
+    async def list_documents(service: DocumentsServiceDep, index: str | None = None):
         name = service.index_name(index)
         library = await asyncio.to_thread(service.library, name)
         return {"object": "list", "index": name, "data": await asyncio.to_thread(library.list)}
 
     @router.get(UPLOAD_PATH + "/{doc_id}")
-    async def get_document(doc_id: str, index: str | None = None):
+    async def get_document(doc_id: str, service: DocumentsServiceDep, index: str | None = None):
         library = await asyncio.to_thread(service.library, index)
         document = await asyncio.to_thread(library.get, doc_id)
         if document is None:
@@ -329,7 +110,7 @@ def documents_router(service: DocumentsService) -> APIRouter:
         return document
 
     @router.delete(UPLOAD_PATH + "/{doc_id}", status_code=204)
-    async def delete_document(doc_id: str, index: str | None = None):
+    async def delete_document(doc_id: str, service: DocumentsServiceDep, index: str | None = None):
         library = await asyncio.to_thread(service.library, index)
         # Waits for an ingestion swapping in its index (one writer at a time), in a thread: the server goes on.
         if not await asyncio.to_thread(library.remove, doc_id):

@@ -1,4 +1,8 @@
-"""Request bodies of the server, validated by pydantic; and the OpenAI-shaped error every failure returns."""
+"""Request bodies of the server, validated by pydantic; and the OpenAI-shaped error every failure returns.
+
+Services raise domain errors (`rqrag.inference.errors`); `http_error` is the one place that gives each its HTTP
+status. `APIError` is the edge's own error, for what only HTTP knows (a wrong API key, a body too large).
+"""
 
 from __future__ import annotations
 
@@ -7,6 +11,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from rqrag.inference.decoding.select import StrategyName
+from rqrag.inference.errors import BadRequest, Busy, NotFound, ServiceError, Timeout
 
 
 class ChatMessage(BaseModel):
@@ -80,3 +85,13 @@ class APIError(Exception):
 
     def body(self) -> dict:
         return {"error": {"message": self.message, "type": self.type, "param": self.param, "code": self.code}}
+
+
+# The status of each kind of domain error; any other `ServiceError` (a `ServiceFailure`) is a 500.
+HTTP_STATUS: dict[type[ServiceError], int] = {BadRequest: 400, NotFound: 404, Busy: 429, Timeout: 504}
+
+
+def http_error(error: ServiceError) -> APIError:
+    """A service's error as the HTTP edge answers it: its status and the OpenAI-shaped body."""
+    status = next((status for kind, status in HTTP_STATUS.items() if isinstance(error, kind)), 500)
+    return APIError(status, error.message, code=error.code, param=error.param)

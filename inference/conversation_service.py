@@ -1,0 +1,255 @@
+"""The conversation service: one question of a conversation, from its stored history to its stored answer and memory.
+
+Every endpoint that answers stands on it — `/v1/ask` (one JSON reply), `/v1/chat` (the chat page's event stream)
+and `/v1/chat/completions` (OpenAI's API) — so they differ only in how they speak HTTP:
+
+    turn = await conversations.open_turn("ana", "Quem escreveu Dom Casmurro?", conversation_id=None)
+    async for name, data in conversations.events(turn):    # step..., answer, stored, memory
+        ...
+    reply = await conversations.ask(turn)                    # the same, drained: the answer and its memory
+
+1. `open_turn` checks the request (before any stream starts: a bad request is an error, never a broken stream),
+   reads the conversation's history — only its owner's: another user's conversation is `NotFound`, exactly like
+   one that does not exist — and keeps the latest `max_messages - 1` messages, so a long conversation goes on.
+2. `events` runs the answer pipeline through `AnswerService` (`inference/service.py`), stores the exchange, then
+   asks whether it tells something worth remembering about the user (`inference/memory/writer.py`) and stores
+   that memory. A failure there costs the memory, never the answer already given.
+
+`open_completion` is the same for OpenAI's chat completions, which are stateless: the client sends the whole
+conversation and keeps it, so there is no conversation to store the turn under, nor a user to remember it for.
+
+Nothing blocking runs on the event loop: every SQL call and every memory embedding goes through
+`asyncio.to_thread`; the model runs on the batcher's own thread. Errors are `rqrag.inference.errors`, which the
+server maps to HTTP statuses.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import datetime as dt
+import logging
+import uuid
+from collections.abc import AsyncIterator
+from dataclasses import dataclass, field
+from typing import Any
+
+from rqrag.inference.answer_pipeline import PipelineAnswer
+from rqrag.inference.errors import BadRequest, NotFound, ServiceFailure
+from rqrag.inference.memory.conversations import ConversationStore, UnknownConversation, conversation_window
+from rqrag.inference.serve_config import ServeConfig
+from rqrag.inference.service import AnswerService
+
+
+logger = logging.getLogger(__name__)
+
+TITLE_CHARS = 80  # a conversation is titled by the start of its first question
+
+
+@dataclass(frozen=True)
+class AnswerOptions:
+    """What a request may choose about how it is answered (None: the server's default)."""
+
+    retriever: str | None = None
+    strategy: str | None = None
+    max_depth: int | None = None
+    language: str | None = None
+
+
+@dataclass
+class Turn:
+    """One question, checked and with its history: ready to be answered (and, if `kept`, stored)."""
+
+    user: str | None
+    question: str
+    messages: list[dict]  # the history window, then the question
+    kind: str  # the retriever kind that answers it
+    options: AnswerOptions = field(default_factory=AnswerOptions)
+    conversation_id: str | None = None
+    new: bool = True  # the conversation starts with this turn
+    kept: bool = True  # stored with its memory; False for stateless chat completions
+
+    @property
+    def history_turns(self) -> int:
+        return len(self.messages) - 1
+
+    @property
+    def title(self) -> str:
+        return self.question[:TITLE_CHARS]
+
+
+@dataclass
+class Reply:
+    """A turn answered: the grounded answer and what became of its memory."""
+
+    answer: PipelineAnswer
+    memory: dict[str, Any]
+
+
+class ConversationService:
+    """The user's conversations and memories, and the answering of each new turn."""
+
+    def __init__(self, answers: AnswerService, store: ConversationStore, serve: ServeConfig, judge=None):
+        self.answers = answers
+        self.store = store
+        self.serve = serve
+        self.judge = judge  # the JSON chat client deciding what to remember (`memory/setup.py`); None: a rule
+
+    @property
+    def memories(self):
+        return self.answers.memories
+
+    # ------------------------------------------------------------------------------------------ new turns
+
+    async def open_turn(
+        self, user: str, question: str, conversation_id: str | None = None, options: AnswerOptions | None = None
+    ) -> Turn:
+        """The turn `question` adds to the user's conversation (a new one when `conversation_id` is None)."""
+        options = options or AnswerOptions()
+        question = " ".join(question.split())
+        if not question:
+            raise BadRequest("question must not be empty", param="question")
+        batch = self.answers.check_options(options.retriever, options.max_depth, user, options.strategy)
+        history: list[dict] = []
+        if conversation_id:
+            try:
+                history = await asyncio.to_thread(self.store.messages, conversation_id, user)
+            except UnknownConversation:
+                raise NotFound(
+                    f"conversation {conversation_id!r} not found",
+                    code="conversation_not_found",
+                    param="conversation_id",
+                ) from None
+        history = conversation_window(history, self.serve.max_messages - 1)
+        return Turn(
+            user,
+            question,
+            [*history, {"role": "user", "content": question}],
+            batch.kind,
+            options,
+            conversation_id=conversation_id or uuid.uuid4().hex,
+            new=not conversation_id,
+        )
+
+    def open_completion(self, messages: list[dict], options: AnswerOptions | None = None) -> Turn:
+        """A chat completion's turn: the client's whole conversation, answered and not kept."""
+        options = options or AnswerOptions()
+        if len(messages) > self.serve.max_messages:
+            raise BadRequest(f"at most {self.serve.max_messages} messages per request", param="messages")
+        if messages[-1]["role"] != "user" or not messages[-1]["content"].strip():
+            raise BadRequest("the last message must be a non-empty user turn (the question)", param="messages")
+        batch = self.answers.check_options(options.retriever, options.max_depth, strategy=options.strategy)
+        return Turn(None, messages[-1]["content"], messages, batch.kind, options, new=False, kept=False)
+
+    async def events(self, turn: Turn) -> AsyncIterator[tuple[str, dict]]:
+        """The pipeline's `step`s and its `answer` (data key "answer": the `PipelineAnswer`) as they happen;
+        then, for a kept turn, `stored` once the exchange is saved and `memory` (what was remembered)."""
+        answer: PipelineAnswer | None = None
+        async for name, data in self.answers.events(
+            turn.messages,
+            retriever=turn.options.retriever,
+            strategy=turn.options.strategy,
+            max_depth=turn.options.max_depth,
+            user=turn.user,
+            language=turn.options.language,
+        ):
+            if name == "answer":
+                answer = data["answer"]
+            yield name, data
+        if not turn.kept or answer is None:
+            return
+        try:
+            await asyncio.to_thread(self._store, turn, answer)
+        except Exception as error:
+            logger.exception("storing the exchange failed")
+            raise ServiceFailure(f"the answer could not be saved: {error}", code="store_failed") from error
+        yield "stored", {"conversation_id": turn.conversation_id}
+        yield "memory", await self._remember(turn, answer)
+
+    async def ask(self, turn: Turn) -> Reply:
+        """The turn answered, stored and remembered: `events`, drained."""
+        answer, memory = None, {"stored": False, "reason": "not kept"}
+        async for name, data in self.events(turn):
+            if name == "answer":
+                answer = data["answer"]
+            elif name == "memory":
+                memory = data
+        if answer is None:
+            raise ServiceFailure("the answer stream ended without an answer", code="no_answer")
+        return Reply(answer, memory)
+
+    def _store(self, turn: Turn, answer: PipelineAnswer) -> None:
+        if turn.new:
+            self.store.new_conversation(turn.user, turn.title, cid=turn.conversation_id)
+        self.store.append_exchange(turn.conversation_id, turn.question, answer.text, answer.sources, answer.trajectory)
+
+    async def _remember(self, turn: Turn, answer: PipelineAnswer) -> dict:
+        """Whether the exchange holds something worth remembering, stored if so. A failure here costs the
+        memory, never the answer already given."""
+        memories = self.memories
+        if memories is None:
+            return {"stored": False, "reason": "memories disabled"}
+        from rqrag.inference.memory.writer import decide_memory_async
+
+        language = turn.options.language or "pt"
+        try:
+            decision = await decide_memory_async(turn.question, answer.text, client=self.judge, language=language)
+            if not decision.remember:
+                return {"stored": False, "source": decision.source}
+            record = await asyncio.to_thread(
+                memories.add,
+                turn.user,
+                decision.description,
+                conversation_id=turn.conversation_id,
+                when=when_it_happened(turn.question, dt.datetime.now().astimezone()),
+                language=language,
+                source=decision.source,
+                hemisphere=self.serve.hemisphere,
+            )
+        except Exception as error:
+            logger.exception("memory not stored")
+            return {"stored": False, "error": f"{type(error).__name__}: {error}"}
+        return {"stored": True, "description": decision.description, "source": decision.source, "id": record["id"]}
+
+    # ------------------------------------------------------------------------- what the user has kept
+
+    async def list_conversations(self, user: str) -> list[dict]:
+        return await asyncio.to_thread(self.store.list_conversations, user)
+
+    async def conversation(self, cid: str, user: str) -> dict:
+        """The conversation's title and turns (with each answer's sources and trajectory), for its owner."""
+
+        def read():
+            return {"id": cid, "title": self.store.title(cid, user), "messages": self.store.turns(cid, user)}
+
+        try:
+            return await asyncio.to_thread(read)
+        except UnknownConversation:
+            raise NotFound(f"conversation {cid!r} not found", code="conversation_not_found") from None
+
+    async def list_memories(self, user: str) -> list[dict]:
+        return await asyncio.to_thread(self._memory_store().list, user)
+
+    async def forget(self, user: str, memory_id: int) -> None:
+        """Delete one of the user's memories; another user's is `NotFound`, like one that does not exist."""
+        if not await asyncio.to_thread(self._memory_store().delete, user, memory_id):
+            raise NotFound(f"memory {memory_id} not found", code="memory_not_found")
+
+    def _memory_store(self):
+        if self.memories is None:
+            raise NotFound("this server keeps no memories (serve with memories: true)", code="memories_disabled")
+        return self.memories
+
+    def close(self) -> None:
+        self.store.close()
+
+
+def when_it_happened(statement: str, told: dt.datetime) -> dt.datetime:
+    """The moment a memory is dated: the day its statement points at when it names one ("Ontem à noite eu
+    jantei…" told on D is about D-1), at the time of day it was told; else when it was told. So "o que eu fiz
+    ontem?" asked the same day finds it. (Keeping both times is the next step for memories.)"""
+    from rqrag.inference.memory.dates import date_range_in
+
+    found = date_range_in(statement, told.replace(tzinfo=None))
+    if found is None or found[0] != found[1]:
+        return told
+    return told + dt.timedelta(days=(found[0] - told.date()).days)

@@ -1,0 +1,42 @@
+"""What a service can refuse or fail with, in the service's own words: no HTTP status here.
+
+The answering, conversation and documents services (`inference/service.py`, `inference/conversation_service.py`,
+`inference/documents/service.py`) raise these; the HTTP server maps each class to its status and the OpenAI-shaped
+error body in one place (`inference/server/schema.py`, `http_status`). A command-line caller can catch them the same
+way, and read `message`, `code` (a stable machine-readable reason) and `param` (the request field at fault).
+
+    raise BadRequest("max_depth must be at most 4", param="max_depth")
+    raise NotFound("conversation 'x' not found", code="conversation_not_found", param="conversation_id")
+"""
+
+from __future__ import annotations
+
+
+class ServiceError(Exception):
+    """A request a service could not serve; the subclass says why."""
+
+    def __init__(self, message: str, *, code: str | None = None, param: str | None = None):
+        super().__init__(message)
+        self.message = message
+        self.code = code
+        self.param = param
+
+
+class BadRequest(ServiceError):
+    """The request itself is wrong (an unknown retriever, a depth over the limit, an empty question)."""
+
+
+class NotFound(ServiceError):
+    """What the request names does not exist, or belongs to another user (the two look the same)."""
+
+
+class Busy(ServiceError):
+    """Too much is already waiting; the same request may succeed later."""
+
+
+class Timeout(ServiceError):
+    """No answer within the service's time limit."""
+
+
+class ServiceFailure(ServiceError):
+    """The service failed on a valid request (the decoder raised, nothing could be answered, a store failed)."""
