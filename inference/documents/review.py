@@ -1,16 +1,17 @@
 """A literature review over your own documents: retrieve, group by document, ask a chat LLM about each one.
 
-    rqrag review "query refinement for retrieval-augmented generation" --index indexes/my_papers \\
-        --k 30 --per_document 5 --out runs/review --llm_base_url http://127.0.0.1:8000/v1 --llm_model smollm2
+    rqrag review "query refinement for retrieval-augmented generation" --index my_papers --k 30 --per_document 5 \\
+        --out runs/review            # no --llm_base_url: SmolLM2-135M-Instruct is served locally for the run
 
-1. The topic is searched in a local index (`rqrag.retrieval.build_retriever("corpus", ...)`): the top `k` chunks.
+1. The topic is searched in the library `--index` names (a folder or PostgreSQL + pgvector, as `rqrag docs` opens
+   it) or in a plain index (`rqrag index build`): the top `k` chunks (`rqrag.commands.review.open_source`).
 2. Chunks are grouped by the document they come from — `extra.doc_id` (then `extra.file`) when the index was
    built by the document ingestion, else the title — keeping at most `per_document` chunks of each, best first.
    Documents are ordered by their best chunk.
 3. Each document's chunks go to the chat LLM (`rqrag.llm_client.ChatClient`: concurrency, retries,
    optional reply cache) with a JSON schema (`REVIEW_SCHEMA`): summary, objectives, conclusions, and relevance
    to the topic on four levels (high / medium / low / none) with its reason. The instructions are in the
-   review's language (`--language pt`: Portuguese; default: the index's own `language` when it records one).
+   review's language (`--language pt`: Portuguese; default: the library's or index's own language when it records one).
 4. `review_record` is what `review.json` holds (every document, its chunks and pages, its review or the reason
    it has none; `REVIEW_FILE_SCHEMA`); `rqrag review` writes it and `review.md` (one section per document, most
    relevant first, pages cited) to `--out`.

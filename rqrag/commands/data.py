@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import dataclasses
 import json
 import logging
 import sys
@@ -27,20 +26,6 @@ from rqrag.config import log_config, make_parser, parse, save_resolved_config
 
 
 logger = logging.getLogger(__name__)
-
-
-def _serve_locally(config, out_dir: Path, stack: contextlib.ExitStack):
-    """Start a vLLM OpenAI server for `serve_model` for the length of the run; returns the config pointing at it."""
-    from rqrag.local_server import start_openai_server
-    from rqrag.models import resolve_model
-
-    log_path = out_dir / "annotator_server.log"
-    logger.info("starting a local vLLM server for %s (log: %s); ~35 s on CPU", config.serve_model, log_path)
-    server = stack.enter_context(
-        start_openai_server(resolve_model(config.serve_model), served_name=config.llm_model, log_path=log_path)
-    )
-    logger.info("annotator endpoint %s ready after %.0f s", server.base_url, server.start_seconds)
-    return dataclasses.replace(config, llm_base_url=server.base_url)
 
 
 def build(argv: Sequence[str]) -> int:
@@ -58,8 +43,10 @@ def build(argv: Sequence[str]) -> int:
 
     tokenizer = load_tokenizer(config.tokenizer, add_rqrag_tokens=True)
     with contextlib.ExitStack() as stack:
-        if config.serve_model:
-            config = _serve_locally(config, out_dir, stack)
+        if config.serve_model:  # a local annotator for the length of the run
+            from rqrag.local_server import serve_for_run
+
+            config = serve_for_run(config, stack, out_dir / "annotator_server.log")
         result = asyncio.run(run_build(config, out_dir, tokenizer))
     report = write_report(result)
     print(format_report(report))
