@@ -19,14 +19,14 @@ from pathlib import Path
 
 from tqdm.auto import tqdm
 
-from rqrag.benchmarks.sources import DEFAULT_FILES, SourceExample, parse_records
+from rqrag.benchmarks.files import default_file
+from rqrag.benchmarks.sources import SourceExample, parse_records
 from rqrag.benchmarks.splits import load_split
 from rqrag.data_construction.annotate import Annotator, DropExample, answer_agrees
 from rqrag.data_construction.config import DataBuildConfig
 from rqrag.data_construction.prompts import PromptBook
 from rqrag.data_construction.query_filter import filter_new_evidence, filter_text
 from rqrag.llm_client import ChatClient, LLMUnavailable
-from rqrag.paths import benchmarks_dir
 from rqrag.records import ReadStats, read_records
 from rqrag.resumable import ResumableJsonl
 from rqrag.retrieval.base import Hit, Retriever, RetrieverUnavailable
@@ -70,12 +70,11 @@ def parse_source_spec(spec: str) -> tuple[str, int | None]:
 def load_examples(config: DataBuildConfig) -> tuple[list[SourceExample], dict[str, SourceStats]]:
     """Every selected example of every source, split-filtered and limited; bad lines counted, not fatal."""
     overrides = dict(item.split("=", 1) for item in config.source_files)
-    root = Path(config.benchmarks_dir) if config.benchmarks_dir else benchmarks_dir()
     examples: list[SourceExample] = []
     stats: dict[str, SourceStats] = {}
     for spec in config.sources:
         source, limit = parse_source_spec(spec)
-        path = overrides.get(source) or str(root / DEFAULT_FILES.get(source, f"<no default file for {source}>"))
+        path = overrides.get(source) or str(default_file(source, config.benchmarks_dir))
         # Split files list the ids of the shipped benchmark files; another file (a hub train split) is all usable.
         split = load_split(source) if config.split != "all" and source not in overrides else None
         st = stats.setdefault(source, SourceStats())

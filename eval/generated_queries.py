@@ -1,7 +1,7 @@
 """Retrieval quality on a collection without a golden set: one generated test query per section, and where the
 section comes back in each search mode's ranking.
 
-    rqrag experiment queries --pdf ../shared/data/documents/pt/debian-edu-bookworm-manual.pdf --index manual-pt
+    rqrag experiment queries --pdf data/documents/pt/debian-edu-bookworm-manual.pdf --index manual-pt
     rqrag experiment queries --pdf manual.pdf --index manual-pt --llm_base_url http://127.0.0.1:8001/v1 --llm_model m
 
 A section is a cleaned page of the document (`rqrag.ingest`: table-of-contents and empty pages left out). Its
