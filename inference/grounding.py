@@ -189,9 +189,7 @@ def ground(
         return GroundedAnswer(said, NO_ANSWER, [], None, generated, rejected)
     cited = [h for h in evidence if h.docid == found.docid][:1]
     # The trajectory shown beside a quote is one that read the quoted passage (a direct answer read nothing).
-    holder = next(
-        (t for t in ([best] if best else []) + result.trajectories if found.docid in _docids(t)), best
-    )
+    holder = next((t for t in ([best] if best else []) + result.trajectories if found.docid in _docids(t)), best)
     return GroundedAnswer(found.text, QUOTED, cited, holder.path_id if holder else None, generated, rejected)
 
 
