@@ -47,12 +47,12 @@ def build_task_retriever(task: Task, examples: Sequence[EvalExample], config: De
     """Multi-hop tasks search each question's own candidate paragraphs (paper App. B.3); the others the
     configured retriever (web in the paper, the embedded corpus offline). `retrieval_mode` (bm25 or dense, as
     in the paper's App. B.4) and `retrieval_cache` apply to both."""
-    from rqrag.inference.build import build_retriever
+    from rqrag.inference.build import retriever_for
 
     if task.uses_candidates:
         candidates = dataclasses.replace(config, retriever="candidates")
-        return build_retriever(candidates, records=[ex.pool_record() for ex in examples])
-    return build_retriever(config)
+        return retriever_for(candidates, records=[ex.pool_record() for ex in examples])
+    return retriever_for(config)
 
 
 def question_record(task: Task, example: EvalExample, result: QuestionResult, system: str, seconds: float) -> dict:

@@ -64,15 +64,15 @@ def open_index_library(config: DecodeConfig):
     return open_library(config.index) if (library_path(config.index) / CATALOG_FILE).is_file() else None
 
 
-def build_retriever(config: DecodeConfig, records=None):
+def retriever_for(config: DecodeConfig, records=None):
     """The configured retriever, made by the core's one factory (`rqrag.retrieval.registry.build_retriever`);
     `records` (benchmark records with their own paragraphs) feed a candidates one. A document library named by
     `--index` is searched as itself (its hits carry file and page) and never cached: it changes with each add."""
-    from rqrag.retrieval.registry import build_retriever as make
+    from rqrag.retrieval.registry import build_retriever
 
     kind = config.retriever
     library = open_index_library(config)
-    return make(
+    return build_retriever(
         kind,
         mode=config.retrieval_mode,
         index=library,
@@ -85,9 +85,7 @@ def build_retriever(config: DecodeConfig, records=None):
 
 def build_decoder(config: DecodeConfig, retriever=None) -> TreeDecoder:
     generator, tokenizer = build_generator(config)
-    decoder = TreeDecoder(
-        config, generator, tokenizer, retriever if retriever is not None else build_retriever(config)
-    )
+    decoder = TreeDecoder(config, generator, tokenizer, retriever if retriever is not None else retriever_for(config))
     logger.info(
         "tree decoder ready: %s mode, %s backend, %s retriever", decoder.mode, config.backend, config.retriever
     )

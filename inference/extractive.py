@@ -274,7 +274,7 @@ class ExtractiveAnswerer:
                     break
                 chosen.append(following)
         hit = hits[last.hit]
-        location = dict(getattr(hit, "extra", None) or {})
+        location = dict(hit.extra or {})
         return Quote(" ".join(chosen), hit.docid, hit.title, location, score)
 
 

@@ -107,9 +107,9 @@ class AnswerService:
             fused = FusedRetriever([self.documents.retriever(), memories])
             return EvidenceSource(fused, self.documents.library(), kind, not_found=False)
         if kind not in self._retrievers:
-            from rqrag.inference.build import build_retriever
+            from rqrag.inference.build import retriever_for
 
-            self._retrievers[kind] = build_retriever(dataclasses.replace(self.decode_config, retriever=kind))
+            self._retrievers[kind] = retriever_for(dataclasses.replace(self.decode_config, retriever=kind))
         return EvidenceSource(self._retrievers[kind], None, kind)
 
     def settings(self, batch: _Batch, language: str | None) -> AnswerSettings:

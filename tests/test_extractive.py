@@ -14,7 +14,6 @@ from rqrag.inference.extractive import (
     restates,
 )
 from rqrag.retrieval.base import Hit
-from rqrag.retrieval.base import Hit as ChunkHit  # one hit type: a chunk's metadata is its `extra`
 from rqrag.sentences import is_title, split_sentences
 from rqrag.text_quality import is_question
 
@@ -43,8 +42,8 @@ UPGRADE = (
 LOCATION = {"file": "debian-edu-bookworm-manual.pdf", "page_start": 9, "page_end": 9, "doc_id": "ba4e"}
 
 
-def chunk(docid: str, text: str, **extra) -> ChunkHit:
-    return ChunkHit(docid, "debian-edu-bookworm-manual.pdf", text, 1.0, extra={**LOCATION, **extra})
+def chunk(docid: str, text: str, **extra) -> Hit:
+    return Hit(docid, "debian-edu-bookworm-manual.pdf", text, 1.0, extra={**LOCATION, **extra})
 
 
 # ----------------------------------------------------------------------------------------------- splitting

@@ -11,8 +11,7 @@ from sqlalchemy import inspect
 from rqrag.inference.memory.conversations import ConversationStore
 from rqrag.inference.memory.retriever import FusedRetriever, MemoryRetriever
 from rqrag.inference.memory.store import MemoryStore
-from rqrag.retrieval.base import Hit as ChunkHit  # one hit type: a chunk's metadata is its `extra`
-from rqrag.retrieval.base import Retriever
+from rqrag.retrieval.base import Hit, Retriever
 from rqrag.retrieval.bm25 import BM25Retriever
 from rqrag.retrieval.documents import Document
 
@@ -83,7 +82,7 @@ def test_hits_carry_the_memorys_calendar_facts(store):
     english = store.add("ana", "The user prefers Python.", when=NOW, language="en", source="rule")
     hits = {h.docid: h for h in store.search("ana", "linguagem de programação preferida", k=2)}
     hit = hits[f"memory:{memory['id']}"]
-    assert isinstance(hit, ChunkHit)
+    assert isinstance(hit, Hit)
     assert hit.title == "Memória de 18/11/2026 (quarta-feira, tarde)"
     assert hit.extra == {
         "memory_id": memory["id"],
@@ -187,7 +186,7 @@ def test_fused_retriever_mixes_documents_and_memories(store):
     docids = [h.docid for h in hits]
     assert "d1" in docids and f"memory:{memory['id']}" in docids
     memory_hit = hits[docids.index(f"memory:{memory['id']}")]
-    assert isinstance(memory_hit, ChunkHit) and memory_hit.extra["kind"] == "memory"  # the original hit object
+    assert isinstance(memory_hit, Hit) and memory_hit.extra["kind"] == "memory"  # the original hit object
     assert all(0 < h.score <= 2 / 61 for h in hits)  # RRF scores, not cosines or BM25 scores
     assert [h.score for h in hits] == sorted((h.score for h in hits), reverse=True)
     assert not any("Recife" in h.text and h.docid.startswith("memory:") for h in hits)

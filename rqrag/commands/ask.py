@@ -141,13 +141,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     log_config("rqrag ask", config, options)
 
     from rqrag.inference.answer_pipeline import AnswerPipeline, AnswerSettings, EvidenceSource
-    from rqrag.inference.build import build_decoder, build_retriever, open_index_library
+    from rqrag.inference.build import build_decoder, open_index_library, retriever_for
     from rqrag.inference.decoding.tree import Question
     from rqrag.inference.grounding import NOT_FOUND
 
     asked = Question("q0", _messages(question, options.history))
     library = open_index_library(config)  # the user's documents: their language, searched first, or not found
-    retriever = library.retriever(config.retrieval_mode) if library is not None else build_retriever(config)
+    retriever = library.retriever(config.retrieval_mode) if library is not None else retriever_for(config)
     source = EvidenceSource(retriever, library, "documents" if library is not None else config.retriever)
     # Over documents the question is searched first (its pages are what the user asked about); elsewhere the tree
     # decides, as the shipped model was trained to.
