@@ -75,7 +75,7 @@ _NUMBER = re.compile(r"\d")
 _COMMAND = re.compile(r"(?:^|\s)(?:sudo|apt|apt-get|dd|ssh|systemctl|service|[a-z]+-[a-z][\w-]*)\s+\S")
 
 
-def restates(sentence: str, question: str, language: str) -> bool:
+def says_nothing_new(sentence: str, question: str, language: str) -> bool:
     """Says the question back instead of answering: a question itself, or no content word the question lacks."""
     # Only "nothing new", not `text_quality.echoes`: filtering sentences that are mostly the question's words as
     # well lost 4 of 40 golden questions whose answer sentence restates the question before giving the fact.
@@ -205,7 +205,7 @@ class ExtractiveAnswerer:
         for rank, hit in enumerate(hits):
             passage = split_sentences(hit.text)
             for position, sentence in enumerate(passage):
-                if not is_title(sentence) and not restates(sentence, question, self.language):
+                if not is_title(sentence) and not says_nothing_new(sentence, question, self.language):
                     found.append(Candidate(sentence, rank, position, passage))
         return found
 

@@ -34,10 +34,10 @@ import numpy as np
 
 from rqrag.answers import word_jaccard
 from rqrag.inference.decoding.select import STRATEGIES
+from rqrag.text_quality import restates
 
 
 TREE, STANDARD, DIRECT = "rqrag", "standard_rag", "no_retrieval"
-RESTATE_JACCARD = 0.8
 QUESTION_WORDS = frozenset(
     "who whom whose what which when where why how is are was were do does did can could will would should "
     "has have had may might must shall".split()
@@ -50,12 +50,14 @@ QUESTION_WORDS = frozenset(
 jaccard = word_jaccard  # the same test the data construction's query filter applies
 
 
-def restates(query: str, earlier: Sequence[str], threshold: float = RESTATE_JACCARD) -> bool:
-    """Whether the query is (nearly) the same words as one of `earlier` (the question and preceding queries)."""
-    return any(jaccard(query, text) >= threshold for text in earlier)
+def restates_any(query: str, earlier: Sequence[str]) -> bool:
+    """Whether the query is (nearly) the same words as one of `earlier` (the question and preceding queries): the
+    core's `restates`, the test the data filter and the decoder's guards apply."""
+    return any(restates(query, text) for text in earlier)
 
 
-def is_question(text: str) -> bool:
+def phrased_as_question(text: str) -> bool:
+    """A query written as a question (a question mark, or a question word first) rather than as search terms."""
     stripped = text.strip()
     first = stripped.split(maxsplit=1)[0].lower().strip("\"'(") if stripped else ""
     return stripped.endswith("?") or first in QUESTION_WORDS
@@ -89,8 +91,8 @@ def query_stats(records: Sequence[dict], baseline_docids: dict[str, list[str]] |
         nodes = query_nodes(r)
         for q in nodes:
             n += 1
-            restated += restates(q["text"], [r["question"], *q["earlier"]])
-            questions += is_question(q["text"])
+            restated += restates_any(q["text"], [r["question"], *q["earlier"]])
+            questions += phrased_as_question(q["text"])
         gold = set(r.get("gold", {}).get("supporting", ()))
         if baseline_docids is None:
             given, rated = (nodes[0]["docids"], nodes[1:]) if nodes else (None, [])

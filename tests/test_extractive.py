@@ -11,7 +11,7 @@ from rqrag.inference.extractive import (
     Weights,
     answerer_for,
     default_quoter,
-    restates,
+    says_nothing_new,
 )
 from rqrag.retrieval.base import Hit
 from rqrag.sentences import is_title, split_sentences
@@ -101,8 +101,8 @@ def test_headings_questions_and_echoes_are_recognised():
         assert not is_title(sentence), sentence
     assert is_question("Qual é o endereço IP do tjener?") and not is_question("O IP é 10.0.2.2.")
     question = "Qual endereço IP o servidor principal recebe por padrão?"
-    assert restates("O servidor principal recebe um endereço IP por padrão.", question, "pt")
-    assert not restates("O servidor principal tem o endereço IP 10.0.2.2.", question, "pt")
+    assert says_nothing_new("O servidor principal recebe um endereço IP por padrão.", question, "pt")
+    assert not says_nothing_new("O servidor principal tem o endereço IP 10.0.2.2.", question, "pt")
 
 
 # ----------------------------------------------------------------------------------------------- choosing

@@ -30,11 +30,11 @@ def test_jaccard_restatement_by_hand():
     # {titanic, director, birth, year} vs {when, was, titanic, director, born}: 2 shared of 7
     assert qq.jaccard("Titanic director birth year", "When was the Titanic director born?") == pytest.approx(2 / 7)
     # 4 of 5 words is exactly the 0.8 threshold (restates); 3 of 4 is 0.75 (does not)
-    assert qq.restates("red green blue pink", ["red green blue pink gold"])
-    assert not qq.restates("red green blue", ["red green blue pink"])
+    assert qq.restates_any("red green blue pink", ["red green blue pink gold"])
+    assert not qq.restates_any("red green blue", ["red green blue pink"])
     # any earlier text counts: the question or a preceding query of the same trajectory
-    assert qq.restates("Titanic director", ["Who directed Titanic?", "the Titanic director"])
-    assert not qq.restates("Titanic director", [])
+    assert qq.restates_any("Titanic director", ["Who directed Titanic?", "the Titanic director"])
+    assert not qq.restates_any("Titanic director", [])
     assert qq.jaccard("", "?") == 1.0  # two empty word sets
 
 
@@ -50,7 +50,7 @@ def test_jaccard_restatement_by_hand():
     ],
 )
 def test_question_phrasing(text, expected):
-    assert qq.is_question(text) is expected
+    assert qq.phrased_as_question(text) is expected
 
 
 def _step(action, text, docids=()):
