@@ -35,7 +35,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from rqrag.inference.decoding.config import DecodeConfig
-from rqrag.inference.decoding.search_first import not_found_message, search_question_first
+from rqrag.inference.decoding.search_first import not_found_message, nothing_found_message, search_question_first
 from rqrag.inference.decoding.tree import Question, QuestionResult
 from rqrag.inference.grounding import (
     NO_ANSWER,
@@ -60,7 +60,7 @@ EventSink = Callable[[str, str, dict], None]  # (question id, event name, data)
 # What a source says about where it comes from: a chunk of the user's documents its file and page span
 # (rqrag.ingest.library), a memory its date and conversation (inference/memory/store.py).
 SOURCE_LOCATION = ("doc_id", "file", "page_start", "page_end", "kind", "memory_id", "date", "time", "weekday")
-SOURCE_LOCATION += ("period_of_day", "conversation_id")
+SOURCE_LOCATION += ("period_of_day", "conversation_id", "happened_first", "happened_last", "told_at")
 
 
 @dataclass(frozen=True)
@@ -170,6 +170,9 @@ class AnswerPipeline:
             for p in prepared:
                 if p.question.qid in searched:
                     p.question = searched[p.question.qid]
+                    if not any(step.evidence for step in p.question.steps):
+                        # Nothing at all to read (no documents, no memory of those days): say so, never guess.
+                        p.outside = nothing_found_message(source.kind, p.language)
         seconds = time.perf_counter() - started
         for p in prepared:
             p.seconds = seconds

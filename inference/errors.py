@@ -30,6 +30,11 @@ class NotFound(ServiceError):
     """What the request names does not exist, or belongs to another user (the two look the same)."""
 
 
+class Forbidden(ServiceError):
+    """The caller may see what the request names but not change it (a shared library, for a user who is not an
+    admin)."""
+
+
 class Busy(ServiceError):
     """Too much is already waiting; the same request may succeed later."""
 

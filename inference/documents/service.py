@@ -4,6 +4,13 @@
     job = service.submit(service.index_name(None), "manual.pdf", data, content_doc_id(data))
     service.job(job.id).status                       # queued -> running -> done | failed
     service.retriever()                              # what the `documents` retriever searches
+    service.view_for("alice")                        # with users: alice's own library and the shared ones
+
+With users (`rqrag serve --users FILE`) every user has a private library, `user__NAME`, where their uploads go,
+and the server has shared libraries (`shared_libraries`) every user searches and only admins change: the
+`writable_index` and `readable_indexes` rules below are the whole of document ownership. Request-given names
+may not contain "__", so no one names another user's library. Without users there is one library for everyone
+(the single-user local mode).
 
 Accepted files are ingested one at a time by a single background thread (extract, clean, chunk, embed, swap the
 index in), so an upload never holds up a question: searches keep reading the library's previous version until the
@@ -25,13 +32,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from rqrag.inference.errors import BadRequest, Busy
+from rqrag.inference.errors import BadRequest, Busy, Forbidden, NotFound
 
 
 logger = logging.getLogger(__name__)
 
 MAX_JOBS_KEPT = 1000
 _INDEX_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,63}")
+PRIVATE_PREFIX = "user__"  # + the user's name: a private library (request-given names may not contain "__")
 
 
 @dataclass
@@ -46,6 +54,11 @@ class DocumentsSettings:
     embedding_model: str | None = None
     retrieval_mode: str = "hybrid"
     max_queued_jobs: int = 8  # each waiting job holds its file in memory
+    users: bool = False  # keys name users: private libraries plus the shared ones
+    shared_libraries: list[str] = field(default_factory=list)  # default: [default_index]
+
+    def __post_init__(self):
+        self.shared_libraries = list(self.shared_libraries or [self.default_index])
 
     @classmethod
     def from_serve(cls, serve: Any) -> DocumentsSettings:
@@ -56,9 +69,11 @@ class DocumentsSettings:
             "max_upload_bytes": "max_upload_bytes",
             "language": "documents_language",
             "embedding_model": "documents_embedding_model",
+            "shared_libraries": "shared_libraries",
         }
         defaults = cls()
-        return cls(**{ours: getattr(serve, theirs, getattr(defaults, ours)) for ours, theirs in names.items()})
+        values = {ours: getattr(serve, theirs, getattr(defaults, ours)) for ours, theirs in names.items()}
+        return cls(**values, users=bool(getattr(serve, "users", None)))
 
 
 @dataclass
@@ -69,6 +84,7 @@ class IngestionJob:
     doc_id: str
     size_bytes: int
     data: bytes | None = field(default=None, repr=False)  # dropped once the job has run
+    owner: str | None = None  # who uploaded it: only they may follow the job
     status: str = "queued"
     stage: str | None = None
     pages_done: int = 0
@@ -129,17 +145,68 @@ class DocumentsService:
         self._worker: threading.Thread | None = None
 
     def index_name(self, name: str | None) -> str:
+        """A library name a request gave (or the default one), checked: a plain name, never a path."""
         name = (name or "").strip() or self.settings.default_index
-        if not _INDEX_NAME.fullmatch(name):
-            raise BadRequest("index must be a plain name: letters, digits, '-' and '_' (at most 64)", param="index")
+        if not _INDEX_NAME.fullmatch(name) or "__" in name:
+            raise BadRequest(
+                "index must be a plain name: letters, digits, '-' and '_' (at most 64, no '__')", param="index"
+            )
         return name
+
+    # ----------------------------------------------------------------- ownership
+
+    def private_index(self, user: str) -> str:
+        return f"{PRIVATE_PREFIX}{user}"
+
+    def _shared(self, name: str) -> str:
+        name = self.index_name(name)
+        if name not in self.settings.shared_libraries:
+            raise NotFound(
+                f"no library {name!r} here: leave `index` out for your own documents, or name a shared library "
+                f"({', '.join(self.settings.shared_libraries)})",
+                code="library_not_found",
+                param="index",
+            )
+        return name
+
+    def writable_index(self, user: str, admin: bool, name: str | None) -> str:
+        """The library an upload or a removal by `user` goes to: their own unless they name a shared one, which
+        only an admin changes. Without users, the named (or default) library."""
+        if not self.settings.users:
+            return self.index_name(name)
+        if not (name or "").strip():
+            return self.private_index(user)
+        name = self._shared(name)
+        if not admin:
+            raise Forbidden(f"only an admin changes the shared library {name!r}", code="shared_library", param="index")
+        return name
+
+    def readable_indexes(self, user: str, name: str | None = None) -> list[str]:
+        """The libraries `user` reads: the named shared one, else their own and every shared one."""
+        if not self.settings.users:
+            return [self.index_name(name)]
+        if (name or "").strip():
+            return [self._shared(name)]
+        return [self.private_index(user), *self.settings.shared_libraries]
+
+    def view_for(self, user: str | None):
+        """What the `documents` retriever searches for `user`: one library, or (with users) their own and the
+        shared ones that hold documents, searched together (`LibraryView`)."""
+        if not self.settings.users:
+            return self.library()
+        from rqrag.inference.documents.view import LibraryView
+
+        names = self.readable_indexes(user) if user else self.settings.shared_libraries
+        libraries = [self.library(name) for name in names]
+        return LibraryView([lib for lib in libraries if lib.list()] or libraries[:1])
 
     def library(self, name: str | None = None):
         """The library `name` (validated), opened once; the server's language and model apply to new ones."""
         from rqrag.ingest.libraries import open_library
         from rqrag.ingest.library import LibraryError, library_path
 
-        name = self.index_name(name)
+        private = bool(name) and name.startswith(PRIVATE_PREFIX) and _INDEX_NAME.fullmatch(name)
+        name = name if private else self.index_name(name)
         with self._libraries_lock:
             if name not in self._libraries:
                 if self.settings.database_url:
@@ -163,14 +230,18 @@ class DocumentsService:
             return self._libraries[name]
 
     def retriever(self, name: str | None = None, mode: str | None = None):
-        """What `/v1/ask` searches: the library's current documents (it follows adds and removes)."""
+        """The library's current documents as a retriever (it follows adds and removes)."""
         return self.library(name).retriever(mode or self.settings.retrieval_mode)
 
     # ----------------------------------------------------------------- jobs
 
-    def job(self, job_id: str) -> IngestionJob | None:
+    def job(self, job_id: str, user: str | None = None) -> IngestionJob | None:
+        """The job, for its owner (with users, another user's job is None, like one that does not exist)."""
         with self._lock:
-            return self._jobs.get(job_id)
+            job = self._jobs.get(job_id)
+        if job is not None and self.settings.users and job.owner != user:
+            return None
+        return job
 
     def pending(self, index: str, doc_id: str) -> IngestionJob | None:
         with self._lock:
@@ -183,8 +254,8 @@ class DocumentsService:
                 None,
             )
 
-    def submit(self, index: str, name: str, data: bytes, doc_id: str) -> IngestionJob:
-        job = IngestionJob(uuid.uuid4().hex, index, name, doc_id, len(data), data)
+    def submit(self, index: str, name: str, data: bytes, doc_id: str, owner: str | None = None) -> IngestionJob:
+        job = IngestionJob(uuid.uuid4().hex, index, name, doc_id, len(data), data, owner=owner)
         with self._lock:
             waiting = sum(1 for j in self._jobs.values() if j.status == "queued")
             if waiting >= self.settings.max_queued_jobs:

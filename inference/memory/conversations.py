@@ -190,6 +190,13 @@ class ConversationStore:
             )
             conn.execute(conversations.update().where(conversations.c.id == cid).values(updated=now))
 
+    def forget_user(self, user_id: str) -> int:
+        """Delete every conversation of `user_id` with its turns; returns how many conversations went."""
+        mine = select(conversations.c.id).where(conversations.c.user_id == user_id)
+        with self.engine.begin() as conn:
+            conn.execute(turns.delete().where(turns.c.conversation_id.in_(mine)))
+            return conn.execute(conversations.delete().where(conversations.c.user_id == user_id)).rowcount
+
     def close(self) -> None:
         self.engine.dispose()
 

@@ -23,6 +23,11 @@ Checks, all answered before anything is queued or stored:
 * the same bytes again: 200 `{"status": "duplicate", "doc_id", "document"}`; while the first copy is still queued
   or running, 202 with that job.
 
+Ownership (with `rqrag serve --users FILE`): an upload goes to its uploader's private library unless an admin
+names a shared one (`index`); a user who is not an admin naming a shared library to upload or delete gets 403;
+lists, reads and jobs are the caller's own and the shared libraries' (another user's document or job is 404,
+like one that does not exist). The rules are the documents service's (`writable_index`, `readable_indexes`).
+
 Ingestion runs on the documents service's one background thread (`inference/documents/service.py`); the routes
 only check, queue and report. The service reaches each handler as a FastAPI dependency (`server/dependencies.py`).
 """
@@ -35,7 +40,7 @@ import logging
 from fastapi import APIRouter, Request
 from fastapi.responses import JSONResponse, Response
 
-from rqrag.inference.server.dependencies import DocumentsServiceDep
+from rqrag.inference.server.dependencies import DocumentsServiceDep, RequestCaller
 from rqrag.inference.server.schema import APIError
 from rqrag.inference.server.upload_checks import UPLOAD_PATH, _status_for, precheck, safe_filename
 
@@ -69,12 +74,12 @@ def documents_router() -> APIRouter:
     router = APIRouter()
 
     @router.post(UPLOAD_PATH)
-    async def upload_document(request: Request, service: DocumentsServiceDep):
+    async def upload_document(request: Request, service: DocumentsServiceDep, caller: RequestCaller):
         from rqrag.ingest.extract import IngestError
         from rqrag.ingest.library import content_doc_id
 
         data, name, index = await _read_upload(request, service.settings.max_upload_bytes)
-        index = service.index_name(index)
+        index = service.writable_index(caller.name, caller.admin, index)
         try:
             kind = await asyncio.to_thread(precheck, data, name)
         except IngestError as error:
@@ -84,34 +89,52 @@ def documents_router() -> APIRouter:
         if await asyncio.to_thread(library.contains, doc_id):
             document = await asyncio.to_thread(library.get, doc_id)
             return {"status": "duplicate", "index": index, "doc_id": doc_id, "document": document}
-        job = service.pending(index, doc_id) or service.submit(index, name, data, doc_id)
+        job = service.pending(index, doc_id) or service.submit(index, name, data, doc_id, owner=caller.name)
         logger.info("queued %s (%s, %d bytes) for library %s as job %s", name, kind, len(data), index, job.id)
         return JSONResponse(job.to_dict(), status_code=202, headers={"Location": f"{UPLOAD_PATH}/jobs/{job.id}"})
 
     @router.get(UPLOAD_PATH + "/jobs/{job_id}")
-    async def ingestion_job(job_id: str, service: DocumentsServiceDep):
-        job = service.job(job_id)
+    async def ingestion_job(job_id: str, service: DocumentsServiceDep, caller: RequestCaller):
+        job = service.job(job_id, caller.name)
         if job is None:
             raise APIError(404, f"no ingestion job {job_id!r}", code="job_not_found", param="job_id")
         return job.to_dict()
 
     @router.get(UPLOAD_PATH)
-    async def list_documents(service: DocumentsServiceDep, index: str | None = None):
-        name = service.index_name(index)
-        library = await asyncio.to_thread(service.library, name)
-        return {"object": "list", "index": name, "data": await asyncio.to_thread(library.list)}
+    async def list_documents(service: DocumentsServiceDep, caller: RequestCaller, index: str | None = None):
+        """The caller's documents: with users, their own library's and the shared ones' (each says which);
+        `?index=` narrows to one shared library."""
+        names = service.readable_indexes(caller.name, index)
+
+        def listing():
+            return [
+                {**record, "index": name, "shared": name in service.settings.shared_libraries}
+                for name in names
+                for record in service.library(name).list()
+            ]
+
+        return {"object": "list", "index": names[0], "data": await asyncio.to_thread(listing)}
 
     @router.get(UPLOAD_PATH + "/{doc_id}")
-    async def get_document(doc_id: str, service: DocumentsServiceDep, index: str | None = None):
-        library = await asyncio.to_thread(service.library, index)
-        document = await asyncio.to_thread(library.get, doc_id)
+    async def get_document(doc_id: str, service: DocumentsServiceDep, caller: RequestCaller, index: str | None = None):
+        def find():
+            for name in service.readable_indexes(caller.name, index):
+                document = service.library(name).get(doc_id)
+                if document is not None:
+                    return {**document, "index": name}
+            return None
+
+        document = await asyncio.to_thread(find)
         if document is None:
-            raise APIError(404, f"no document {doc_id!r} in this library", code="document_not_found", param="doc_id")
+            raise APIError(404, f"no document {doc_id!r} in your libraries", code="document_not_found", param="doc_id")
         return document
 
     @router.delete(UPLOAD_PATH + "/{doc_id}", status_code=204)
-    async def delete_document(doc_id: str, service: DocumentsServiceDep, index: str | None = None):
-        library = await asyncio.to_thread(service.library, index)
+    async def delete_document(
+        doc_id: str, service: DocumentsServiceDep, caller: RequestCaller, index: str | None = None
+    ):
+        name = service.writable_index(caller.name, caller.admin, index)
+        library = await asyncio.to_thread(service.library, name)
         # Waits for an ingestion swapping in its index (one writer at a time), in a thread: the server goes on.
         if not await asyncio.to_thread(library.remove, doc_id):
             raise APIError(404, f"no document {doc_id!r} in this library", code="document_not_found", param="doc_id")

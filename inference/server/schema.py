@@ -11,7 +11,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from rqrag.inference.decoding.select import StrategyName
-from rqrag.inference.errors import BadRequest, Busy, NotFound, ServiceError, Timeout
+from rqrag.inference.errors import BadRequest, Busy, Forbidden, NotFound, ServiceError, Timeout
 
 
 class ChatMessage(BaseModel):
@@ -77,6 +77,8 @@ class APIError(Exception):
     def type(self) -> str:
         if self.status == 401:
             return "authentication_error"
+        if self.status == 403:
+            return "permission_error"  # OpenAI's name for a 403
         if self.status == 404:
             return "not_found_error"
         if self.status >= 500:
@@ -88,7 +90,13 @@ class APIError(Exception):
 
 
 # The status of each kind of domain error; any other `ServiceError` (a `ServiceFailure`) is a 500.
-HTTP_STATUS: dict[type[ServiceError], int] = {BadRequest: 400, NotFound: 404, Busy: 429, Timeout: 504}
+HTTP_STATUS: dict[type[ServiceError], int] = {
+    BadRequest: 400,
+    Forbidden: 403,
+    NotFound: 404,
+    Busy: 429,
+    Timeout: 504,
+}
 
 
 def http_error(error: ServiceError) -> APIError:
