@@ -89,15 +89,17 @@ def guess_language(text: str, min_words: int = 4) -> str | None:
 _MARKERS = {
     "pt": frozenset(
         "o os as um uma do da dos das no na nos nas ao aos pelo pela com nao sao e esta isso isto voce ele ela "
-        "eles que qual quais como onde quando tem ser foi sobre seu sua seus suas entre ou mas tambem pode ate".split()
+        "eles que qual quais como onde quando tem ser foi sobre seu sua seus suas entre ou mas tambem pode ate "
+        # the first person and the days around today: short questions about oneself ("O que eu fiz ontem?")
+        "eu meu minha meus minhas ontem hoje amanha".split()
     ),
     "en": frozenset(
         "the of and to in is are was were what which who whom how when where this that these those with for by "
-        "from it its be been has have had not an or as at on can does did will would should".split()
+        "from it its be been has have had not an or as at on can does did will would should my yesterday today".split()
     ),
     "es": frozenset(
         "el los las del al una unos unas es son esta estan con por que cual cuales como donde cuando pero "
-        "tambien muy mas hay ser fue sobre su sus entre y o puede hasta".split()
+        "tambien muy mas hay ser fue sobre su sus entre y o puede hasta yo mi mis ayer hoy".split()
     ),
 }
 

@@ -70,6 +70,10 @@ def test_text_predicates():
     assert guess_language("What is the IP address of the server in the school") == "en"
     assert guess_language("Qual é o endereço IP do servidor da escola") == "pt"
     assert guess_language("10.0.2.2") is None  # too short to tell
+    # Short questions about oneself: Portuguese shares "o", "que", "como" with Spanish; "eu", "meu", "ontem" tell.
+    assert guess_language("O que eu fiz ontem?") == "pt"
+    assert guess_language("Como se chama o meu cachorro?") == "pt"
+    assert guess_language("What did I do yesterday?") == "en"
     assert loops("the server in the IP address of the server in the IP address of the server in the IP address")
     assert not loops("The main server has the IP address 10.0.2.2 and serves the whole school network.")
     assert is_heading("3.1.2 Servidor principal") and is_heading("11.2 Gerenciamento de backup")
