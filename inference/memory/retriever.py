@@ -7,8 +7,10 @@
 (`FusedRetriever` is the core's, `rqrag.retrieval.fusion`: each hit keeps its own `extra`.)
 
 `MemoryRetriever` is one user's view of a `MemoryStore`: build one per request, for the user asking. Each
-query is read for a time expression (`memory_time.date_range_in`, relative to `now`), and when it has one only
-memories of those days are searched.
+query is read for a time expression (`dates.date_range_in`, relative to `now`), and when it has one only
+memories that HAPPENED in those days are searched (`MemoryStore`: their happened days overlap the range), whenever
+they were told: "o que eu fiz ontem?" finds "Hoje de manhã eu corri" told yesterday, not "Ontem à noite eu
+jantei" told yesterday. A server with a set clock (tests) passes it as `now`.
 
 Neither should sit behind `CachedRetriever`: memories change with every exchange, a relative date ("ontem")
 means another day tomorrow.

