@@ -21,11 +21,12 @@ from fastapi.testclient import TestClient
 
 from rqrag.inference.decoding.config import DecodeConfig
 from rqrag.inference.decoding.decoder import TreeDecoder
-from rqrag.inference.errors import BadRequest, Busy, NotFound, ServiceFailure, Timeout
+from rqrag.inference.errors import BadRequest, Busy, Forbidden, NotFound, ServiceFailure, Timeout
 from rqrag.inference.memory.conversations import ConversationStore
 from rqrag.inference.memory.store import MemoryStore
 from rqrag.inference.serve_config import ServeConfig
 from rqrag.inference.server import app as app_module
+from rqrag.inference.server import auth as auth_module
 from rqrag.inference.server.app import create_app
 from rqrag.inference.server.dependencies import answer_service
 from rqrag.inference.server.schema import http_error
@@ -158,6 +159,7 @@ def test_a_stream_refuses_bad_options_before_it_starts(client):
     ("error", "status", "kind"),
     [
         (BadRequest("x", param="max_depth"), 400, "invalid_request_error"),
+        (Forbidden("x", code="shared_library"), 403, "permission_error"),
         (NotFound("x", code="conversation_not_found"), 404, "not_found_error"),
         (Busy("x", code="too_many_jobs"), 429, "invalid_request_error"),
         (Timeout("x", code="timeout"), 504, "server_error"),
@@ -179,7 +181,7 @@ def test_the_api_key_is_compared_in_constant_time(decoder, tmp_path, monkeypatch
         compared.append((a, b))
         return real(a, b)
 
-    monkeypatch.setattr(app_module.hmac, "compare_digest", compare_digest)
+    monkeypatch.setattr(auth_module.hmac, "compare_digest", compare_digest)
     serve = ServeConfig(retrievers=["corpus"], database_url=f"sqlite:///{tmp_path}/c.db", api_key_env="RQRAG_TEST_KEY")
     with TestClient(create_app(DecodeConfig(mode="trained", max_depth=0), serve, decoder=decoder)) as client:
         assert client.get("/v1/models").status_code == 401
@@ -188,3 +190,12 @@ def test_the_api_key_is_compared_in_constant_time(decoder, tmp_path, monkeypatch
         assert client.get("/v1/models", headers={"Authorization": "Bearer s3cret"}).status_code == 200
         assert client.get("/health").status_code == 200  # public
     assert (b"Bearer s3cret", b"Bearer s3cret") in compared and len(compared) == 3
+
+
+def test_memories_are_written_only_where_a_retriever_reads_them():
+    # The README's documents command names no memory retriever: memories: true adds one, so what is kept is read.
+    assert ServeConfig(retrievers=["documents", "corpus"]).retrievers == ["documents", "corpus", "memories"]
+    assert ServeConfig(retrievers=["corpus", "documents+memories"]).retrievers == ["corpus", "documents+memories"]
+    assert ServeConfig(retrievers=["documents"], memories=False).retrievers == ["documents"]
+    with pytest.raises(ValueError, match="not both"):
+        ServeConfig(users="users.json", api_key_env="KEY")
