@@ -88,11 +88,12 @@ class Reply:
 class ConversationService:
     """The user's conversations and memories, and the answering of each new turn."""
 
-    def __init__(self, answers: AnswerService, store: ConversationStore, serve: ServeConfig, judge=None):
+    def __init__(self, answers: AnswerService, store: ConversationStore, serve: ServeConfig, judge=None, clock=None):
         self.answers = answers
         self.store = store
         self.serve = serve
         self.judge = judge  # the JSON chat client deciding what to remember (`memory/setup.py`); None: a rule
+        self.clock = clock or dt.datetime.now  # when a memory is told (tests set it)
 
     @property
     def memories(self):
@@ -130,15 +131,18 @@ class ConversationService:
             new=not conversation_id,
         )
 
-    def open_completion(self, messages: list[dict], options: AnswerOptions | None = None) -> Turn:
-        """A chat completion's turn: the client's whole conversation, answered and not kept."""
+    def open_completion(
+        self, messages: list[dict], options: AnswerOptions | None = None, user: str | None = None
+    ) -> Turn:
+        """A chat completion's turn: the client's whole conversation, answered (from `user`'s documents and
+        memories) and not kept."""
         options = options or AnswerOptions()
         if len(messages) > self.serve.max_messages:
             raise BadRequest(f"at most {self.serve.max_messages} messages per request", param="messages")
         if messages[-1]["role"] != "user" or not messages[-1]["content"].strip():
             raise BadRequest("the last message must be a non-empty user turn (the question)", param="messages")
-        batch = self.answers.check_options(options.retriever, options.max_depth, strategy=options.strategy)
-        return Turn(None, messages[-1]["content"], messages, batch.kind, options, new=False, kept=False)
+        batch = self.answers.check_options(options.retriever, options.max_depth, user, options.strategy)
+        return Turn(user, messages[-1]["content"], messages, batch.kind, options, new=False, kept=False)
 
     async def events(self, turn: Turn) -> AsyncIterator[tuple[str, dict]]:
         """The pipeline's `step`s and its `answer` (data key "answer": the `PipelineAnswer`) as they happen;
@@ -200,7 +204,8 @@ class ConversationService:
                 turn.user,
                 decision.description,
                 conversation_id=turn.conversation_id,
-                when=when_it_happened(turn.question, dt.datetime.now().astimezone()),
+                told=self.clock(),
+                statement=turn.question,  # when it happened is read from the user's words
                 language=language,
                 source=decision.source,
                 hemisphere=self.serve.hemisphere,
@@ -241,15 +246,3 @@ class ConversationService:
 
     def close(self) -> None:
         self.store.close()
-
-
-def when_it_happened(statement: str, told: dt.datetime) -> dt.datetime:
-    """The moment a memory is dated: the day its statement points at when it names one ("Ontem à noite eu
-    jantei…" told on D is about D-1), at the time of day it was told; else when it was told. So "o que eu fiz
-    ontem?" asked the same day finds it. (Keeping both times is the next step for memories.)"""
-    from rqrag.inference.memory.dates import date_range_in
-
-    found = date_range_in(statement, told.replace(tzinfo=None))
-    if found is None or found[0] != found[1]:
-        return told
-    return told + dt.timedelta(days=(found[0] - told.date()).days)

@@ -60,7 +60,16 @@ class _Batch:
 
 
 class AnswerService:
-    def __init__(self, decode: DecodeConfig, serve: ServeConfig, decoder, metrics=None, documents=None, memories=None):
+    def __init__(
+        self,
+        decode: DecodeConfig,
+        serve: ServeConfig,
+        decoder,
+        metrics=None,
+        documents=None,
+        memories=None,
+        clock=None,
+    ):
         self.decode_config = decode
         self.serve = serve
         self.decoder = decoder
@@ -69,6 +78,7 @@ class AnswerService:
         # asked afresh for each batch: the library follows uploads and removals.
         self.documents = documents
         self.memories = memories  # MemoryStore: the `memories` kinds search the asking user's memories
+        self.clock = clock  # () -> datetime: "now" for a memory question's relative dates; None: the real time
         self.pipeline = AnswerPipeline(decoder, max_source_chars=serve.max_source_chars)
         own = serve.retrievers[0] not in SEARCH_FIRST_KINDS
         self._retrievers = {serve.retrievers[0]: decoder.retriever} if own else {}
@@ -82,35 +92,35 @@ class AnswerService:
         return self.serve.retrievers[0]
 
     def source(self, kind: str, user: str | None = None, personal: bool = False) -> EvidenceSource:
-        """The evidence of one request: the retriever `kind` names, for `user` when it reads memories. A personal
-        question ("Com quem eu jantei ontem?") reads the user's memories first, fused with the kind's passages
-        (ranked ahead of them on ties): whichever retriever is the default, what the user told is found."""
-        if personal and kind not in MEMORY_KINDS:
-            from rqrag.inference.memory.retriever import FusedRetriever, MemoryRetriever
+        """The evidence of one request: the retriever `kind` names, for `user` when it reads memories or (with
+        users) documents: their own library and the shared ones. A personal question ("Com quem eu jantei
+        ontem?") reads the user's memories first, fused with the kind's passages (ranked ahead of them on ties):
+        whichever retriever is the default, what the user told is found."""
+        from rqrag.retrieval.fusion import FusedRetriever
 
-            base = self.source(kind)
-            fused = FusedRetriever([MemoryRetriever(self.memories, user), base.retriever])
+        if personal and kind != "memories":
+            base = self.source("documents" if kind == "documents+memories" else kind, user)
+            fused = FusedRetriever([self._memory_retriever(user), base.retriever])
             return EvidenceSource(fused, base.library, kind, not_found=False)
-        if personal and kind == "documents+memories":
-            from rqrag.inference.memory.retriever import FusedRetriever, MemoryRetriever
-
-            fused = FusedRetriever([MemoryRetriever(self.memories, user), self.documents.retriever()])
-            return EvidenceSource(fused, self.documents.library(), kind, not_found=False)
-        if kind == "documents":
-            return EvidenceSource(self.documents.retriever(), self.documents.library(), kind)
-        if kind in MEMORY_KINDS:
-            from rqrag.inference.memory.retriever import FusedRetriever, MemoryRetriever
-
-            memories = MemoryRetriever(self.memories, user)
-            if kind == "memories":
-                return EvidenceSource(memories, None, kind)
-            fused = FusedRetriever([self.documents.retriever(), memories])
-            return EvidenceSource(fused, self.documents.library(), kind, not_found=False)
+        if kind == "memories":
+            return EvidenceSource(self._memory_retriever(user), None, kind)
+        if kind in ("documents", "documents+memories"):
+            view = self.documents.view_for(user)
+            retriever = view.retriever(self.documents.settings.retrieval_mode)
+            if kind == "documents":
+                return EvidenceSource(retriever, view, kind)
+            fused = FusedRetriever([retriever, self._memory_retriever(user)])
+            return EvidenceSource(fused, view, kind, not_found=False)
         if kind not in self._retrievers:
             from rqrag.inference.build import retriever_for
 
             self._retrievers[kind] = retriever_for(dataclasses.replace(self.decode_config, retriever=kind))
         return EvidenceSource(self._retrievers[kind], None, kind)
+
+    def _memory_retriever(self, user: str | None):
+        from rqrag.inference.memory.retriever import MemoryRetriever
+
+        return MemoryRetriever(self.memories, user or DEFAULT_USER, now=self.clock)
 
     def settings(self, batch: _Batch, language: str | None) -> AnswerSettings:
         decode = dataclasses.replace(
@@ -161,7 +171,9 @@ class AnswerService:
         depth = self.decode_config.max_depth if max_depth is None else max_depth
         if depth > self.serve.max_depth_limit:
             raise BadRequest(f"max_depth must be at most {self.serve.max_depth_limit}", param="max_depth")
-        user = (user or DEFAULT_USER) if kind in MEMORY_KINDS else None
+        # Documents are per user only when keys name users; memories always are.
+        per_user = kind in MEMORY_KINDS or (kind == "documents" and self.documents.settings.users)
+        user = (user or DEFAULT_USER) if per_user else None
         return _Batch(kind, depth, user, strategy or self.decode_config.strategy)
 
     async def events(

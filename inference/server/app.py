@@ -24,9 +24,7 @@ in prompted mode, under a system prompt saying it is data, not instructions).
 
 from __future__ import annotations
 
-import hmac
 import logging
-import os
 import time
 import uuid
 from contextlib import asynccontextmanager
@@ -43,8 +41,9 @@ from rqrag.inference.errors import NotFound, ServiceError
 from rqrag.inference.memory.conversations import ConversationStore
 from rqrag.inference.memory.setup import memory_judge, open_memories
 from rqrag.inference.serve_config import ServeConfig
+from rqrag.inference.server.auth import Authenticator, is_public
 from rqrag.inference.server.chat_routes import answer_pieces, chat_router
-from rqrag.inference.server.dependencies import ConversationServiceDep, RequestUser
+from rqrag.inference.server.dependencies import ConversationServiceDep, RequestCaller, RequestUser
 from rqrag.inference.server.documents_routes import documents_router
 from rqrag.inference.server.metrics import ServerMetrics
 from rqrag.inference.server.schema import APIError, AskRequest, ChatCompletionRequest, http_error
@@ -57,10 +56,12 @@ logger = logging.getLogger(__name__)
 
 
 def create_app(
-    decode: DecodeConfig, serve: ServeConfig, decoder=None, documents: DocumentsService | None = None
+    decode: DecodeConfig, serve: ServeConfig, decoder=None, documents: DocumentsService | None = None, clock=None
 ) -> FastAPI:
-    """The app; `decoder` may be given (tests), otherwise it is built from `decode` when the app starts."""
+    """The app; `decoder` may be given (tests), otherwise it is built from `decode` when the app starts. `clock`
+    (tests): `() -> datetime`, the time memories are told at and relative dates are read from."""
     documents = documents or DocumentsService(DocumentsSettings.from_serve(serve))
+    authenticator = Authenticator(serve)
     metrics = ServerMetrics()
 
     @asynccontextmanager
@@ -71,10 +72,12 @@ def create_app(
 
             decoder = build_decoder(decode)
         memories = open_memories(serve) if serve.memories else None
-        service = AnswerService(decode, serve, decoder, metrics, documents=documents, memories=memories)
+        service = AnswerService(decode, serve, decoder, metrics, documents=documents, memories=memories, clock=clock)
         store = ConversationStore(serve.database_url)
         app.state.service = service
-        app.state.conversations = ConversationService(service, store, serve, judge=memory_judge(serve, decode))
+        app.state.conversations = ConversationService(
+            service, store, serve, judge=memory_judge(serve, decode), clock=clock
+        )
         service.batcher.start()
         logger.info("rqrag server ready: model %s, %s mode", serve.served_model_name, decoder.mode)
         yield
@@ -95,16 +98,13 @@ def create_app(
 
     @app.middleware("http")
     async def guard(request: Request, call_next):
-        """API key and request metrics, before any handler runs (body size: `BodySizeLimit`)."""
+        """Who is asking and request metrics, before any handler runs (body size: `BodySizeLimit`)."""
         started = time.perf_counter()
         endpoint = request.url.path
         try:
-            # The page's own files are public; everything it then asks for needs the key.
-            public = endpoint in ("/health", "/metrics", "/") or endpoint.startswith("/ui/")
-            if serve.api_key_env and not public:
-                expected = os.environ.get(serve.api_key_env)
-                if expected and not _same_key(request.headers.get("authorization", ""), f"Bearer {expected}"):
-                    raise APIError(401, "missing or wrong API key (Authorization: Bearer ...)", code="invalid_api_key")
+            # The page's own files are public; everything it then asks for needs the caller (`auth.py`).
+            if not is_public(endpoint):
+                request.state.caller = await authenticator.identify(request)
             response = await call_next(request)
         except APIError as error:
             response = JSONResponse(error.body(), status_code=error.status)
@@ -142,6 +142,16 @@ def create_app(
     async def prometheus():
         return Response(metrics.render(), media_type=metrics.content_type)
 
+    @app.get("/v1/me")
+    async def me(caller: RequestCaller):
+        """Who the server takes the caller to be (the page shows it; a script can check its key)."""
+        return {
+            "user": caller.name,
+            "admin": caller.admin,
+            "authenticated": caller.authenticated,
+            "auth": authenticator.mode,
+        }
+
     @app.get("/v1/models")
     async def models():
         return {
@@ -150,7 +160,7 @@ def create_app(
         }
 
     @app.post("/v1/chat/completions")
-    async def chat_completions(body: ChatCompletionRequest, conversations: ConversationServiceDep):
+    async def chat_completions(body: ChatCompletionRequest, conversations: ConversationServiceDep, user: RequestUser):
         if body.model != serve.served_model_name:
             raise NotFound(
                 f"model {body.model!r} does not exist; this server serves {serve.served_model_name!r}",
@@ -162,6 +172,7 @@ def create_app(
         turn = conversations.open_completion(
             [m.model_dump() for m in body.messages],
             AnswerOptions(options.retriever, options.strategy, options.max_depth),
+            user,
         )
         completion_id = f"chatcmpl-{uuid.uuid4().hex}"
         if body.stream:
@@ -206,12 +217,6 @@ def create_app(
         return out
 
     return app
-
-
-def _same_key(given: str, expected: str) -> bool:
-    """Whether the request's Authorization header is the expected one, in time that does not depend on where
-    they differ (a plain `!=` lets a client guess the key a byte at a time from response times)."""
-    return hmac.compare_digest(given.encode(), expected.encode())
 
 
 def _error_response(error: APIError) -> JSONResponse:
