@@ -294,6 +294,18 @@ class MemoryStore:
                 self._indexed.discard(int(memory_id))
         return bool(deleted)
 
+    def forget_user(self, user_id: str) -> int:
+        """Delete every memory of `user_id` (rows and vectors); returns how many went."""
+        with self._lock:
+            with self.engine.begin() as conn:
+                ids = conn.execute(select(memories.c.id).where(memories.c.user_id == user_id)).scalars().all()
+                conn.execute(memories.delete().where(memories.c.user_id == user_id))
+            gone = [i for i in ids if i in self._indexed]
+            if gone:
+                self._index.remove_ids(np.array(gone, dtype=np.int64))
+                self._indexed.difference_update(gone)
+        return len(ids)
+
     # ------------------------------------------------------------------------------ reading
 
     def list(self, user_id: str) -> list[dict]:
