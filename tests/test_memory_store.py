@@ -132,7 +132,7 @@ def test_a_question_about_last_week_searches_only_that_weeks_memories(store):
     retriever = MemoryRetriever(store, "ana", now=NOW)
     hits = retriever.search("o que eu disse semana passada sobre o banco de dados do projeto?", k=5)
     assert [h.docid for h in hits] == [f"memory:{inside['id']}"]
-    assert retriever.last_date_ranges[0] == (date(2026, 11, 9), date(2026, 11, 15), "semana passada")
+    assert retriever.last_date_ranges[0] == (date(2026, 11, 9), date(2026, 11, 15), "semana passada", "told")
     # Without a time expression, all of Ana's (and only Ana's) memories compete.
     everything = retriever.search("qual banco de dados eu escolhi para o projeto?", k=5)
     assert {h.docid for h in everything} == {f"memory:{m['id']}" for m in (inside, before, this_week)}

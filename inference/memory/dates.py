@@ -325,3 +325,17 @@ def happened_span(statement: str | Sequence[str], told: datetime, language: str 
                 period = period_of_day(told.hour, language)
             return Happened(first, last, period, expression)
     return Happened(today, today, said_period or period_of_day(told.hour, language))
+
+
+# Verbs of telling: "o que eu disse ontem?" asks what was said that day, not what happened then.
+_TELLING = re.compile(
+    r"\b(?:disse|dissemos|falei|falamos|contei|comentei|mencionei|conversamos|perguntei|"
+    r"say|said|tell|told|mention|mentioned|talk|talked|ask|asked)\b",
+    re.IGNORECASE,
+)
+
+
+def asks_when_told(question: str) -> bool:
+    """Whether a question's time expression is about when something was told (a verb of telling), so memories
+    are narrowed by the day they were told rather than the days they happened."""
+    return bool(_TELLING.search(question or ""))

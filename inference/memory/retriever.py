@@ -21,7 +21,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from datetime import datetime
 
-from rqrag.inference.memory.dates import date_range_in
+from rqrag.inference.memory.dates import asks_when_told, date_range_in
 from rqrag.inference.memory.store import MemoryStore
 from rqrag.retrieval.base import Hit, check_qids
 from rqrag.retrieval.fusion import FusedRetriever  # noqa: F401  (re-exported: memories are fused from here)
@@ -65,6 +65,10 @@ class MemoryRetriever:
         check_qids(queries, qids)
         now = self._now()
         found = [date_range_in(query, now, self.languages) for query in queries]
+        # (first, last, expression, "told" | "happened"): which of a memory's times the range is about.
+        found = [
+            None if f is None else (*f, "told" if asks_when_told(q) else "happened") for f, q in zip(found, queries)
+        ]
         self.last_date_ranges = found
-        date_ranges = [None if f is None else (f[0], f[1]) for f in found]
+        date_ranges = [None if f is None else (f[0], f[1], f[3]) for f in found]
         return self.store.batch_search(self.user_id, list(queries), k, date_ranges)

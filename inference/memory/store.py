@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Sequence
-from datetime import date, datetime
+from datetime import date, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -320,11 +320,16 @@ class MemoryStore:
 
     def _candidates(self, user_id: str, date_range: tuple[date, date] | None) -> list[tuple[int, bytes]]:
         statement = select(memories.c.id, memories.c.embedding).where(memories.c.user_id == user_id)
-        if date_range is not None:  # the days the fact happened overlap the range (not the day it was told)
-            first, last = date_range
-            statement = statement.where(
-                memories.c.happened_first <= last.isoformat(), memories.c.happened_last >= first.isoformat()
-            )
+        if date_range is not None:
+            first, last, *about = date_range
+            if about and about[0] == "told":  # "o que eu disse ontem?": told on one of those days
+                start = datetime.combine(first, datetime.min.time()).timestamp()
+                end = datetime.combine(last + timedelta(days=1), datetime.min.time()).timestamp()
+                statement = statement.where(memories.c.told_at >= start, memories.c.told_at < end)
+            else:  # the days the fact happened overlap the range (not the day it was told)
+                statement = statement.where(
+                    memories.c.happened_first <= last.isoformat(), memories.c.happened_last >= first.isoformat()
+                )
         with self.engine.connect() as conn:
             return conn.execute(statement).all()
 
@@ -340,7 +345,8 @@ class MemoryStore:
         k: int = 3,
         date_ranges: Sequence[tuple[date, date] | None] | None = None,
     ) -> list[list[Hit]]:
-        """`search` for several queries of one user: the queries are embedded in one call."""
+        """`search` for several queries of one user: the queries are embedded in one call. A date range may carry a
+        third element, "told", to match the day a memory was told instead of the days it happened."""
         date_ranges = list(date_ranges) if date_ranges is not None else [None] * len(queries)
         if len(date_ranges) != len(queries):
             raise ValueError(f"got {len(queries)} queries but {len(date_ranges)} date ranges")
