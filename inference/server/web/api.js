@@ -1,7 +1,10 @@
 // How the chat page talks to `rqrag serve`: JSON requests, multipart uploads, and the SSE stream of POST /v1/chat.
 //
-// Every request carries `X-Rqrag-User` (a random id made once per browser) and, when the user set one, an
-// `Authorization: Bearer` key. Every failure becomes an `ApiError` whose message is fit to show a person:
+// With an API key kept in this browser, every request carries `Authorization: Bearer KEY` and nothing else: a
+// server with users (`rqrag serve --users FILE`) takes who is asking from the key and refuses `X-Rqrag-User`.
+// Without a key, it carries `X-Rqrag-User` (a random id made once per browser), as the single-user local mode
+// expects. A refused key (`isKeyRefusal`) is also handed to the `onKeyRefused` listener, so the page can ask for
+// a key wherever the refusal came from. Every failure becomes an `ApiError` whose message is fit to show a person:
 // the server's `{"error": {"message"}}` when it sent one, else a plain sentence — never a stack trace.
 
 import { t } from "./i18n.js";
@@ -37,11 +40,25 @@ export function setApiKey(key) {
   else localStorage.removeItem(API_KEY);
 }
 
-function headers(extra = {}) {
-  const out = { "X-Rqrag-User": userId(), ...extra };
-  const key = apiKey();
-  if (key) out.Authorization = `Bearer ${key}`;
-  return out;
+let keyRefused = null;
+
+/** Call `fn(error)` whenever the server answers 401 `invalid_api_key` (no key, or one it does not know). */
+export function onKeyRefused(fn) {
+  keyRefused = fn;
+}
+
+/**
+ * Whether `error` says the server wants a key it knows: 401 (none, or an unknown one), or the 400 a server with
+ * users answers to a request that names its user in `X-Rqrag-User` (what this page sends before it has a key).
+ */
+export function isKeyRefusal(error) {
+  return error instanceof ApiError && (error.status === 401 || error.code === "user_header_refused");
+}
+
+function headers(extra = {}, key = apiKey()) {
+  // Never both: a server with users answers 400 to a request that names its user in a header.
+  if (key) return { ...extra, Authorization: `Bearer ${key}` };
+  return { "X-Rqrag-User": userId(), ...extra };
 }
 
 /** An `ApiError` for a non-2xx response, using the JSON error body when there is one. */
@@ -65,8 +82,15 @@ async function errorFrom(response) {
   return new ApiError(message || t("error.http", { status: response.status }), { status: response.status, code });
 }
 
-async function send(method, path, { json, form, signal } = {}) {
-  const init = { method, headers: headers({ Accept: "application/json" }), signal };
+/** `errorFrom`, and a refused key told to the `onKeyRefused` listener. */
+async function failure(response) {
+  const error = await errorFrom(response);
+  if (isKeyRefusal(error) && keyRefused) keyRefused(error);
+  return error;
+}
+
+async function send(method, path, { json, form, signal, key } = {}) {
+  const init = { method, headers: headers({ Accept: "application/json" }, key), signal };
   if (json !== undefined) {
     init.headers["Content-Type"] = "application/json";
     init.body = JSON.stringify(json);
@@ -84,7 +108,7 @@ async function send(method, path, { json, form, signal } = {}) {
 /** `{status, body}` of a JSON request; throws `ApiError` on a non-2xx answer or a network failure. */
 export async function request(method, path, options = {}) {
   const response = await send(method, path, options);
-  if (!response.ok) throw await errorFrom(response);
+  if (!response.ok) throw await failure(response);
   if (response.status === 204) return { status: 204, body: null };
   const text = await response.text();
   try {
@@ -96,6 +120,13 @@ export async function request(method, path, options = {}) {
 
 export const getJSON = async (path) => (await request("GET", path)).body;
 
+/** Who the server takes the holder of `key` to be (`GET /v1/me`), before the key is kept; `ApiError` if refused. */
+export async function whoIs(key) {
+  const response = await send("GET", "/v1/me", { key });
+  if (!response.ok) throw await errorFrom(response); // a candidate refused is the asker's business alone
+  return response.json();
+}
+
 /**
  * POST `body` to `path` and call `onEvent(name, data)` for each server-sent event as it arrives.
  *
@@ -105,7 +136,7 @@ export const getJSON = async (path) => (await request("GET", path)).body;
  */
 export async function streamEvents(path, body, onEvent, { signal } = {}) {
   const response = await send("POST", path, { json: body, signal });
-  if (!response.ok) throw await errorFrom(response);
+  if (!response.ok) throw await failure(response);
   if (!response.body) throw new ApiError(t("error.stream"));
   const reader = response.body.getReader();
   const decoder = new TextDecoder();

@@ -5,12 +5,14 @@
 // config could not, the page then running on built-in defaults; #messages data-state is "streaming" while an
 // answer streams and "idle" otherwise, and each assistant message carries its own data-state
 // ("streaming", then "done" or "error"). The conversation on screen is kept in the URL hash (#c=<id>) and in
-// localStorage, so a reload reopens it.
+// localStorage, so a reload reopens it. On a server with users the page first asks for the key (signin.js) and
+// starts again with it; <body> stays "loading" while the key dialog is up.
 
-import { streamEvents, getJSON, apiKey, setApiKey, ApiError } from "./api.js";
+import { streamEvents, getJSON, apiKey, setApiKey, isKeyRefusal, onKeyRefused, ApiError } from "./api.js";
 import { LANGUAGES, applyLanguage, has, language, setLanguage, t } from "./i18n.js";
 import { el, errorBox, fillAssistant, modelFromServer, renderMessage } from "./render.js";
 import * as panels from "./panels.js";
+import { askForKey, isAsking, showIdentity, wireKeyDialog } from "./signin.js";
 
 const CONVERSATION_KEY = "rqrag-conversation";
 const FALLBACK_CONFIG = {
@@ -32,6 +34,7 @@ const state = {
   messages: [], // models of what is on screen (see render.js), redrawn when the language changes
   streaming: false,
   abort: null,
+  started: false,
 };
 
 // ---- showing things ----
@@ -64,8 +67,8 @@ function scrollToEnd(force = false) {
 function setStreaming(on) {
   state.streaming = on;
   $("messages").dataset.state = on ? "streaming" : "idle";
-  $("question").disabled = on;
-  $("send").disabled = on;
+  $("question").disabled = on || isAsking();
+  $("send").disabled = on || isAsking();
 }
 
 function optionLabel(prefix, value) {
@@ -254,6 +257,38 @@ function autoGrow() {
 
 // ---- start ----
 
+/** Keep `key` (none: forget it) and reload: another key is another user, with other conversations and lists. */
+function startAgainWith(key) {
+  if (key.trim() !== apiKey()) {
+    localStorage.removeItem(CONVERSATION_KEY); // the conversation on screen belongs to whoever was here before
+    history.replaceState(null, "", location.pathname + location.search);
+  }
+  setApiKey(key);
+  location.reload();
+}
+
+/** The page's config; a server that wants a key gets one from the key dialog first, then is asked again. */
+async function loadConfig() {
+  for (;;) {
+    try {
+      state.config = { ...FALLBACK_CONFIG, ...(await getJSON("/v1/ui/config")) };
+      return null;
+    } catch (error) {
+      if (!isKeyRefusal(error)) return t("error.config", { message: error.message });
+      await askForKey();
+    }
+  }
+}
+
+/** Who the server takes this page's user to be (`GET /v1/me`); null when it cannot say (the page then shows none). */
+async function loadIdentity() {
+  try {
+    return await getJSON("/v1/me");
+  } catch {
+    return null;
+  }
+}
+
 function onLanguageChange() {
   setLanguage($("language").value);
   fillControls();
@@ -273,11 +308,9 @@ function wire() {
   $("new-conversation").addEventListener("click", newConversation);
   $("language").addEventListener("change", onLanguageChange);
   $("api-key").value = apiKey();
-  $("api-key").addEventListener("change", () => {
-    setApiKey($("api-key").value);
-    // A server that wants a key refused the config without one: start again with it.
-    if (document.body.dataset.state === "error") location.reload();
-  });
+  $("api-key").addEventListener("change", () => startAgainWith($("api-key").value));
+  $("sign-out").addEventListener("click", () => startAgainWith(""));
+  wireKeyDialog();
   $("memories-panel").addEventListener("toggle", () => {
     if ($("memories-panel").open) panels.loadMemories();
   });
@@ -294,12 +327,16 @@ async function start() {
   wire();
   fillControls();
   showEmptyState();
-  let configError = null;
-  try {
-    state.config = { ...FALLBACK_CONFIG, ...(await getJSON("/v1/ui/config")) };
-  } catch (error) {
-    configError = t("error.config", { message: error.message });
-  }
+  const configError = await loadConfig();
+  const me = await loadIdentity();
+  showIdentity(me);
+  panels.setIdentity(me);
+  // A key refused later (removed from the server's users file meanwhile): ask again, then start again with it.
+  onKeyRefused(async () => {
+    if (!state.started) return; // loadConfig asks by itself
+    await askForKey();
+    location.reload();
+  });
   fillControls(true);
   const startId = hashConversation() || localStorage.getItem(CONVERSATION_KEY);
   const loads = [panels.loadConversations(startId, openConversation)];
@@ -308,6 +345,7 @@ async function start() {
   if (startId) loads.push(openConversation(startId));
   await Promise.all(loads);
   if (configError) showError(configError); // after the conversation is drawn, which would clear it
+  state.started = true;
   document.body.dataset.state = configError ? "error" : "ready";
   $("question").focus();
 }

@@ -1,5 +1,9 @@
 // The sidebar's lists: past conversations, the user's documents (upload, ingestion progress, delete) and memories.
 //
+// On a server with users the documents list holds the user's own library and the shared ones (`shared: true`):
+// a shared document carries a "shared" badge, and only an admin (`GET /v1/me`) sees its delete button, which
+// then names its library (`?index=`); a user's own documents are deleted without one.
+//
 // Each panel loads from its GET endpoint and redraws itself; a failure is handed to `report`, which chat.js
 // shows in the chat as an error message, so a broken panel never leaves the page blank.
 
@@ -14,6 +18,18 @@ let report = (message) => console.error(message);
 let lastConversations = [];
 let lastDocuments = [];
 let lastMemories = [];
+let identity = null; // GET /v1/me, or null
+
+/** Who the page's user is (`GET /v1/me`): on a server with users, decides what the documents list offers. */
+export function setIdentity(me) {
+  identity = me;
+  drawDocuments();
+}
+
+/** Whether `doc` lies in a shared library of a server with users (without users every document is the user's). */
+function isShared(doc) {
+  return Boolean(identity && identity.auth === "users" && doc.shared);
+}
 
 export function setReporter(fn) {
   report = fn;
@@ -104,14 +120,26 @@ export function drawDocuments() {
     if (doc.pages) meta.push(t("docs.pages", { n: doc.pages }));
     if (doc.chunk_count !== undefined) meta.push(t("docs.chunks", { n: doc.chunk_count }));
     text.append(el("span", "item-meta", meta.join(" · ")));
-    li.append(text, deleteButton(t("docs.delete"), () => deleteDocument(doc.doc_id)));
+    li.append(text);
+    const shared = isShared(doc);
+    li.dataset.shared = String(shared);
+    if (shared) {
+      const badge = el("span", "shared-badge", t("docs.shared"));
+      badge.title = t("docs.sharedTitle");
+      li.append(badge);
+    }
+    // The server refuses (403) anyone but an admin who deletes from a shared library: no button to fail.
+    if (!shared || identity.admin) {
+      li.append(deleteButton(t("docs.delete"), () => deleteDocument(doc.doc_id, shared ? doc.index : null)));
+    }
     list.append(li);
   }
 }
 
-async function deleteDocument(docId) {
+async function deleteDocument(docId, sharedIndex) {
+  const library = sharedIndex ? `?index=${encodeURIComponent(sharedIndex)}` : ""; // without: the user's own
   try {
-    await request("DELETE", `/v1/documents/${encodeURIComponent(docId)}`);
+    await request("DELETE", `/v1/documents/${encodeURIComponent(docId)}${library}`);
   } catch (error) {
     report(error.message);
   }
