@@ -29,6 +29,7 @@ question's own first (`action: "question"`), then each refinement of the tree (`
 from __future__ import annotations
 
 import dataclasses
+import datetime
 import logging
 import time
 from collections.abc import Callable, Sequence
@@ -130,6 +131,22 @@ class Prepared:
     language: str
     outside: str | None = None  # the not-found message, when the question is outside the documents
     seconds: float = 0.0
+
+
+def told_back(shown: GroundedAnswer, language: str) -> GroundedAnswer:
+    """A quote of one of the user's memories, read back as what they said and when they said it ("Você me
+    contou em 25/11/2026: «Ontem à noite eu jantei com a Marta.»"): the memory's third-person bookkeeping ("O
+    usuário disse: ...") is not an answer to give them, and "ontem" needs the day it was said."""
+    cited = shown.cited[0] if shown.cited else None
+    if shown.kind != QUOTED or cited is None or cited.extra.get("kind") != "memory" or not cited.extra.get("told_at"):
+        return shown
+    told = datetime.datetime.fromisoformat(cited.extra["told_at"])
+    quote = (cited.extra.get("quote") or cited.text).strip()
+    if language == "pt":
+        text = f"Você me contou em {told:%d/%m/%Y}: «{quote}»"
+    else:
+        text = f"You told me on {told:%Y-%m-%d}: “{quote}”"
+    return dataclasses.replace(shown, text=text)
 
 
 class AnswerPipeline:
@@ -264,8 +281,8 @@ class AnswerPipeline:
             answer.text = NOTHING_FOUND.get(p.language, NOTHING_FOUND["en"])
             return answer
         cited = [h for h in hits if h.docid == found.docid][:1]
-        answer.text, answer.kind = found.text, QUOTED
-        answer.grounded = GroundedAnswer(found.text, QUOTED, cited)
+        answer.grounded = told_back(GroundedAnswer(found.text, QUOTED, cited), p.language)
+        answer.text, answer.kind = answer.grounded.text, QUOTED
         answer.sources = self._sources(cited, hits, p.question.steps)
         answer.timings = {"retrieval_seconds": round(p.seconds, 3)}
         return answer
@@ -290,6 +307,7 @@ class AnswerPipeline:
                 best.path_id,
                 best.trajectory.answer,
             )
+        shown = told_back(shown, p.language)
         answer.grounded = shown
         answer.text, answer.kind = shown.text, shown.kind
         path = next((t for t in result.trajectories if t.path_id == shown.path_id), result.best_by(strategy))

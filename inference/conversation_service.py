@@ -36,6 +36,8 @@ from typing import Any
 from rqrag.inference.answer_pipeline import PipelineAnswer
 from rqrag.inference.errors import BadRequest, NotFound, ServiceFailure
 from rqrag.inference.memory.conversations import ConversationStore, UnknownConversation, conversation_window
+from rqrag.inference.memory.store import happened_words
+from rqrag.inference.memory.writer import just_telling
 from rqrag.inference.serve_config import ServeConfig
 from rqrag.inference.service import AnswerService
 
@@ -43,6 +45,7 @@ from rqrag.inference.service import AnswerService
 logger = logging.getLogger(__name__)
 
 TITLE_CHARS = 80  # a conversation is titled by the start of its first question
+REMEMBERED = "remembered"  # the answer kind of a message that only told something (see `acknowledgement`)
 
 
 @dataclass(frozen=True)
@@ -146,8 +149,22 @@ class ConversationService:
 
     async def events(self, turn: Turn) -> AsyncIterator[tuple[str, dict]]:
         """The pipeline's `step`s and its `answer` (data key "answer": the `PipelineAnswer`) as they happen;
-        then, for a kept turn, `stored` once the exchange is saved and `memory` (what was remembered)."""
+        then, for a kept turn, `stored` once the exchange is saved and `memory` (what was remembered).
+
+        A message that only tells something about the user ("Meu cachorro se chama Bolinha.") and is worth
+        remembering is not searched for: the reply says it was noted, and when it was understood to have
+        happened ("ontem à noite" -> which day), instead of quoting a document that happens to be nearest."""
         answer: PipelineAnswer | None = None
+        if turn.kept and self.memories is not None and just_telling(turn.question):
+            decision = await self._decide(turn, "")
+            if decision is not None and decision.remember:
+                memory = await self._keep(turn, decision)
+                answer = acknowledgement(turn, memory, self._language(turn))
+                yield "answer", {"answer": answer}
+                async for event in self._stored(turn, answer):
+                    yield event
+                yield "memory", memory
+                return
         async for name, data in self.answers.events(
             turn.messages,
             retriever=turn.options.retriever,
@@ -161,13 +178,17 @@ class ConversationService:
             yield name, data
         if not turn.kept or answer is None:
             return
+        async for event in self._stored(turn, answer):
+            yield event
+        yield "memory", await self._remember(turn, answer)
+
+    async def _stored(self, turn: Turn, answer: PipelineAnswer):
         try:
             await asyncio.to_thread(self._store, turn, answer)
         except Exception as error:
             logger.exception("storing the exchange failed")
             raise ServiceFailure(f"the answer could not be saved: {error}", code="store_failed") from error
         yield "stored", {"conversation_id": turn.conversation_id}
-        yield "memory", await self._remember(turn, answer)
 
     async def ask(self, turn: Turn) -> Reply:
         """The turn answered, stored and remembered: `events`, drained."""
@@ -189,31 +210,60 @@ class ConversationService:
     async def _remember(self, turn: Turn, answer: PipelineAnswer) -> dict:
         """Whether the exchange holds something worth remembering, stored if so. A failure here costs the
         memory, never the answer already given."""
-        memories = self.memories
-        if memories is None:
+        if self.memories is None:
             return {"stored": False, "reason": "memories disabled"}
+        decision = await self._decide(turn, answer.text)
+        if decision is None:
+            return {"stored": False, "error": "the memory decision failed (see the server log)"}
+        if not decision.remember:
+            return {"stored": False, "source": decision.source}
+        return await self._keep(turn, decision)
+
+    def _language(self, turn: Turn) -> str:
+        from rqrag.text_quality import guess_language
+
+        language = turn.options.language or guess_language(turn.question) or "pt"
+        return language if language in ("pt", "en") else "pt"
+
+    async def _decide(self, turn: Turn, answer_text: str):
+        """The judge's (or the rule's) decision on the exchange; None when deciding failed."""
         from rqrag.inference.memory.writer import decide_memory_async
 
-        language = turn.options.language or "pt"
         try:
-            decision = await decide_memory_async(turn.question, answer.text, client=self.judge, language=language)
-            if not decision.remember:
-                return {"stored": False, "source": decision.source}
+            return await decide_memory_async(
+                turn.question, answer_text, client=self.judge, language=self._language(turn)
+            )
+        except Exception:
+            logger.exception("memory decision failed")
+            return None
+
+    async def _keep(self, turn: Turn, decision) -> dict:
+        """Store a memory the decision made; what became of it (stored with its id and when it happened)."""
+        try:
             record = await asyncio.to_thread(
-                memories.add,
+                self.memories.add,
                 turn.user,
                 decision.description,
                 conversation_id=turn.conversation_id,
                 told=self.clock(),
                 statement=turn.question,  # when it happened is read from the user's words
-                language=language,
+                language=self._language(turn),
                 source=decision.source,
                 hemisphere=self.serve.hemisphere,
             )
         except Exception as error:
             logger.exception("memory not stored")
             return {"stored": False, "error": f"{type(error).__name__}: {error}"}
-        return {"stored": True, "description": decision.description, "source": decision.source, "id": record["id"]}
+        return {
+            "stored": True,
+            "description": decision.description,
+            "source": decision.source,
+            "id": record["id"],
+            "happened": happened_words(record),
+            "happened_first": record["happened_first"],
+            "happened_last": record["happened_last"],
+            "told_at": record["told_at"],
+        }
 
     # ------------------------------------------------------------------------- what the user has kept
 
@@ -246,3 +296,23 @@ class ConversationService:
 
     def close(self) -> None:
         self.store.close()
+
+
+ACKNOWLEDGED = {"pt": "Anotado, vou me lembrar disso.", "en": "Noted, I will remember that."}
+UNDERSTOOD_WHEN = {"pt": "Entendi que foi em {when}.", "en": "I understood it happened on {when}."}
+
+
+def acknowledgement(turn: Turn, memory: dict, language: str) -> PipelineAnswer:
+    """The reply to a message that only told something: noted (or not, if storing failed), and the day it was
+    understood to have happened when that is not the day it was told."""
+    if not memory.get("stored"):
+        text = {
+            "pt": "Entendi, mas não consegui guardar isso agora.",
+            "en": "Understood, but I could not keep it now.",
+        }
+        return PipelineAnswer(uuid.uuid4().hex, turn.question, text[language], REMEMBERED, language, strategy="")
+    text = ACKNOWLEDGED[language]
+    told_day = dt.datetime.fromtimestamp(memory["told_at"]).date().isoformat()
+    if (memory["happened_first"], memory["happened_last"]) != (told_day, told_day):
+        text += " " + UNDERSTOOD_WHEN[language].format(when=memory["happened"])
+    return PipelineAnswer(uuid.uuid4().hex, turn.question, text, REMEMBERED, language, strategy="")

@@ -11,6 +11,7 @@ both streams are framed the same way; the API key is compared in constant time.
 from __future__ import annotations
 
 import asyncio
+import datetime
 import hmac
 import json
 
@@ -199,3 +200,42 @@ def test_memories_are_written_only_where_a_retriever_reads_them():
     assert ServeConfig(retrievers=["documents"], memories=False).retrievers == ["documents"]
     with pytest.raises(ValueError, match="not both"):
         ServeConfig(users="users.json", api_key_env="KEY")
+
+
+@pytest.fixture
+def clocked(decoder, tmp_path, monkeypatch):
+    """The app with a set clock (Wednesday 18 November 2026, 21:30) and a decoder that counts its calls."""
+    now = {"t": datetime.datetime(2026, 11, 18, 21, 30)}
+    calls = []
+    real_decode = decoder.decode
+    monkeypatch.setattr(decoder, "decode", lambda questions: calls.append(questions) or real_decode(questions))
+    monkeypatch.setattr(app_module, "open_memories", lambda serve: MemoryStore(serve.database_url, HashEncoder()))
+    serve = ServeConfig(retrievers=["corpus", "memories"], database_url=f"sqlite:///{tmp_path}/s.db")
+    app = create_app(DecodeConfig(mode="trained", max_depth=0), serve, decoder=decoder, clock=lambda: now["t"])
+    with TestClient(app, headers={"X-Rqrag-User": "ana"}) as client:
+        yield client, now, calls
+
+
+def test_a_message_that_only_tells_is_acknowledged_with_when_it_happened(clocked):
+    client, now, calls = clocked
+    told = client.post("/v1/ask", json={"question": "Ontem à noite eu jantei com a Marta."}).json()
+    assert told["answer_kind"] == "remembered" and told["sources"] == [] and calls == []  # no search, no model
+    assert told["answer"] == "Anotado, vou me lembrar disso. Entendi que foi em 17/11/2026 (terça-feira, noite)."
+    assert told["memory"]["stored"] and told["memory"]["happened_first"] == "2026-11-17"
+    plain = client.post("/v1/ask", json={"question": "Meu cachorro se chama Bolinha."}).json()
+    assert plain["answer"] == "Anotado, vou me lembrar disso."  # it happened the day it was told: no date said
+    # A need is a request: answered through the pipeline (the model runs), not merely noted.
+    needed = client.post("/v1/ask", json={"question": "Preciso saber onde fica Paris."}).json()
+    assert needed["answer_kind"] != "remembered" and len(calls) == 1
+
+
+def test_a_quoted_memory_is_read_back_as_what_the_user_said_and_when(clocked):
+    client, now, _ = clocked
+    client.post("/v1/ask", json={"question": "Ontem à noite eu jantei com a Marta."})
+    now["t"] = datetime.datetime(2026, 11, 19, 9, 0)
+    asked = client.post("/v1/ask", json={"question": "Com quem eu jantei anteontem?", "retriever": "memories"}).json()
+    # The scripted model says "Paris is the capital of France.": unsupported, so the memory is quoted, in the
+    # user's own words, with the day they said it ("ontem" is 17/11, not the 18th).
+    assert asked["answer_kind"] == "quoted"
+    assert asked["answer"] == "Você me contou em 18/11/2026: «Ontem à noite eu jantei com a Marta.»"
+    assert asked["sources"][0]["kind"] == "memory" and asked["sources"][0]["happened_first"] == "2026-11-17"

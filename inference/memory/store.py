@@ -54,6 +54,7 @@ from sqlalchemy.engine import Engine, make_url
 
 from rqrag.inference.memory.dates import describe_moment, happened_span
 from rqrag.inference.memory.schema_versions import Migration, upgrade
+from rqrag.inference.memory.writer import strip_rule_prefix
 from rqrag.retrieval.base import Hit
 
 
@@ -129,20 +130,28 @@ def _day_month_year(iso: str) -> str:
     return f"{day}/{month}/{year}"
 
 
-def memory_title(row: dict) -> str:
-    """How a memory is named among the evidence: when it happened, then when it was told —
-    "Memória de 17/11/2026 (terça-feira, noite) · contada em 18/11/2026 09:12",
-    "Memory of 2026-11-09 to 2026-11-15 · told 2026-11-18 09:12" (a span: no one weekday)."""
+def happened_words(row: dict) -> str:
+    """When a memory happened, in its language: "17/11/2026 (terça-feira, noite)", "09/11/2026 a 15/11/2026",
+    "2026-11-17 (Tuesday, evening)" (a span: no one weekday)."""
     first = row.get("happened_first") or row["date"]
     last = row.get("happened_last") or first
     details = ([row["weekday"]] if first == last else []) + ([row["period_of_day"]] if row["period_of_day"] else [])
     details_text = f" ({', '.join(details)})" if details else ""
-    told = told_moment(row)
     if row.get("language") == "pt":
         days = _day_month_year(first) if first == last else f"{_day_month_year(first)} a {_day_month_year(last)}"
-        return f"Memória de {days}{details_text} · contada em {told:%d/%m/%Y %H:%M}"
-    days = first if first == last else f"{first} to {last}"
-    return f"Memory of {days}{details_text} · told {told:%Y-%m-%d %H:%M}"
+    else:
+        days = first if first == last else f"{first} to {last}"
+    return days + details_text
+
+
+def memory_title(row: dict) -> str:
+    """How a memory is named among the evidence: when it happened, then when it was told —
+    "Memória de 17/11/2026 (terça-feira, noite) · contada em 18/11/2026 09:12",
+    "Memory of 2026-11-09 to 2026-11-15 · told 2026-11-18 09:12"."""
+    told = told_moment(row)
+    if row.get("language") == "pt":
+        return f"Memória de {happened_words(row)} · contada em {told:%d/%m/%Y %H:%M}"
+    return f"Memory of {happened_words(row)} · told {told:%Y-%m-%d %H:%M}"
 
 
 def memory_hit(row: dict, score: float) -> Hit:
@@ -150,6 +159,8 @@ def memory_hit(row: dict, score: float) -> Hit:
     extra["happened_first"] = row.get("happened_first") or row["date"]
     extra["happened_last"] = row.get("happened_last") or extra["happened_first"]
     extra["told_at"] = told_moment(row).isoformat(timespec="seconds")
+    extra["quote"] = strip_rule_prefix(row["description"])  # the user's own words, when the rule kept them
+    extra["language"] = row.get("language")
     return Hit(
         docid=f"{DOCID_PREFIX}{row['id']}",
         title=memory_title(row),

@@ -181,6 +181,32 @@ def _is_statement_about_self(sentence: str) -> bool:
     return marker is not None or _PT_VERB_OPENING.match(sentence) is not None
 
 
+# A need or a wish is a request in disguise ("Preciso configurar a impressora", "I need to set up a printer"): it
+# wants an answer, not an acknowledgement.
+_NEEDS = re.compile(
+    r"\b(?:preciso|precisamos|quero|queremos|queria|gostaria|tenho\s+que|tenho\s+de|temos\s+que|devo|"
+    r"need|needs|want|wants|would\s+like|'d\s+like|have\s+to|must|should)\b",
+    re.IGNORECASE,
+)
+
+
+def just_telling(message: str) -> bool:
+    """Whether `message` only tells something about the user — every sentence a first-person statement, none a
+    question, a request, a need or a wish ("Meu cachorro se chama Bolinha.", "Ontem à noite jantei com a Marta.").
+    Such a message wants to be heard and remembered, not answered from documents."""
+    sentences = [s.strip() for s in _SENTENCE.findall(message or "") if s.strip()]
+    return bool(sentences) and not _NEEDS.search(message) and all(_is_statement_about_self(s) for s in sentences)
+
+
+def strip_rule_prefix(description: str) -> str:
+    """The user's own words of a memory the rule wrote ("O usuário disse: X." -> "X."); other descriptions as
+    they are."""
+    for prefix in _RULE_PREFIX.values():
+        if description.startswith(prefix):
+            return description[len(prefix) :]
+    return description
+
+
 def rule_decision(question: str, language: str = "pt", error: str | None = None) -> MemoryDecision:
     """Remember the user's first-person statements, quoted: "O usuário disse: moro em Recife e prefiro Python."."""
     statements = [s.strip() for s in _SENTENCE.findall(question or "") if _is_statement_about_self(s)]

@@ -205,7 +205,7 @@ def create_app(
             "conversation_id": turn.conversation_id,
             "history_turns": turn.history_turns,
             "evidence_used": bool(answer.sources),
-            "answer_kind": answer.kind,  # generated (supported by its sources) | quoted | not_found
+            "answer_kind": answer.kind,  # generated (supported by its sources) | quoted | not_found | remembered
             "generated_answer": answer.generated,
             "strategy": answer.strategy,
             "timings": answer.timings,

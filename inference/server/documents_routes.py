@@ -108,7 +108,11 @@ def documents_router() -> APIRouter:
 
         def listing():
             return [
-                {**record, "index": name, "shared": name in service.settings.shared_libraries}
+                {
+                    **record,
+                    "index": name,
+                    "shared": service.settings.users and name in service.settings.shared_libraries,
+                }
                 for name in names
                 for record in service.library(name).list()
             ]
