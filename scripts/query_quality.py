@@ -14,6 +14,10 @@ in the first run's parent directory, i.e. next to the runs):
   retrieve a gold supporting paragraph the question-alone search missed (that search is the `standard_rag`
   record of the same question when the run has one, else the tree's first search, which is then not counted).
   Only questions whose task knows the gold paragraphs count for the rate.
+* the *invented-entity rate*: the share of query nodes that name an entity out of nowhere — a capitalised word
+  (`invented_entities`) present neither in the question nor in the evidence (titles and text) read before the query
+  on its path, nor in an earlier query of that path ("Dean Martens" for a question about Kiss and Tell). Words
+  that are capitalised only as question or function words ("What", "The") do not count.
 * per selection strategy: EM/F1 (every metric the records hold), the selected trajectory's gold recall, how
   often it searched, its answer length in words, the *gap closed* (selector - ppl) / (upper bound - ppl), and a
   paired bootstrap of its per-question `--metric` against `standard_rag` and `no_retrieval`: the mean difference,
@@ -26,6 +30,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -63,12 +68,32 @@ def phrased_as_question(text: str) -> bool:
     return stripped.endswith("?") or first in QUESTION_WORDS
 
 
+# A capitalised word: the shape of a name ("Dean", "Martens", "O'Neill", "Saint-Exupéry").
+_CAPITALISED = re.compile(r"\b[A-ZÀ-ÖØ-Þ][\w'’-]*\w")
+_FUNCTION_WORDS = QUESTION_WORDS | frozenset(
+    "the a an of in on at to for and or by with from as this that these those its his her their which".split()
+)
+
+
+def invented_entities(query: str, question: str, seen: Sequence[str]) -> list[str]:
+    """The capitalised words of `query` found neither in `question` nor in any of the `seen` texts (the evidence
+    and queries read before it), case-insensitively; question and function words do not count."""
+    known = set(re.findall(r"[\w'’-]+", " ".join([question, *seen]).lower()))
+    return [
+        word
+        for word in _CAPITALISED.findall(query)
+        if word.lower() not in _FUNCTION_WORDS and word.lower() not in known
+    ]
+
+
 def query_nodes(record: dict) -> list[dict]:
-    """The record's queries, one per tree node, each with its evidence docids and the queries before it."""
+    """The record's queries, one per tree node, each with its evidence docids, the queries before it, and the
+    entities it invents (`invented_entities` against the question and everything read before it on its path)."""
     nodes: dict[str, dict] = {}
     for t in record["trajectories"]:
         parts = t["path_id"].split(".")
         earlier: list[str] = []
+        seen: list[str] = []
         for i, step in enumerate(t["steps"]):
             if step["action"] == "answer":
                 break
@@ -76,8 +101,15 @@ def query_nodes(record: dict) -> list[dict]:
             node = ".".join(parts[: i + 2]) if len(parts) >= i + 2 else f"given.{i}"
             if node not in nodes:
                 docids = [h["docid"] for h in step["evidence"]]
-                nodes[node] = {"node": node, "text": step["text"], "docids": docids, "earlier": list(earlier)}
+                nodes[node] = {
+                    "node": node,
+                    "text": step["text"],
+                    "docids": docids,
+                    "earlier": list(earlier),
+                    "invented": invented_entities(step["text"], record["question"], seen),
+                }
             earlier.append(step["text"])
+            seen += [step["text"], *(f"{h.get('title', '')} {h.get('text', '')}" for h in step["evidence"])]
     return [nodes[k] for k in sorted(nodes, key=lambda n: [int(p) if p.isdigit() else -1 for p in n.split(".")])]
 
 
@@ -86,13 +118,14 @@ def query_stats(records: Sequence[dict], baseline_docids: dict[str, list[str]] |
 
     `baseline_docids`: question id -> docids of the question-alone search; without it the first query node of
     each question stands in for that search and is left out of the new-evidence rate."""
-    n = restated = questions = measured = new = 0
+    n = restated = questions = measured = new = invented = 0
     for r in records:
         nodes = query_nodes(r)
         for q in nodes:
             n += 1
             restated += restates_any(q["text"], [r["question"], *q["earlier"]])
             questions += phrased_as_question(q["text"])
+            invented += bool(q["invented"])
         gold = set(r.get("gold", {}).get("supporting", ()))
         if baseline_docids is None:
             given, rated = (nodes[0]["docids"], nodes[1:]) if nodes else (None, [])
@@ -106,6 +139,7 @@ def query_stats(records: Sequence[dict], baseline_docids: dict[str, list[str]] |
         "queries": n,
         "restated": restated / n if n else None,
         "question_phrased": questions / n if n else None,
+        "invented_entity_rate": invented / n if n else None,
         "new_evidence_queries": measured,
         "new_evidence_rate": new / measured if measured else None,
         "baseline": "first_search" if baseline_docids is None else STANDARD,
@@ -252,7 +286,8 @@ def markdown(run: str, summary: dict, metric: str) -> str:
     if q:
         lines += [
             f"Tree queries: {q['queries']}; restate question/earlier query {_pct(q['restated'])} %; phrased as "
-            f"questions {_pct(q['question_phrased'])} %; new-evidence rate {_pct(q['new_evidence_rate'])} % of "
+            f"questions {_pct(q['question_phrased'])} %; inventing an entity {_pct(q.get('invented_entity_rate'))} %; "
+            f"new-evidence rate {_pct(q['new_evidence_rate'])} % of "
             f"{q['new_evidence_queries']} (question-alone search: {q['baseline']}).",
             "",
         ]

@@ -154,3 +154,36 @@ def test_the_script_reads_a_real_eval_run(tmp_path, smollm2_tokenizer, capsys):
     assert run["systems"]["no_retrieval"]["gold_recall"] is None  # never searched
     out = capsys.readouterr().out
     assert "| upper bound |" in out and "Δf1 vs standard_rag" in out
+
+
+def test_invented_entities_by_hand():
+    # A capitalised word the query names that neither the question nor the evidence read before it holds.
+    assert qq.invented_entities("Dean Martens film director", "Who directed Kiss and Tell?", []) == ["Dean", "Martens"]
+    assert qq.invented_entities("Kiss and Tell director", "Who directed Kiss and Tell?", []) == []
+    # Read in evidence before the query: not invented (case does not matter), nor are question words.
+    seen = ["Shirley Temple starred in Kiss and Tell (1945)."]
+    assert qq.invented_entities("What office did Shirley Temple hold", "Who played Corliss Archer?", seen) == []
+    assert qq.invented_entities("When was TEMPLE born", "Who played Corliss Archer?", seen) == []
+    nodes = qq.query_nodes(
+        {
+            "question": "Who directed Titanic?",
+            "trajectories": [
+                {
+                    "path_id": "0.0.0.0",
+                    "steps": [
+                        {"action": "rewrite", "text": "Titanic director", "evidence": [
+                            {"docid": "A", "title": "Titanic (1997 film)", "text": "Directed by James Cameron."}]},
+                        {"action": "decompose", "text": "James Cameron birth year", "evidence": []},
+                        {"action": "decompose", "text": "Toby Nugantano birth year", "evidence": []},
+                        {"action": "answer", "text": "1954", "evidence": []},
+                    ],
+                }
+            ],
+        }
+    )  # fmt: skip
+    assert [n["invented"] for n in nodes] == [[], [], ["Toby", "Nugantano"]]
+    stats = qq.query_stats([{"id": "q", "question": "Who directed Titanic?", "trajectories": [
+        {"path_id": "0.0.0.0", "steps": [
+            {"action": "rewrite", "text": "Titanic director", "evidence": []},
+            {"action": "decompose", "text": "Toby Nugantano birth year", "evidence": []}]}]}])  # fmt: skip
+    assert stats["invented_entity_rate"] == pytest.approx(1 / 2)
