@@ -9,6 +9,8 @@ grounded answer, and append one JSONL record per example (HF chat `messages` plu
 `metadata`). Rerunning the same command resumes: finished records are kept, none is written twice, and the
 LLM and search caches make repeated calls free. Output folder: data.jsonl, dropped.jsonl, report.json,
 lengths.png, resolved_config.yaml.
+
+    rqrag data self-train --config configs/data/self_train.yaml   # the model's own trajectories (eval/self_training.py)
 """
 
 from __future__ import annotations
@@ -61,9 +63,27 @@ def build(argv: Sequence[str]) -> int:
     return 0
 
 
+def self_train(argv: Sequence[str]) -> int:
+    """rqrag data self-train --config configs/data/self_train.yaml [--sources hotpotqa:20 ...] [--model PATH]"""
+    from rqrag.eval import self_training
+    from rqrag.inference.decoding.config import DecodeConfig
+
+    description = self_training.__doc__.split("\n\n")[2]
+    parser = make_parser(
+        DecodeConfig, self_training.SelfTrainConfig, prog="rqrag data self-train", description=description
+    )
+    (decode, config, _extra) = parse(parser, argv)
+    log_config("rqrag data self-train", decode, config)
+    report = self_training.run_self_training(config, decode)
+    print(self_training.format_report(report))
+    print(json.dumps({"out_dir": config.out_dir, "kept": report["kept"], **report["this_run"]}))
+    return 1 if report["this_run"]["transient_failures"] else 0
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     verbs = {
         "build": ("annotate raw tasks into trajectory records (resumable)", build),
+        "self-train": ("keep the model's own right, gold-finding tree trajectories as training data", self_train),
         "fetch": ("download full benchmark files (the package ships slices)", _fetch),
     }
     return run_verb("data", verbs, argv)

@@ -1,0 +1,368 @@
+"""Self-training from the tree (rejection sampling / expert iteration, issue 26): the model's own right answers
+that searched their way to the gold paragraphs become training data.
+
+    rqrag data self-train --config configs/data/self_train.yaml
+    rqrag data self-train --config configs/data/self_train.yaml --sources hotpotqa:20 2wikimultihopqa:10 musique:10
+    rqrag data self-train --config configs/data/self_train.yaml --model runs/train/selftrain_r1 --round 2 \
+        --out_dir runs/data/self_train_r2 --seed 1
+
+The sampled tree (queries at temperature 1.0, `width` samples per refinement kind, answers greedy) runs on the
+TRAINING ids of HotpotQA, 2WikiMultihopQA and MuSiQue (`rqrag/benchmarks/splits/`; an eval id is refused even
+when a file of your own holds it), each question searching its own candidate paragraphs, batched by the
+evaluation engine (`eval/engine.py`: the same answer pipeline, resume and progress bar as `rqrag eval`).
+`eval/trajectory_selection.py` keeps per question the right trajectory that found the gold with the fewest
+searches and passes the query filter, its answer replaced by the short gold span. Output, as `rqrag data build`:
+`data.jsonl` (records `training/data.py` reads; `metadata.origin = "self_train"`), `dropped.jsonl` (a reason
+per question), `report.json` and a printed table (kept per source and per refinement kind, drop reasons, answer
+words), `resolved_config.yaml`. Rerunning the same command resumes: no question is lost or written twice.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import logging
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Literal
+
+from rqrag.benchmarks.files import default_file
+from rqrag.benchmarks.sources import parse_records
+from rqrag.benchmarks.splits import load_split
+from rqrag.config import save_resolved_config
+from rqrag.eval.engine import Answerer, Study, StudyCell, StudyQuestion, run_study
+from rqrag.eval.runner import build_task_retriever
+from rqrag.eval.tasks import EvalExample, MultiHopTask, get_task
+from rqrag.eval.trajectory_selection import (
+    SelectionRules,
+    choose,
+    score_trajectory,
+    training_trajectory,
+)
+from rqrag.inference.answer_pipeline import AnswerPipeline, AnswerSettings, EvidenceSource
+from rqrag.inference.decoding.config import DecodeConfig
+from rqrag.inference.decoding.tree import Question, QuestionResult
+from rqrag.records import ReadStats, read_records
+from rqrag.resumable import ResumableJsonl
+from rqrag.retrieval.base import Hit
+from rqrag.retrieval.candidates import candidate_docid
+from rqrag.trajectory import Step, Trajectory, render_assistant
+
+
+logger = logging.getLogger(__name__)
+
+DATA_FILE, DROPPED_FILE, REPORT_FILE = "data.jsonl", "dropped.jsonl", "report.json"
+SOURCES = ("hotpotqa", "2wikimultihopqa", "musique")  # the benchmarks with candidates and gold paragraphs
+
+
+@dataclass
+class SelfTrainConfig:
+    out_dir: str = field(default="runs/data/self_train", metadata={"help": "data.jsonl, dropped.jsonl, report"})
+    sources: list[str] = field(
+        default_factory=lambda: list(SOURCES),
+        metadata={"help": "multi-hop sources, each `name` or `name:limit` (first `limit` training ids)"},
+    )
+    source_files: list[str] = field(
+        default_factory=list,
+        metadata={"help": "overrides `name=path` (JSON/JSONL); ids of the eval split are refused there too"},
+    )
+    benchmarks_dir: str | None = field(
+        default=None,
+        metadata={"help": "folder of the full benchmark files (default: RQRAG_BENCHMARKS_DIR, else the slices)"},
+    )
+    min_f1: float = field(default=0.8, metadata={"help": "answer F1 against the gold that counts as right"})
+    require_supporting: Literal["all", "any", "none"] = field(
+        default="all",
+        metadata={"help": "gold paragraphs a kept trajectory's searches must have found (none: direct answers too)"},
+    )
+    query_filter: bool = field(
+        default=True, metadata={"help": "reject trajectories whose queries fail data_construction/query_filter.py"}
+    )
+    full_passages: bool = field(
+        default=True,
+        metadata={
+            "help": "write each evidence passage whole (as rqrag data build), not cut to the decoder's "
+            "evidence_max_words: training cuts with its own --evidence_max_words"
+        },
+    )
+    max_length: int = field(default=2048, metadata={"help": "drop records longer than this many tokens"})
+    round: int = field(default=1, metadata={"help": "expert-iteration round, written into each record"})
+    batch_size: int = field(default=4, metadata={"help": "questions decoded together (one tree each)"})
+
+    def __post_init__(self):
+        if not 0.0 < self.min_f1 <= 1.0:
+            raise ValueError(f"min_f1 must be in (0, 1], got {self.min_f1}")
+        for spec in self.sources:
+            name, limit = parse_source_spec(spec)
+            if name not in SOURCES:
+                raise ValueError(f"self-training reads {list(SOURCES)} (candidates and gold paragraphs), not {name!r}")
+            if limit is not None and limit < 1:
+                raise ValueError(f"{spec}: a limit must be positive")
+
+    @property
+    def rules(self) -> SelectionRules:
+        return SelectionRules(self.min_f1, self.require_supporting, self.query_filter)
+
+
+def parse_source_spec(spec: str) -> tuple[str, int | None]:
+    name, _, limit = spec.partition(":")
+    if limit and not limit.isdigit():
+        raise ValueError(f"source spec must be `name` or `name:limit`, got {spec!r}")
+    return name.strip(), int(limit) if limit else None
+
+
+class EvalIdRefused(ValueError):
+    """A question of the eval split was about to become training data."""
+
+
+def load_training_questions(config: SelfTrainConfig) -> tuple[list[tuple[MultiHopTask, EvalExample]], dict]:
+    """Every training-id question of each source (file order, up to its limit), with candidates and gold.
+
+    Only ids listed as `train` in the source's split file are read; an id of the eval split is counted and
+    skipped, in the shipped files and in a file of your own alike (no split file: the source is refused)."""
+    overrides = dict(item.split("=", 1) for item in config.source_files)
+    questions: list[tuple[MultiHopTask, EvalExample]] = []
+    stats: dict[str, dict[str, int]] = {}
+    for spec in config.sources:
+        source, limit = parse_source_spec(spec)
+        split = load_split(source)
+        if split is None:
+            raise EvalIdRefused(f"{source} has no split file: its eval ids cannot be kept out")
+        task = get_task(source)
+        path = overrides.get(source) or str(default_file(source, config.benchmarks_dir))
+        read = ReadStats()
+        st = stats.setdefault(source, Counter())
+        seen: set[str] = set()
+
+        def unusable(position: int, reason: str, st: Counter = st) -> None:
+            st["unusable"] += 1
+
+        for ex in parse_records(source, read_records(path, read), unusable):
+            if ex.source_id in split.eval:
+                st["eval_ids_refused"] += 1
+                continue
+            if ex.source_id not in split.train and source not in overrides:
+                st["outside_split"] += 1
+                continue
+            if ex.uid in seen or not ex.pool:
+                st["unusable"] += 1
+                continue
+            seen.add(ex.uid)
+            questions.append((task, task.example(ex)))
+            st["selected"] += 1
+            if limit is not None and st["selected"] >= limit:
+                break
+        st["records_read"] = read.read
+    return questions, {s: dict(c) for s, c in stats.items()}
+
+
+def refuse_eval_id(uid: str) -> None:
+    """The last gate before a record is written: its id must not be in its source's eval split."""
+    source, _, source_id = uid.partition(":")
+    split = _split(source)
+    if split is None or source_id in split.eval:
+        raise EvalIdRefused(f"{uid} is an eval id (or its source has no split): never training data")
+
+
+@functools.cache
+def _split(source: str):
+    return load_split(source)
+
+
+class KeptOrDropped:
+    """The engine's writer for a self-training run: a record with a `reason` goes to dropped.jsonl, any other
+    to data.jsonl; a question found in either file is done (both are `ResumableJsonl`: a killed run resumes)."""
+
+    def __init__(self, out_dir: Path):
+        self.data = ResumableJsonl(out_dir / DATA_FILE)
+        self.dropped = ResumableJsonl(out_dir / DROPPED_FILE)
+
+    def __contains__(self, record_id: str) -> bool:
+        return record_id in self.data or record_id in self.dropped
+
+    def append(self, record: dict) -> bool:
+        if "reason" in record:
+            return self.dropped.append(record)
+        refuse_eval_id(str(record["id"]))
+        return self.data.append(record)
+
+    def sync(self) -> None:
+        self.data.sync()
+        self.dropped.sync()
+
+    def close(self) -> None:
+        self.data.close()
+        self.dropped.close()
+
+
+class SelfTrainStudy(Study):
+    """One cell (the sampled tree) over the training questions; each record is a kept trajectory or a drop."""
+
+    def __init__(self, config: SelfTrainConfig, decode: DecodeConfig, questions, out: Path, decoder=None):
+        self.config = config
+        self.decode = decode
+        self.decoder = decoder  # the caller's (tests), else built in `open`
+        self.batch_size = config.batch_size
+        self.writer = KeptOrDropped(out)
+        self.cells = [StudyCell("self_train", {"round": config.round}, self.writer)]
+        self.questions = [
+            StudyQuestion(ex.uid, Question(ex.uid, list(ex.messages)), (task, ex)) for task, ex in questions
+        ]
+
+    def open(self, cells: Sequence[StudyCell]) -> None:
+        items = [q.item for q in self.questions]
+        retriever = build_task_retriever(items[0][0], [ex for _, ex in items], self.decode)
+        if self.decoder is None:
+            from rqrag.inference.build import build_decoder
+
+            self.decoder = build_decoder(self.decode, retriever=retriever)
+        else:
+            self.decoder = self.decoder.using(retriever=retriever)
+
+    def answerer(self, cell: StudyCell) -> Answerer:
+        # No grounding and no first search: the trajectories are the model's own, as the tree wrote them.
+        settings = AnswerSettings(self.decode, search_first=False, grounded=False, language="en")
+        return Answerer(
+            AnswerPipeline(self.decoder), EvidenceSource(self.decoder.retriever, kind="candidates"), settings
+        )
+
+    def records(self, cell, batch, prepared, answers, seconds) -> list[dict]:
+        return [self.record(q.item[0], q.item[1], answer.result) for q, answer in zip(batch, answers)]
+
+    def record(self, task: MultiHopTask, ex: EvalExample, result: QuestionResult | None) -> dict:
+        rules = self.config.rules
+        candidates = [
+            score_trajectory(
+                t.path_id,
+                t.trajectory,
+                finished=t.ok,
+                confidence=t.scored().confidence if t.ok else 0.0,
+                question=ex.question,
+                golds=ex.golds,
+                supporting=set(ex.supporting),
+            )
+            for t in (result.trajectories if result is not None else [])
+        ]
+        choice = choose(candidates, rules)
+        source, _, source_id = ex.uid.partition(":")
+        common = {"id": ex.uid, "source": source, "source_id": source_id, "round": self.config.round}
+        if choice.kept is None:
+            detail = choice.detail or (result.error if result is not None else "") or ""
+            return {**common, "reason": choice.reason, "detail": detail, "by_kind": choice.by_kind}
+        kept = choice.kept
+        trajectory = training_trajectory(kept)
+        if self.config.full_passages:
+            trajectory = whole_passages(trajectory, ex)
+        record = {
+            "id": ex.uid,
+            "messages": [*ex.messages, {"role": "assistant", "content": render_assistant(trajectory)}],
+            "trajectory": trajectory.to_dict(),
+            "metadata": {
+                **{k: common[k] for k in ("source", "source_id", "round")},
+                "qid": ex.uid,
+                "origin": "self_train",
+                "kind": kept.kind,
+                "n_searches": kept.n_searches,
+                "f1": round(kept.f1, 4),
+                "recall": kept.recall,
+                "confidence": round(kept.confidence, 4),
+                "path_id": kept.path_id,
+                "model_answer": kept.trajectory.answer,
+                "gold_answers": list(ex.golds),
+                "model": self.decode.model,
+                "by_kind": choice.by_kind,
+            },
+        }
+        n_tokens = self.n_tokens(record)
+        if n_tokens > self.config.max_length:
+            return {**common, "reason": "too_long", "detail": f"{n_tokens} tokens", "by_kind": choice.by_kind}
+        record["metadata"]["n_tokens"] = n_tokens
+        return record
+
+    def n_tokens(self, record: dict) -> int:
+        """Length as training tokenizes it (training/data.py): also proves the record parses back."""
+        from rqrag.training.data import tokenize_record
+
+        return len(tokenize_record(record, self.decoder.tokenizer)["input_ids"])
+
+
+def whole_passages(trajectory: Trajectory, ex: EvalExample) -> Trajectory:
+    """The same steps with each hit's passage as the candidate pool holds it (the decoder read a cut copy)."""
+    pool = {candidate_docid(ex.uid, p["idx"]): p for p in ex.pool}
+
+    def whole(hit: Hit) -> Hit:
+        para = pool.get(hit.docid)
+        if para is None:
+            return hit
+        return Hit(hit.docid, para.get("title", hit.title), para.get("paragraph_text", hit.text), hit.score)
+
+    return Trajectory(tuple(Step(s.action, s.text, tuple(whole(h) for h in s.evidence)) for s in trajectory.steps))
+
+
+def run_self_training(config: SelfTrainConfig, decode: DecodeConfig, decoder=None) -> dict:
+    """Decode, select and write every training question not yet done; returns the report (also report.json)."""
+    out = Path(config.out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    save_resolved_config(out, "rqrag data self-train", decode, config)
+    questions, load_stats = load_training_questions(config)
+    logger.info("%d training questions (%s)", len(questions), load_stats)
+    study = SelfTrainStudy(config, decode, questions, out, decoder)
+    stats = run_study(study)
+    report = build_report(out, [ex.uid for _, ex in questions], load_stats)
+    report["this_run"] = {"written": stats.answers_written, "transient_failures": stats.transient_failures}
+    (out / REPORT_FILE).write_text(json.dumps(report, indent=1) + "\n")
+    return report
+
+
+def build_report(out: Path, uids: Sequence[str], load_stats: dict) -> dict:
+    """Kept per source and per refinement kind, drop reasons, answer lengths, over both files (every run)."""
+    wanted = set(uids)
+    kept = [r for r in ResumableJsonl(out / DATA_FILE).read() if r["id"] in wanted]
+    dropped = [r for r in ResumableJsonl(out / DROPPED_FILE).read() if r["id"] in wanted]
+    per_source: dict[str, Counter] = {}
+    for r in kept:
+        per_source.setdefault(r["metadata"]["source"], Counter())["kept"] += 1
+    for r in dropped:
+        per_source.setdefault(r["source"], Counter())["dropped"] += 1
+    trajectories: dict[str, Counter] = {}
+    for by_kind in [r["metadata"]["by_kind"] for r in kept] + [r["by_kind"] for r in dropped]:
+        for kind, counts in by_kind.items():
+            trajectories.setdefault(kind, Counter()).update(counts)
+    kept_kinds = Counter(r["metadata"]["kind"] for r in kept)
+    for kind in kept_kinds:
+        trajectories.setdefault(kind, Counter())
+    words = [len(r["trajectory"]["steps"][-1]["text"].split()) for r in kept]
+    model_words = [len((r["metadata"]["model_answer"] or "").split()) for r in kept]
+    return {
+        "questions": len(kept) + len(dropped),
+        "kept": len(kept),
+        "per_source": {
+            s: {**c, "kept_rate": round(c["kept"] / max(1, c["kept"] + c["dropped"]), 3)}
+            for s, c in sorted(per_source.items())
+        },
+        "per_kind": {k: {**trajectories[k], "kept": kept_kinds[k]} for k in sorted(trajectories)},
+        "drop_reasons": dict(Counter(r["reason"] for r in dropped).most_common()),
+        "mean_answer_words": round(sum(words) / len(words), 2) if words else None,
+        "mean_model_answer_words": round(sum(model_words) / len(model_words), 2) if model_words else None,
+        "mean_searches": round(sum(r["metadata"]["n_searches"] for r in kept) / len(kept), 2) if kept else None,
+        "loaded": load_stats,
+    }
+
+
+def format_report(report: dict) -> str:
+    lines = [f"self-training: {report['kept']} of {report['questions']} questions kept", ""]
+    lines.append(f"{'source':<18}{'kept':>6}{'dropped':>9}{'rate':>7}")
+    for source, row in report["per_source"].items():
+        lines.append(f"{source:<18}{row.get('kept', 0):>6}{row.get('dropped', 0):>9}{row['kept_rate']:>7.2f}")
+    lines += ["", "trajectories per refinement kind (finished / right / right+gold found / passed filter / kept):"]
+    for kind, row in report["per_kind"].items():
+        cells = "".join(f"{row.get(k, 0):>8}" for k in ("finished", "right", "found", "passed", "kept"))
+        lines.append(f"  {kind:<34}{cells}")
+    lines += ["", "drop reasons: " + (", ".join(f"{k} {v}" for k, v in report["drop_reasons"].items()) or "none")]
+    lines.append(
+        f"answer words: {report['mean_answer_words']} written (model said {report['mean_model_answer_words']}); "
+        f"searches per kept trajectory: {report['mean_searches']}"
+    )
+    return "\n".join(lines)
