@@ -206,6 +206,8 @@ class ExtractiveAnswerer:
         for rank, hit in enumerate(hits):
             passage = split_sentences(hit.text)
             for position, sentence in enumerate(passage):
+                if position == 0 and _cut_head(sentence):
+                    continue  # a chunk that begins inside a sentence (chunks overlap by words): a fragment
                 if not is_title(sentence) and not says_nothing_new(sentence, question, self.language):
                     found.append(Candidate(sentence, rank, position, passage))
         return found
@@ -277,6 +279,13 @@ class ExtractiveAnswerer:
         hit = hits[last.hit]
         location = dict(hit.extra or {})
         return Quote(" ".join(chosen), hit.docid, hit.title, location, score)
+
+
+def _cut_head(sentence: str) -> bool:
+    """Whether a passage's first sentence is the tail of one cut by chunking: it starts with a lower-case word
+    (not a command, a path or an identifier, which may be lower case: "apt update", "/etc/fstab")."""
+    first = sentence.lstrip()[:1]
+    return first.isalpha() and first.islower() and not IDENTIFIER.match(sentence.lstrip().split(maxsplit=1)[0])
 
 
 def _sentence_bm25(query: list[str], sentences: list[list[str]], k1: float = 1.5, b: float = 0.75) -> np.ndarray:

@@ -193,3 +193,15 @@ def test_without_dense_weight_no_encoder_is_loaded_and_default_quoter_takes_a_la
     assert "10.0.2.2" in quote.text
     assert answerer_for("pt-BR") is answerer_for("pt") and answerer_for("xx").language == "en"
     assert callable(default_quoter()) and default_quoter()("Qual?", [], "pt") is None
+
+
+@pytest.mark.slow
+def test_a_chunk_cut_mid_sentence_never_starts_the_quote(answerer):
+    # Chunks overlap by words, so one may begin inside a sentence ("para a árvore de dados…", manual p. 61): that
+    # head is a fragment, not a sentence to quote; the whole sentence is in the previous chunk.
+    cut = (
+        "para a árvore de dados do LDAP do servidor principal do Debian Edu, onde ficam os backups das contas. "
+        "Uma instalação padrão do servidor principal oferece dois departamentos: Professores e Alunos."
+    )
+    quote = answerer.quote("Onde ficam os backups das contas no Debian Edu?", [Hit("c", "t", cut, 1.0)])
+    assert quote is None or not quote.text.startswith("para a árvore")
