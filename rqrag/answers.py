@@ -75,3 +75,24 @@ def answer_key(answer: str, choices: Sequence[tuple[str, str]] = ()) -> str:
         if label is not None:
             return f"option:{label}"
     return normalize_answer(answer)
+
+
+def answer_f1(prediction: str, golds: Sequence[str]) -> float:
+    """SQuAD/HotpotQA token F1 against the best gold (yes/no/noanswer only by exact match), for stages that may not
+    import `rqrag.eval` (training's GRPO reward); the same numbers as `rqrag.eval.metrics.f1` (tests/test_grpo.py)."""
+    from collections import Counter
+
+    pred = normalize_answer(prediction or "")
+    best = 0.0
+    for gold in golds:
+        gold_norm = normalize_answer(gold)
+        if (pred in ("yes", "no", "noanswer") or gold_norm in ("yes", "no", "noanswer")) and pred != gold_norm:
+            continue
+        if not pred.split() or not gold_norm.split():
+            best = max(best, float(pred == gold_norm))
+            continue
+        overlap = sum((Counter(pred.split()) & Counter(gold_norm.split())).values())
+        if overlap:
+            precision, recall = overlap / len(pred.split()), overlap / len(gold_norm.split())
+            best = max(best, 2 * precision * recall / (precision + recall))
+    return best
