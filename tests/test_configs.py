@@ -12,6 +12,7 @@ from rqrag.config import load_yaml_config
 from rqrag.data_construction.config import DataBuildConfig
 from rqrag.eval.config import EvalConfig
 from rqrag.eval.experiment_config import ExperimentConfig
+from rqrag.eval.self_training import SelfTrainConfig
 from rqrag.inference.decoding.config import DecodeConfig
 from rqrag.inference.serve_config import ServeConfig
 
@@ -19,6 +20,7 @@ from rqrag.inference.serve_config import ServeConfig
 CONFIGS = Path(__file__).resolve().parent.parent / "configs"
 # configs/<stage>/... -> the dataclass(es) that stage parses
 STAGES = {
+    "data/self_train.yaml": (DecodeConfig, SelfTrainConfig),  # before "data": the first matching key wins
     "data": (DataBuildConfig,),
     "decode": (DecodeConfig,),
     "eval": (DecodeConfig, EvalConfig),
@@ -29,9 +31,13 @@ STAGES = {
 }
 
 
-def _train_classes():
-    from trl import ModelConfig, SFTConfig
+def _train_classes(path: Path):
+    from trl import GRPOConfig, ModelConfig, SFTConfig
 
+    if path.name.startswith("grpo_"):  # training/grpo.py's parser
+        from rqrag.training.grpo import ScriptArguments as GRPOArguments
+
+        return (GRPOArguments, GRPOConfig, ModelConfig)
     from rqrag.training.sft import ScriptArguments
 
     return (ScriptArguments, SFTConfig, ModelConfig)
@@ -51,11 +57,11 @@ def _classes_for(path: Path):
     ids=lambda p: str(p.relative_to(CONFIGS)),
 )
 def test_config_loads_into_its_dataclass(path):
-    classes = _train_classes() if path.parent.name == "train" else _classes_for(path)
+    classes = _train_classes(path) if path.parent.name == "train" else _classes_for(path)
     data = load_yaml_config(path, classes)
     fields = {c: {k: v for k, v in data.items() if k in c.__dataclass_fields__} for c in classes}
     for cls, values in fields.items():
-        if cls.__name__ == "SFTConfig" and values.get("bf16"):
+        if cls.__name__ in ("SFTConfig", "GRPOConfig") and values.get("bf16"):
             import torch
 
             if not torch.cuda.is_available():  # TrainingArguments refuses bf16 without a GPU; the keys are checked

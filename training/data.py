@@ -73,10 +73,21 @@ def tokenize_dataset(
 
 
 def load_records(path: str, eval_fraction: float = 0.0, seed: int = 0):
-    """(train, eval or None) `datasets.Dataset`s from a JSONL file of records."""
+    """(train, eval or None) `datasets.Dataset`s from a JSONL file of records, or several joined by commas
+    (gold/silver data and self-training data: `rqrag data self-train`)."""
     import datasets
 
-    dataset = datasets.load_dataset("json", data_files=path, split="train")
+    paths = [p.strip() for p in path.split(",") if p.strip()]
+    if len(paths) > 1:
+        # Files from different builds have different `metadata` keys, which datasets' JSON loader cannot
+        # concatenate; training reads only these columns, and one in-memory table unifies their nested types.
+        from rqrag.records import ReadStats, read_records
+
+        keep = ("id", "messages", "trajectory")
+        rows = [{k: r.get(k) for k in keep} for p in paths for r in read_records(p, ReadStats())]
+        dataset = datasets.Dataset.from_list(rows)
+    else:
+        dataset = datasets.load_dataset("json", data_files=path, split="train")
     if not eval_fraction:
         return dataset, None
     split = dataset.train_test_split(test_size=eval_fraction, seed=seed)
