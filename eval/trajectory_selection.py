@@ -13,7 +13,9 @@ question names the first test nothing passed:
    or `any` a right guess without reading would teach guessing;
 4. `filtered_query` — every query passes the data-construction query filter
    (`rqrag.data_construction.query_filter`): no restatement of the question, no repeat of an earlier query,
-   no non-query (too short, too long, stating the answer), no search that found nothing new.
+   no non-query (too short, too long, stating the answer), no search that found nothing new — and no query that
+   invents an entity (`invented_reason`: a name neither the question, the evidence read before, nor its own
+   search's results hold; the kept queries of a first run named "Kuala Presto" and a "112th parallel counsel").
 
 Of the trajectories that pass, the one with the fewest searches is kept (the cheapest right path is the one to
 teach), then the higher answer confidence (mean token probability of the answer), then the path id (stable).
@@ -34,6 +36,7 @@ from typing import Literal
 
 from rqrag.data_construction.query_filter import filter_new_evidence, text_reason
 from rqrag.eval import metrics
+from rqrag.text_quality import invented_entities
 from rqrag.trajectory import Action, Step, Trajectory
 
 
@@ -113,7 +116,21 @@ def query_filter_reason(trajectory: Trajectory, question: str, golds: Sequence[s
         if reason is not None:
             return reason
     _, dropped = filter_new_evidence([(step.text, step.evidence) for step in queries])
-    return next(iter(dropped), None)
+    return next(iter(dropped), None) or invented_reason(queries, question)
+
+
+def invented_reason(queries: Sequence[Step], question: str) -> str | None:
+    """`invents_entity` when a query names someone or something (a capitalised word, `text_quality.
+    invented_entities`) that neither the question, nor anything read before it, nor its own search's evidence
+    holds: a name from nowhere that the search did not confirm ("Dean Martens" for Kiss and Tell). A bridge
+    entity the model knew and its search then found ("Shirley Temple") passes."""
+    seen: list[str] = []
+    for step in queries:
+        found = [f"{hit.title} {hit.text}" for hit in step.evidence]
+        if invented_entities(step.text, question, [*seen, *found]):
+            return "invents_entity"
+        seen += [step.text, *found]
+    return None
 
 
 def found_gold(recall: float | None, n_searches: int, require: str) -> bool:

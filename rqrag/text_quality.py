@@ -15,6 +15,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections import Counter
+from collections.abc import Sequence
 from functools import cache
 
 from rqrag.answers import word_jaccard
@@ -164,3 +165,20 @@ def restates(query: str, other: str) -> bool:
     training-data filter (`rqrag.data_construction.query_filter`) drops such refinements; the tree decoder's
     guards (`rqrag.inference.decoding.guards`) do not search them again."""
     return word_jaccard(query, other) >= RESTATEMENT_JACCARD
+
+
+# A capitalised word: the shape of a name ("Dean", "Martens", "O'Neill", "Saint-Exupéry").
+_CAPITALISED = re.compile(r"\b[A-ZÀ-ÖØ-Þ][\w'’-]*\w")
+_NOT_NAMES = frozenset(
+    "who whom whose what which when where why how is are was were do does did can could will would should has have "
+    "had may might must shall the a an of in on at to for and or by with from as this that these those its his her "
+    "their".split()
+)
+
+
+def invented_entities(query: str, question: str, seen: Sequence[str]) -> list[str]:
+    """The capitalised words of `query` found neither in `question` nor in any of the `seen` texts (the evidence
+    and queries read before it), case-insensitively: entities a refinement names out of nowhere ("Dean Martens"
+    for a question about Kiss and Tell). Question and function words do not count."""
+    known = set(re.findall(r"[\w'’-]+", " ".join([question, *seen]).lower()))
+    return [w for w in _CAPITALISED.findall(query) if w.lower() not in _NOT_NAMES and w.lower() not in known]

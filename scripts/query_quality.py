@@ -30,7 +30,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import re
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -39,7 +38,7 @@ import numpy as np
 
 from rqrag.answers import word_jaccard
 from rqrag.inference.decoding.select import STRATEGIES
-from rqrag.text_quality import restates
+from rqrag.text_quality import invented_entities, restates
 
 
 TREE, STANDARD, DIRECT = "rqrag", "standard_rag", "no_retrieval"
@@ -66,24 +65,6 @@ def phrased_as_question(text: str) -> bool:
     stripped = text.strip()
     first = stripped.split(maxsplit=1)[0].lower().strip("\"'(") if stripped else ""
     return stripped.endswith("?") or first in QUESTION_WORDS
-
-
-# A capitalised word: the shape of a name ("Dean", "Martens", "O'Neill", "Saint-Exupéry").
-_CAPITALISED = re.compile(r"\b[A-ZÀ-ÖØ-Þ][\w'’-]*\w")
-_FUNCTION_WORDS = QUESTION_WORDS | frozenset(
-    "the a an of in on at to for and or by with from as this that these those its his her their which".split()
-)
-
-
-def invented_entities(query: str, question: str, seen: Sequence[str]) -> list[str]:
-    """The capitalised words of `query` found neither in `question` nor in any of the `seen` texts (the evidence
-    and queries read before it), case-insensitively; question and function words do not count."""
-    known = set(re.findall(r"[\w'’-]+", " ".join([question, *seen]).lower()))
-    return [
-        word
-        for word in _CAPITALISED.findall(query)
-        if word.lower() not in _FUNCTION_WORDS and word.lower() not in known
-    ]
 
 
 def query_nodes(record: dict) -> list[dict]:

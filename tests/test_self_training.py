@@ -46,7 +46,7 @@ GOLD_DOCS = {"q::1", "q::2"}
 
 
 def _hit(docid: str) -> Hit:
-    return Hit(docid, f"title {docid}", f"text of {docid}", 1.0)
+    return Hit(docid, f"title {docid}", f"Kiss and Tell starred Shirley Temple ({docid}).", 1.0)
 
 
 def _traj(*queries: tuple[Action, str, tuple[str, ...]], answer: str = "Chief of Protocol") -> Trajectory:
@@ -127,6 +127,15 @@ def test_query_filter_rejects_restatements_repeats_and_searches_finding_nothing_
     choice = choose([restated, repeated, nothing_new], SelectionRules())
     assert choice.reason == "filtered_query" and "restates_question 1" in choice.detail
     assert choose([restated], SelectionRules(query_filter=False)).kept is restated
+
+
+def test_a_query_naming_someone_nowhere_to_be_read_is_filtered():
+    # "Dean Martens": not in the question, not in anything read before, not in what its own search found.
+    invented = _score("0.1", _traj((Action.DECOMPOSE, "Dean Martens film director", ("q::1", "q::2"))))
+    assert invented.filter_reason == "invents_entity"
+    # "Shirley Temple" from the model's memory, confirmed by its own search's evidence: kept.
+    assert _score("0.2", _traj(BOTH)).filter_reason is None
+    assert choose([invented], SelectionRules()).reason == "filtered_query"
 
 
 def test_nothing_finished_is_its_own_reason():
