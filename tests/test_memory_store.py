@@ -95,11 +95,19 @@ def test_hits_carry_the_memorys_calendar_facts(store):
         "happened_first": "2026-11-18",  # nothing said about when: it happened as it was told
         "happened_last": "2026-11-18",
         "told_at": "2026-11-18T15:30:00",
+        "quote": "A usuária prefere Python a Java.",  # a model's description is read back as it is
+        "language": "pt",
         "kind": "memory",
     }
     assert (
         hits[f"memory:{english['id']}"].title == "Memory of 2026-11-18 (Wednesday, afternoon) · told 2026-11-18 15:30"
     )
+
+
+def test_a_rule_memory_is_quoted_in_the_users_own_words(store):
+    kept = store.add("ana", "O usuário disse: Ontem à noite eu jantei com a Marta.", told=NOW, source="rule")
+    (hit,) = store.search("ana", "jantar", k=1)
+    assert hit.extra["quote"] == "Ontem à noite eu jantei com a Marta." and hit.extra["memory_id"] == kept["id"]
 
 
 def test_list_and_delete_are_scoped_to_the_user(store):
