@@ -17,10 +17,9 @@
 from __future__ import annotations
 
 import math
-from collections import Counter
 from collections.abc import Iterable, Sequence
 
-from rqrag.answers import choice_label, normalize_answer
+from rqrag.answers import answer_f1, choice_label, normalize_answer
 
 
 __all__ = [
@@ -44,33 +43,7 @@ def exact_match(prediction: str, golds: Sequence[str]) -> float:
     return float(any(norm == normalize_answer(g) for g in golds))
 
 
-def _f1_one(prediction_tokens: list[str], gold_tokens: list[str]) -> float:
-    common = Counter(prediction_tokens) & Counter(gold_tokens)
-    overlap = sum(common.values())
-    if overlap == 0:
-        return 0.0
-    precision = overlap / len(prediction_tokens)
-    recall = overlap / len(gold_tokens)
-    return 2 * precision * recall / (precision + recall)
-
-
-# HotpotQA's official script: a yes/no/noanswer answer scores only on an exact match, never on overlap.
-_SPECIAL = {"yes", "no", "noanswer"}
-
-
-def f1(prediction: str, golds: Sequence[str]) -> float:
-    """Token-level F1 between the normalised prediction and the best-matching gold answer."""
-    pred = normalize_answer(prediction or "")
-    best = 0.0
-    for gold in golds:
-        gold_norm = normalize_answer(gold)
-        if (pred in _SPECIAL or gold_norm in _SPECIAL) and pred != gold_norm:
-            continue
-        if not pred.split() or not gold_norm.split():
-            best = max(best, float(pred == gold_norm))
-            continue
-        best = max(best, _f1_one(pred.split(), gold_norm.split()))
-    return best
+f1 = answer_f1  # token F1 against the best gold: the core's one definition (`rqrag.answers`)
 
 
 def match(prediction: str, golds: Sequence[str]) -> float:

@@ -77,22 +77,31 @@ def answer_key(answer: str, choices: Sequence[tuple[str, str]] = ()) -> str:
     return normalize_answer(answer)
 
 
-def answer_f1(prediction: str, golds: Sequence[str]) -> float:
-    """SQuAD/HotpotQA token F1 against the best gold (yes/no/noanswer only by exact match), for stages that may not
-    import `rqrag.eval` (training's GRPO reward); the same numbers as `rqrag.eval.metrics.f1` (tests/test_grpo.py)."""
+# HotpotQA's official script: a yes/no/noanswer answer scores only on an exact match, never on overlap.
+_SPECIAL = frozenset({"yes", "no", "noanswer"})
+
+
+def _f1_one(prediction_tokens: list[str], gold_tokens: list[str]) -> float:
     from collections import Counter
 
+    overlap = sum((Counter(prediction_tokens) & Counter(gold_tokens)).values())
+    if overlap == 0:
+        return 0.0
+    precision, recall = overlap / len(prediction_tokens), overlap / len(gold_tokens)
+    return 2 * precision * recall / (precision + recall)
+
+
+def answer_f1(prediction: str, golds: Sequence[str]) -> float:
+    """SQuAD/HotpotQA token F1 between the normalised prediction and the best-matching gold answer (yes/no/noanswer
+    only by exact match). Defined here, in the core, once: the eval's `f1` and training's GRPO reward are this."""
     pred = normalize_answer(prediction or "")
     best = 0.0
     for gold in golds:
         gold_norm = normalize_answer(gold)
-        if (pred in ("yes", "no", "noanswer") or gold_norm in ("yes", "no", "noanswer")) and pred != gold_norm:
+        if (pred in _SPECIAL or gold_norm in _SPECIAL) and pred != gold_norm:
             continue
         if not pred.split() or not gold_norm.split():
             best = max(best, float(pred == gold_norm))
             continue
-        overlap = sum((Counter(pred.split()) & Counter(gold_norm.split())).values())
-        if overlap:
-            precision, recall = overlap / len(pred.split()), overlap / len(gold_norm.split())
-            best = max(best, 2 * precision * recall / (precision + recall))
+        best = max(best, _f1_one(pred.split(), gold_norm.split()))
     return best
