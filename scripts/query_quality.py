@@ -34,9 +34,8 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-import numpy as np
-
 from rqrag.answers import word_jaccard
+from rqrag.eval.significance import paired_bootstrap
 from rqrag.inference.decoding.select import STRATEGIES
 from rqrag.text_quality import invented_entities, restates
 
@@ -125,21 +124,6 @@ def query_stats(records: Sequence[dict], baseline_docids: dict[str, list[str]] |
         "new_evidence_rate": new / measured if measured else None,
         "baseline": "first_search" if baseline_docids is None else STANDARD,
     }
-
-
-def paired_bootstrap(a: Sequence[float], b: Sequence[float], resamples: int = 10_000, seed: int = 0) -> dict:
-    """Paired bootstrap of mean(a - b): the difference, its 95 % interval, and the one-sided p of a <= b."""
-    diff = np.asarray(a, dtype=float) - np.asarray(b, dtype=float)
-    if diff.size == 0:
-        return {"n": 0, "delta": None, "ci95": None, "p": None}
-    rng = np.random.default_rng(seed)
-    means = np.concatenate(  # in chunks: resamples x questions indices at once can be hundreds of MB
-        [diff[rng.integers(0, diff.size, size=(min(1000, resamples - s), diff.size))].mean(axis=1)
-         for s in range(0, resamples, 1000)]
-    )  # fmt: skip
-    p = (np.sum(means < 0) + 0.5 * np.sum(means == 0)) / resamples
-    low, high = np.percentile(means, [2.5, 97.5])
-    return {"n": int(diff.size), "delta": float(diff.mean()), "ci95": [float(low), float(high)], "p": float(p)}
 
 
 def gap_closed(selector: float | None, ppl: float | None, upper: float | None) -> float | None:
