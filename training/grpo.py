@@ -100,7 +100,10 @@ def make_format_reward(tokenizer):
 
 
 def plot_rewards(log_history: list[dict], path: Path) -> Path | None:
-    """Mean (weighted) reward per logged step, with each reward function's mean beside it."""
+    """Mean (weighted) reward per logged step and its running mean, with each reward function's mean beside it.
+
+    `python -c "from rqrag.training.grpo import plot_rewards; ..."` on a checkpoint's `trainer_state.json` log
+    history plots a run still going (scripts/plot_grpo_rewards.py)."""
     points = [e for e in log_history if "reward" in e and "step" in e]
     if not points:
         return None
@@ -111,7 +114,14 @@ def plot_rewards(log_history: list[dict], path: Path) -> Path | None:
 
     fig, ax = plt.subplots(figsize=(7, 4))
     steps = [e["step"] for e in points]
-    ax.plot(steps, [e["reward"] for e in points], "k-", linewidth=2, label="reward (weighted sum)")
+    rewards = [float(e["reward"]) for e in points]
+    ax.plot(steps, rewards, "k-", linewidth=1, alpha=0.5, label="reward (weighted sum)")
+    # Two questions a step make each point noisy; the trend is the running mean of the last `window` steps.
+    window = min(10, len(rewards))
+    running = [
+        sum(rewards[max(0, i - window + 1) : i + 1]) / (i + 1 - max(0, i - window + 1)) for i in range(len(rewards))
+    ]
+    ax.plot(steps, running, "k-", linewidth=2.5, label=f"reward, mean of the last {window} steps")
     names = sorted({k for e in points for k in e if k.startswith("rewards/") and k.endswith("/mean")})
     for name in names:
         ax.plot(steps, [e.get(name, float("nan")) for e in points], "-", alpha=0.7, label=name.split("/")[1])
