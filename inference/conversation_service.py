@@ -36,7 +36,7 @@ from typing import Any
 from rqrag.inference.answer_pipeline import PipelineAnswer
 from rqrag.inference.errors import BadRequest, NotFound, ServiceFailure
 from rqrag.inference.memory.conversations import ConversationStore, UnknownConversation, conversation_window
-from rqrag.inference.memory.store import happened_words
+from rqrag.inference.memory.shown import happened_words
 from rqrag.inference.memory.writer import just_telling
 from rqrag.inference.serve_config import ServeConfig
 from rqrag.inference.service import AnswerService
