@@ -30,7 +30,6 @@ What this adds to TRL's GRPOTrainer:
 
 from __future__ import annotations
 
-import json
 import logging
 import os
 import time
@@ -102,8 +101,7 @@ def make_format_reward(tokenizer):
 def plot_rewards(log_history: list[dict], path: Path) -> Path | None:
     """Mean (weighted) reward per logged step and its running mean, with each reward function's mean beside it.
 
-    `python -c "from rqrag.training.grpo import plot_rewards; ..."` on a checkpoint's `trainer_state.json` log
-    history plots a run still going (scripts/plot_grpo_rewards.py)."""
+    `scripts/plot_grpo_rewards.py` draws it from a checkpoint's `trainer_state.json`, for a run still going."""
     points = [e for e in log_history if "reward" in e and "step" in e]
     if not points:
         return None
@@ -231,7 +229,7 @@ def build_trainer(script_args, training_args, model_args):
 
 def main(script_args, training_args, model_args) -> None:
     from rqrag.config import save_resolved_config
-    from rqrag.training.sft import _checkpoint_to_resume, point_adapter_at
+    from rqrag.training.sft import _checkpoint_to_resume, point_adapter_at, save_train_summary
 
     trainer, tokenizer, n_questions = build_trainer(script_args, training_args, model_args)
     trainer.train(resume_from_checkpoint=_checkpoint_to_resume(training_args))
@@ -248,17 +246,7 @@ def main(script_args, training_args, model_args) -> None:
         point_adapter_at(output_dir, model_args.model_name_or_path)
         save_resolved_config(output_dir, "training/grpo.py", script_args, training_args, model_args)
         plot_rewards(trainer.state.log_history, output_dir / "reward.png")
-        (output_dir / "train_summary.json").write_text(
-            json.dumps(
-                {
-                    "questions": n_questions,
-                    "steps": trainer.state.global_step,
-                    "log_history": trainer.state.log_history,
-                },
-                indent=1,
-            )
-            + "\n"
-        )
+        save_train_summary(output_dir, trainer.state, questions=n_questions)
         logger.info("saved %s", output_dir)
 
 

@@ -196,19 +196,14 @@ def main(script_args, training_args, model_args) -> None:
         point_adapter_at(output_dir, model_args.model_name_or_path)
         save_resolved_config(output_dir, "training/sft.py", script_args, training_args, model_args)
         plot_loss(trainer.state.log_history, output_dir / "loss.png")
-        (output_dir / "train_summary.json").write_text(
-            json.dumps(
-                {
-                    "examples": len(train_dataset),
-                    "tokens": n_tokens,
-                    "steps": trainer.state.global_step,
-                    "log_history": trainer.state.log_history,
-                },
-                indent=1,
-            )
-            + "\n"
-        )
+        save_train_summary(output_dir, trainer.state, examples=len(train_dataset), tokens=n_tokens)
         logger.info("saved %s", output_dir)
+
+
+def save_train_summary(output_dir: Path, state, **facts) -> None:
+    """`train_summary.json` beside the model: what it was trained on (`facts`), its steps and the log history."""
+    summary = {**facts, "steps": state.global_step, "log_history": state.log_history}
+    (output_dir / "train_summary.json").write_text(json.dumps(summary, indent=1) + "\n")
 
 
 def make_parser():
