@@ -11,9 +11,10 @@ TRAINING ids of HotpotQA, 2WikiMultihopQA and MuSiQue (`rqrag/benchmarks/splits/
 when a file of your own holds it), each question searching its own candidate paragraphs, batched by the
 evaluation engine (`eval/engine.py`: the same answer pipeline, resume and progress bar as `rqrag eval`).
 `eval/trajectory_selection.py` keeps per question the right trajectory that found the gold with the fewest
-searches and passes the query filter, its answer replaced by the short gold span. Output, as `rqrag data build`:
-`data.jsonl` (records `training/data.py` reads; `metadata.origin = "self_train"`), `dropped.jsonl` (a reason
-per question), `report.json` and a printed table (kept per source and per refinement kind, drop reasons, answer
+searches and passes the query filter, its answer replaced by the short gold span; when the model's own direct
+answer already held the gold, a second record teaches that direct answer as the short span. Output, as `rqrag
+data build`: `data.jsonl` (records `training/data.py` reads; `metadata.origin = "self_train"`), `direct.jsonl`
+(the direct answers, `origin = "self_train_direct"`), `dropped.jsonl` (a reason per question), `report.json` and a printed table (kept per source and per refinement kind, drop reasons, answer
 words), `resolved_config.yaml`. Rerunning the same command resumes: no question is lost or written twice.
 """
 
@@ -36,8 +37,10 @@ from rqrag.eval.engine import Answerer, Study, StudyCell, StudyQuestion, run_stu
 from rqrag.eval.runner import build_task_retriever
 from rqrag.eval.tasks import EvalExample, MultiHopTask, get_task
 from rqrag.eval.trajectory_selection import (
+    Candidate,
     SelectionRules,
     choose,
+    knew_directly,
     score_trajectory,
     training_trajectory,
 )
@@ -53,7 +56,7 @@ from rqrag.trajectory import Step, Trajectory, render_assistant
 
 logger = logging.getLogger(__name__)
 
-DATA_FILE, DROPPED_FILE, REPORT_FILE = "data.jsonl", "dropped.jsonl", "report.json"
+DATA_FILE, DIRECT_FILE, DROPPED_FILE, REPORT_FILE = "data.jsonl", "direct.jsonl", "dropped.jsonl", "report.json"
 SOURCES = ("hotpotqa", "2wikimultihopqa", "musique")  # the benchmarks with candidates and gold paragraphs
 
 
@@ -85,6 +88,13 @@ class SelfTrainConfig:
         metadata={
             "help": "write each evidence passage whole (as rqrag data build), not cut to the decoder's "
             "evidence_max_words: training cuts with its own --evidence_max_words"
+        },
+    )
+    direct_records: bool = field(
+        default=True,
+        metadata={
+            "help": "also write a question's direct answer as its short gold span (direct.jsonl) when the model's "
+            "own direct answer held a gold answer: short direct answers, learnt only where the model knew"
         },
     )
     max_length: int = field(default=2048, metadata={"help": "drop records longer than this many tokens"})
@@ -173,28 +183,35 @@ def _split(source: str):
 
 class KeptOrDropped:
     """The engine's writer for a self-training run: a record with a `reason` goes to dropped.jsonl, any other
-    to data.jsonl; a question found in either file is done (both are `ResumableJsonl`: a killed run resumes)."""
+    to data.jsonl; a question found in either file is done (both are `ResumableJsonl`: a killed run resumes).
+    A record's `direct` companion goes to direct.jsonl first, so a run killed between the two writes redoes the
+    question and the companion, already there, is not written twice."""
 
     def __init__(self, out_dir: Path):
         self.data = ResumableJsonl(out_dir / DATA_FILE)
+        self.direct = ResumableJsonl(out_dir / DIRECT_FILE)
         self.dropped = ResumableJsonl(out_dir / DROPPED_FILE)
 
     def __contains__(self, record_id: str) -> bool:
         return record_id in self.data or record_id in self.dropped
 
     def append(self, record: dict) -> bool:
+        direct = record.pop("direct", None)
+        if direct is not None:
+            refuse_eval_id(str(direct["id"]))
+            self.direct.append(direct)
         if "reason" in record:
             return self.dropped.append(record)
         refuse_eval_id(str(record["id"]))
         return self.data.append(record)
 
     def sync(self) -> None:
-        self.data.sync()
-        self.dropped.sync()
+        for file in (self.data, self.direct, self.dropped):
+            file.sync()
 
     def close(self) -> None:
-        self.data.close()
-        self.dropped.close()
+        for file in (self.data, self.direct, self.dropped):
+            file.close()
 
 
 class SelfTrainStudy(Study):
@@ -248,10 +265,19 @@ class SelfTrainStudy(Study):
         choice = choose(candidates, rules)
         source, _, source_id = ex.uid.partition(":")
         common = {"id": ex.uid, "source": source, "source_id": source_id, "round": self.config.round}
+        knew = knew_directly(candidates, ex.golds) if self.config.direct_records else None
+        direct = self.training_record(ex, knew, "self_train_direct", choice.by_kind) if knew else None
+        companion = {"direct": direct} if direct is not None and "reason" not in direct else {}
         if choice.kept is None:
             detail = choice.detail or (result.error if result is not None else "") or ""
-            return {**common, "reason": choice.reason, "detail": detail, "by_kind": choice.by_kind}
-        kept = choice.kept
+            return {**common, "reason": choice.reason, "detail": detail, "by_kind": choice.by_kind, **companion}
+        record = self.training_record(ex, choice.kept, "self_train", choice.by_kind)
+        return {**record, **companion}
+
+    def training_record(self, ex: EvalExample, kept: Candidate, origin: str, by_kind: dict) -> dict:
+        """`kept` as a record training/data.py reads (its answer the short gold span), or a `too_long` drop."""
+        source, _, source_id = ex.uid.partition(":")
+        common = {"id": ex.uid, "source": source, "source_id": source_id, "round": self.config.round}
         trajectory = training_trajectory(kept)
         if self.config.full_passages:
             trajectory = whole_passages(trajectory, ex)
@@ -262,7 +288,7 @@ class SelfTrainStudy(Study):
             "metadata": {
                 **{k: common[k] for k in ("source", "source_id", "round")},
                 "qid": ex.uid,
-                "origin": "self_train",
+                "origin": origin,
                 "kind": kept.kind,
                 "n_searches": kept.n_searches,
                 "f1": round(kept.f1, 4),
@@ -272,12 +298,12 @@ class SelfTrainStudy(Study):
                 "model_answer": kept.trajectory.answer,
                 "gold_answers": list(ex.golds),
                 "model": self.decode.model,
-                "by_kind": choice.by_kind,
+                "by_kind": by_kind,
             },
         }
         n_tokens = self.n_tokens(record)
         if n_tokens > self.config.max_length:
-            return {**common, "reason": "too_long", "detail": f"{n_tokens} tokens", "by_kind": choice.by_kind}
+            return {**common, "reason": "too_long", "detail": f"{n_tokens} tokens", "by_kind": by_kind}
         record["metadata"]["n_tokens"] = n_tokens
         return record
 
@@ -333,6 +359,7 @@ def build_report(out: Path, uids: Sequence[str], load_stats: dict) -> dict:
     kept_kinds = Counter(r["metadata"]["kind"] for r in kept)
     for kind in kept_kinds:
         trajectories.setdefault(kind, Counter())
+    direct = [r for r in ResumableJsonl(out / DIRECT_FILE).read() if r["id"] in wanted]
     words = [len(r["trajectory"]["steps"][-1]["text"].split()) for r in kept]
     model_words = [len((r["metadata"]["model_answer"] or "").split()) for r in kept]
     return {
@@ -347,8 +374,18 @@ def build_report(out: Path, uids: Sequence[str], load_stats: dict) -> dict:
         "mean_answer_words": round(sum(words) / len(words), 2) if words else None,
         "mean_model_answer_words": round(sum(model_words) / len(model_words), 2) if model_words else None,
         "mean_searches": round(sum(r["metadata"]["n_searches"] for r in kept) / len(kept), 2) if kept else None,
+        "direct": {
+            "written": len(direct),
+            "per_source": dict(Counter(r["metadata"]["source"] for r in direct)),
+            "mean_model_words": round(mean_words([r["metadata"]["model_answer"] for r in direct]), 2),
+            "mean_written_words": round(mean_words([r["trajectory"]["steps"][-1]["text"] for r in direct]), 2),
+        },
         "loaded": load_stats,
     }
+
+
+def mean_words(texts: Sequence[str | None]) -> float:
+    return sum(len((t or "").split()) for t in texts) / len(texts) if texts else 0.0
 
 
 def format_report(report: dict) -> str:
@@ -365,4 +402,10 @@ def format_report(report: dict) -> str:
         f"answer words: {report['mean_answer_words']} written (model said {report['mean_model_answer_words']}); "
         f"searches per kept trajectory: {report['mean_searches']}"
     )
+    direct = report.get("direct") or {}
+    if direct.get("written"):
+        lines.append(
+            f"direct answers the model knew: {direct['written']} written as the short span "
+            f"({direct['mean_written_words']} words; the model said {direct['mean_model_words']})"
+        )
     return "\n".join(lines)

@@ -22,6 +22,12 @@ teach), then the higher answer confidence (mean token probability of the answer)
 Its answer is replaced by the short gold answer the model's answer matched best, so what is learnt is the span,
 not the sentence around it — at every depth, the direct answer included.
 
+A question's direct answer (no search) is judged apart, by `knew_directly`: when the model's own depth-0 answer
+holds a gold answer (a yes/no gold must open it), the model knew it without reading, and the direct step is
+written as the short gold span in a separate record. That teaches short direct answers for factoid questions
+(issue 26 item 3: the direct answer was a 14-word sentence learnt from instruction data) without teaching a guess:
+a question the model could not answer from memory gets no direct record.
+
 Each candidate carries its refinement kind (`decompose`, `rewrite+decompose`, ..., `direct` for no search), so
 the report can say, per kind, how many trajectories were right, found the gold and passed the filter: whether
 rewrite and disambiguate earn their place beside decompose.
@@ -31,7 +37,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Literal
 
 from rqrag.data_construction.query_filter import filter_new_evidence, text_reason
@@ -130,6 +136,30 @@ def invented_reason(queries: Sequence[Step], question: str) -> str | None:
         if invented_entities(step.text, question, [*seen, *found]):
             return "invents_entity"
         seen += [step.text, *found]
+    return None
+
+
+YES_NO = ("yes", "no")
+
+
+def knew_directly(candidates: Sequence[Candidate], golds: Sequence[str]) -> Candidate | None:
+    """The finished direct (no-search) candidate whose answer holds a gold answer, else None.
+
+    Containment, not F1 >= min_f1: the direct answer is the sentence whose length this record corrects, so its
+    F1 against a two-word gold is low even when it is right. A yes/no gold must be the answer's first word
+    ("No, both were American" is a no; "there is no record" is not a no)."""
+    for c in candidates:
+        if not c.finished or c.n_searches or c.kind != DIRECT:
+            continue
+        answer = c.trajectory.answer or ""
+        words = metrics.normalize_answer(answer).split()
+        for gold in golds:
+            norm = metrics.normalize_answer(gold)
+            if norm in YES_NO:
+                if words[:1] == [norm]:
+                    return replace(c, short_answer=gold)
+            elif metrics.match(answer, [gold]):
+                return replace(c, short_answer=gold)
     return None
 
 

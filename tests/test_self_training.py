@@ -17,16 +17,19 @@ from fakes import FakeGenerator
 from rqrag.benchmarks.splits import load_split
 from rqrag.eval.self_training import (
     DATA_FILE,
+    DIRECT_FILE,
     DROPPED_FILE,
     EvalIdRefused,
     KeptOrDropped,
     SelfTrainConfig,
+    format_report,
     run_self_training,
 )
 from rqrag.eval.trajectory_selection import (
     DROP_REASONS,
     SelectionRules,
     choose,
+    knew_directly,
     refinement_kind,
     score_trajectory,
     short_answer,
@@ -116,6 +119,34 @@ def test_gold_paragraphs_required_and_direct_answers_only_under_none():
     assert choose([direct, half], SelectionRules(require_supporting="none")).kept is direct
 
 
+def test_a_direct_answer_is_written_short_only_where_the_model_knew():
+    sentence = _score("0.0", _traj(answer="Shirley Temple later served as Chief of Protocol of the United States"))
+    knew = knew_directly([sentence, _score("0.1", _traj(SHIRLEY))], GOLDS)
+    assert knew is not None and knew.path_id == "0.0" and training_trajectory(knew).answer == "Chief of Protocol"
+    guess = _score("0.0", _traj(answer="She was an ambassador to Ghana"))
+    assert knew_directly([guess], GOLDS) is None  # not known: no direct record, however short
+    searched = _score("0.1", _traj(SHIRLEY, answer="Chief of Protocol"))
+    assert knew_directly([searched], GOLDS) is None  # read, not known
+    unfinished = _score("0.0", _traj(answer="Chief of Protocol"), finished=False)
+    assert knew_directly([unfinished], GOLDS) is None
+
+
+def test_a_yes_no_gold_must_open_the_direct_answer():
+    def direct(answer):
+        return score_trajectory(
+            "0.0",
+            _traj(answer=answer),
+            finished=True,
+            confidence=0.5,
+            question=QUESTION,
+            golds=["no"],
+            supporting=set(),
+        )
+
+    assert knew_directly([direct("No, they were born in different countries.")], ["no"]).short_answer == "no"
+    assert knew_directly([direct("There is no record of that film.")], ["no"]) is None
+
+
 def test_query_filter_rejects_restatements_repeats_and_searches_finding_nothing_new():
     restated = _score("0.1", _traj((Action.REWRITE, QUESTION, ("q::1", "q::2"))))
     assert restated.filter_reason == "restates_question"
@@ -201,8 +232,10 @@ def test_no_eval_id_reaches_training_data(tmp_path, smollm2_tokenizer):
     writer = KeptOrDropped(tmp_path / "other")
     with pytest.raises(EvalIdRefused):
         writer.append({"id": f"hotpotqa:{eval_id}", "messages": [], "trajectory": {}, "metadata": {}})
+    with pytest.raises(EvalIdRefused):  # a direct companion riding on a drop is checked too
+        writer.append({"id": "hotpotqa:x", "reason": "no_right_answer", "direct": {"id": f"hotpotqa:{eval_id}"}})
     writer.close()
-    assert not _records(tmp_path / "other" / DATA_FILE)
+    assert not _records(tmp_path / "other" / DATA_FILE) and not _records(tmp_path / "other" / DIRECT_FILE)
 
 
 def test_records_are_training_records_with_short_answers(tmp_path, smollm2_tokenizer):
@@ -220,6 +253,25 @@ def test_records_are_training_records_with_short_answers(tmp_path, smollm2_token
         ids = tokenize_record(record, smollm2_tokenizer)
         assert len(ids["input_ids"]) == meta["n_tokens"] and any(label != -100 for label in ids["labels"])
     assert (out / "resolved_config.yaml").is_file() and json.loads((out / "report.json").read_text())["kept"] == 2
+
+
+def test_direct_answers_the_model_knew_are_written_apart_and_short(tmp_path, smollm2_tokenizer):
+    """The scripted model answers every depth with the gold span: each question gets its searched record in
+    data.jsonl and its direct answer in direct.jsonl; with direct_records off there is none."""
+    records = _slice_records(train=2, eval_=0)
+    report, out = _run(tmp_path, smollm2_tokenizer, records, require_supporting="any")
+    direct = _records(out / DIRECT_FILE)
+    assert sorted(r["id"] for r in direct) == sorted(f"hotpotqa:{r['question_id']}" for r in records)
+    for record in direct:
+        meta = record["metadata"]
+        assert meta["origin"] == "self_train_direct" and meta["n_searches"] == 0
+        assert [s["action"] for s in record["trajectory"]["steps"]] == ["answer"]
+        assert record["trajectory"]["steps"][0]["text"] in meta["gold_answers"]
+    assert report["direct"]["written"] == 2 and "direct answers the model knew: 2" in format_report(report)
+
+    (tmp_path / "off").mkdir()
+    _, off = _run(tmp_path / "off", smollm2_tokenizer, records, require_supporting="any", direct_records=False)
+    assert not _records(off / DIRECT_FILE) and len(_records(off / DATA_FILE)) + len(_records(off / DROPPED_FILE)) == 2
 
 
 def test_gold_required_writes_searched_trajectories_with_whole_passages(tmp_path, smollm2_tokenizer):
