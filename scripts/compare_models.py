@@ -4,6 +4,7 @@ Run from the project root on two `rqrag eval` output directories of the same tas
 
     .venv/bin/python scripts/compare_models.py runs/eval_small/hotpotqa_trained runs/eval/hotpotqa_selftrain \\
         [--system rqrag] [--strategy vote] [--metric f1] [--resamples 10000] [--seed 0]
+    .venv/bin/python scripts/compare_models.py RUN RUN --old_system no_retrieval   # the tree vs its direct answer
 
 For the questions both runs answered, it prints the mean score of each (`--metric`, with the tree's `--strategy`
 selection), the paired bootstrap of new − old (`rqrag.eval.significance`: the difference, its 95 % interval and the
@@ -69,20 +70,30 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("old", type=Path, help="the run of the model in use")
     parser.add_argument("new", type=Path, help="the run of the candidate model")
     parser.add_argument("--system", default="rqrag", help="system directory in both runs (default rqrag)")
+    parser.add_argument(
+        "--old_system", default=None, help="system directory in the old run when it differs (e.g. no_retrieval)"
+    )
     parser.add_argument("--strategy", default="vote", help="the tree's selection compared (default vote)")
     parser.add_argument("--metric", default="f1", help="per-question score compared (default f1)")
     parser.add_argument("--resamples", type=int, default=10_000)
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args(argv)
     result = compare(
-        load(args.old, args.system), load(args.new, args.system), args.strategy, args.metric, args.resamples, args.seed
+        load(args.old, args.old_system or args.system),
+        load(args.new, args.system),
+        args.strategy,
+        args.metric,
+        args.resamples,
+        args.seed,
     )
     test = result["new_minus_old"]
     if result["questions"] == 0:
         print("the two runs share no question", file=sys.stderr)
         return 1
     print(
-        f"{result['questions']} questions, {args.system}/{args.strategy} {args.metric}: old {100 * result['old']:.1f}, "
+        f"{result['questions']} questions, {args.system}/{args.strategy} {args.metric}"
+        + (f" (old: {args.old_system})" if args.old_system else "")
+        + f": old {100 * result['old']:.1f}, "
         f"new {100 * result['new']:.1f}; new - old {100 * test['delta']:+.1f} "
         f"(95 % CI {100 * test['ci95'][0]:+.1f} .. {100 * test['ci95'][1]:+.1f}, one-sided p = {test['p']:.3f})"
     )

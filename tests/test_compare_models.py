@@ -48,3 +48,22 @@ def test_the_new_model_is_compared_on_the_questions_both_answered(tmp_path, caps
     assert result["answer_step_words"] == {"old": 6.0, "new": 1.0}  # every answer step, the direct one included
     # The other way round the old model is no better.
     assert cm.compare(cm.load(new, "rqrag"), cm.load(old, "rqrag"), "vote", "f1", 2000, 0)["new_minus_old"]["p"] > 0.95
+
+
+def test_the_tree_is_compared_with_another_system_of_the_same_run(tmp_path, capsys):
+    """--old_system: the 2Wiki question is whether the tree beats the same model's direct answer."""
+    run = _run(tmp_path, "run", [_record(f"q{i}", 1.0 if i < 15 else 0.5, "Paris") for i in range(30)])
+    direct = run / "no_retrieval"
+    direct.mkdir()
+    (direct / "predictions.jsonl").write_text(
+        "".join(json.dumps({**_record(f"q{i}", 0.5, "it is Paris"), "strategy": "direct"}) + "\n" for i in range(30))
+    )
+    assert cm.main([str(run), str(run), "--old_system", "no_retrieval"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    result = json.loads(out[-1])
+    assert "(old: no_retrieval)" in out[0] and result["old"] == 0.5 and result["new"] == pytest.approx(0.75)
+    assert result["new_minus_old"]["p"] < 0.05
+    assert (
+        cm.main([str(run), str(run)]) == 0
+        and json.loads(capsys.readouterr().out.splitlines()[-1])["new_minus_old"]["delta"] == 0
+    )
