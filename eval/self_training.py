@@ -265,7 +265,7 @@ class SelfTrainStudy(Study):
         choice = choose(candidates, rules)
         source, _, source_id = ex.uid.partition(":")
         common = {"id": ex.uid, "source": source, "source_id": source_id, "round": self.config.round}
-        knew = knew_directly(candidates, ex.golds) if self.config.direct_records else None
+        knew = knew_directly(candidates, ex.question, ex.golds) if self.config.direct_records else None
         direct = self.training_record(ex, knew, "self_train_direct", choice.by_kind) if knew else None
         companion = {"direct": direct} if direct is not None and "reason" not in direct else {}
         if choice.kept is None:

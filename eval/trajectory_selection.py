@@ -23,7 +23,8 @@ Its answer is replaced by the short gold answer the model's answer matched best,
 not the sentence around it — at every depth, the direct answer included.
 
 A question's direct answer (no search) is judged apart, by `knew_directly`: when the model's own depth-0 answer
-holds a gold answer (a yes/no gold must open it), the model knew it without reading, and the direct step is
+states a gold answer (`states_gold`: a yes/no or an option named in the question must open it, followed by a
+statement rather than the other option), the model knew it without reading, and the direct step is
 written as the short gold span in a separate record. That teaches short direct answers for factoid questions
 (issue 26 item 3: the direct answer was a 14-word sentence learnt from instruction data) without teaching a guess:
 a question the model could not answer from memory gets no direct record.
@@ -142,25 +143,34 @@ def invented_reason(queries: Sequence[Step], question: str) -> str | None:
 YES_NO = ("yes", "no")
 
 
-def knew_directly(candidates: Sequence[Candidate], golds: Sequence[str]) -> Candidate | None:
-    """The finished direct (no-search) candidate whose answer holds a gold answer, else None.
-
-    Containment, not F1 >= min_f1: the direct answer is the sentence whose length this record corrects, so its
-    F1 against a two-word gold is low even when it is right. A yes/no gold must be the answer's first word
-    ("No, both were American" is a no; "there is no record" is not a no)."""
+def knew_directly(candidates: Sequence[Candidate], question: str, golds: Sequence[str]) -> Candidate | None:
+    """The finished direct (no-search) candidate whose answer states a gold answer, else None (`states_gold`)."""
     for c in candidates:
         if not c.finished or c.n_searches or c.kind != DIRECT:
             continue
-        answer = c.trajectory.answer or ""
-        words = metrics.normalize_answer(answer).split()
-        for gold in golds:
-            norm = metrics.normalize_answer(gold)
-            if norm in YES_NO:
-                if words[:1] == [norm]:
-                    return replace(c, short_answer=gold)
-            elif metrics.match(answer, [gold]):
-                return replace(c, short_answer=gold)
+        gold = next((g for g in golds if states_gold(c.trajectory.answer or "", question, g)), None)
+        if gold is not None:
+            return replace(c, short_answer=gold)
     return None
+
+
+def states_gold(answer: str, question: str, gold: str) -> bool:
+    """Does a direct answer state `gold`, rather than merely contain its words?
+
+    Containment, not F1 >= min_f1: the direct answer is the sentence whose length the record corrects, so its F1
+    against a two-word gold is low even when it is right. But a gold the answer could have copied from the
+    question — yes/no, or an option it names ("Which film came first, A or B?") — must open the answer and be
+    followed by a statement, not by the other option: "A or B" restated decides nothing, and "B is the director
+    of A" names A second and is not an answer of A."""
+    norm_gold = metrics.normalize_answer(gold)
+    if not norm_gold:
+        return False
+    if norm_gold not in YES_NO and f" {norm_gold} " not in f" {metrics.normalize_answer(question)} ":
+        return metrics.match(answer, [gold]) > 0
+    words, gold_words = metrics.normalize_answer(answer).split(), norm_gold.split()
+    if words[: len(gold_words)] != gold_words:
+        return False
+    return words[len(gold_words) : len(gold_words) + 1] not in (["or"], ["and"], ["nor"], ["vs"], ["versus"])
 
 
 def found_gold(recall: float | None, n_searches: int, require: str) -> bool:

@@ -33,6 +33,7 @@ from rqrag.eval.trajectory_selection import (
     refinement_kind,
     score_trajectory,
     short_answer,
+    states_gold,
     training_trajectory,
 )
 from rqrag.inference.decoding.config import DecodeConfig
@@ -121,14 +122,14 @@ def test_gold_paragraphs_required_and_direct_answers_only_under_none():
 
 def test_a_direct_answer_is_written_short_only_where_the_model_knew():
     sentence = _score("0.0", _traj(answer="Shirley Temple later served as Chief of Protocol of the United States"))
-    knew = knew_directly([sentence, _score("0.1", _traj(SHIRLEY))], GOLDS)
+    knew = knew_directly([sentence, _score("0.1", _traj(SHIRLEY))], QUESTION, GOLDS)
     assert knew is not None and knew.path_id == "0.0" and training_trajectory(knew).answer == "Chief of Protocol"
     guess = _score("0.0", _traj(answer="She was an ambassador to Ghana"))
-    assert knew_directly([guess], GOLDS) is None  # not known: no direct record, however short
+    assert knew_directly([guess], QUESTION, GOLDS) is None  # not known: no direct record, however short
     searched = _score("0.1", _traj(SHIRLEY, answer="Chief of Protocol"))
-    assert knew_directly([searched], GOLDS) is None  # read, not known
+    assert knew_directly([searched], QUESTION, GOLDS) is None  # read, not known
     unfinished = _score("0.0", _traj(answer="Chief of Protocol"), finished=False)
-    assert knew_directly([unfinished], GOLDS) is None
+    assert knew_directly([unfinished], QUESTION, GOLDS) is None
 
 
 def test_a_yes_no_gold_must_open_the_direct_answer():
@@ -143,8 +144,31 @@ def test_a_yes_no_gold_must_open_the_direct_answer():
             supporting=set(),
         )
 
-    assert knew_directly([direct("No, they were born in different countries.")], ["no"]).short_answer == "no"
-    assert knew_directly([direct("There is no record of that film.")], ["no"]) is None
+    assert knew_directly([direct("No, they were born in different countries.")], QUESTION, ["no"]).short_answer == "no"
+    assert knew_directly([direct("There is no record of that film.")], QUESTION, ["no"]) is None
+
+
+def test_an_option_the_question_names_counts_only_as_a_decision():
+    """2Wiki's comparison questions: an answer restating the options, or naming the gold second, knew nothing."""
+    q = "Which film was released earlier, Molokai: The Story Of Father Damien or Brahma – The Creator?"
+    gold = "Molokai: The Story Of Father Damien"
+    assert states_gold("Molokai: The Story of Father Damien was released first.", q, gold)
+    assert not states_gold("Molokai: The Story of Father Damien or Brahma – The Creator", q, gold)
+    q = "Which film has the director died earlier, Payment On Demand or My Cousin From Warsaw?"
+    assert not states_gold(
+        "Payment On Demand is the director of the film My Cousin From Warsaw.", q, "My Cousin From Warsaw"
+    )
+    q = "Which film came first, Mr. Fix-It or People Not As Bad As They Seem?"
+    assert not states_gold("Mr. Fix-It and People Not As Bad As They Seem", q, "Mr. Fix-It")
+    assert states_gold(
+        "Keith Bostic is a 22-year-old actor who is younger than Jerry Glanville.",
+        "who is younger Keith Bostic or Jerry Glanville ?",
+        "Keith Bostic",
+    )
+    # A gold the question does not name is found anywhere in the answer.
+    assert states_gold(
+        "John Lennon was born in Liverpool, England.", "Where was the performer of Well Well Well born?", "Liverpool"
+    )
 
 
 def test_query_filter_rejects_restatements_repeats_and_searches_finding_nothing_new():
