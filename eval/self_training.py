@@ -65,7 +65,10 @@ class SelfTrainConfig:
     out_dir: str = field(default="runs/data/self_train", metadata={"help": "data.jsonl, dropped.jsonl, report"})
     sources: list[str] = field(
         default_factory=lambda: list(SOURCES),
-        metadata={"help": "multi-hop sources, each `name` or `name:limit` (first `limit` training ids)"},
+        metadata={
+            "help": "multi-hop sources, each `name`, `name:limit` (the first `limit` training ids) or `name:start-end` "
+            "(training ids start+1..end in file order: a later round's questions that an earlier round did not use)"
+        },
     )
     source_files: list[str] = field(
         default_factory=list,
@@ -105,22 +108,26 @@ class SelfTrainConfig:
         if not 0.0 < self.min_f1 <= 1.0:
             raise ValueError(f"min_f1 must be in (0, 1], got {self.min_f1}")
         for spec in self.sources:
-            name, limit = parse_source_spec(spec)
+            name, start, limit = parse_source_spec(spec)
             if name not in SOURCES:
                 raise ValueError(f"self-training reads {list(SOURCES)} (candidates and gold paragraphs), not {name!r}")
-            if limit is not None and limit < 1:
-                raise ValueError(f"{spec}: a limit must be positive")
+            if limit is not None and limit <= start:
+                raise ValueError(f"{spec}: the range must hold at least one question")
 
     @property
     def rules(self) -> SelectionRules:
         return SelectionRules(self.min_f1, self.require_supporting, self.query_filter)
 
 
-def parse_source_spec(spec: str) -> tuple[str, int | None]:
-    name, _, limit = spec.partition(":")
-    if limit and not limit.isdigit():
-        raise ValueError(f"source spec must be `name` or `name:limit`, got {spec!r}")
-    return name.strip(), int(limit) if limit else None
+def parse_source_spec(spec: str) -> tuple[str, int, int | None]:
+    """`name` -> (name, 0, None); `name:limit` -> (name, 0, limit); `name:start-end` -> (name, start, end)."""
+    name, _, bounds = spec.partition(":")
+    start, dash, end = bounds.partition("-")
+    if not dash:
+        start, end = "0", bounds
+    if not start.isdigit() or (end and not end.isdigit()) or (dash and not end):
+        raise ValueError(f"source spec must be `name`, `name:limit` or `name:start-end`, got {spec!r}")
+    return name.strip(), int(start), int(end) if end else None
 
 
 class EvalIdRefused(ValueError):
@@ -136,7 +143,7 @@ def load_training_questions(config: SelfTrainConfig) -> tuple[list[tuple[MultiHo
     questions: list[tuple[MultiHopTask, EvalExample]] = []
     stats: dict[str, dict[str, int]] = {}
     for spec in config.sources:
-        source, limit = parse_source_spec(spec)
+        source, start, limit = parse_source_spec(spec)
         split = load_split(source)
         if split is None:
             raise EvalIdRefused(f"{source} has no split file: its eval ids cannot be kept out")
@@ -160,9 +167,13 @@ def load_training_questions(config: SelfTrainConfig) -> tuple[list[tuple[MultiHo
                 st["unusable"] += 1
                 continue
             seen.add(ex.uid)
+            position = len(seen)  # 1-based among this source's usable training questions
+            if position <= start:
+                st["before_range"] += 1
+                continue
             questions.append((task, task.example(ex)))
             st["selected"] += 1
-            if limit is not None and st["selected"] >= limit:
+            if limit is not None and position >= limit:
                 break
         st["records_read"] = read.read
     return questions, {s: dict(c) for s, c in stats.items()}

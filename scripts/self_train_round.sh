@@ -3,7 +3,7 @@
 # eval of both models -> paired comparison with the model it would replace. Each stage resumes; rerun the same
 # command after a stop.
 #   bash scripts/self_train_round.sh                      # round 1 from the shipped model
-#   ROUND=2 MODEL=runs/train/selftrain_r1 bash scripts/self_train_round.sh
+#   ROUND=2 MODEL=runs/train/selftrain_r1 bash scripts/self_train_round.sh   # the round that made the shipped one
 # Needs the full benchmark files for enough training questions (the shipped slices hold 16 per source):
 #   RQRAG_BENCHMARKS_DIR=/path/to/benchmarks  (or `rqrag data fetch hotpotqa 2wikimultihopqa musique`)
 # CPU cost measured here (2 cores shared with a GRPO run): self-training ~13 s a question (decompose, width 2);
@@ -14,12 +14,14 @@ BIN=${BIN:-.venv/bin}
 ROUND=${ROUND:-1}
 MODEL=${MODEL:-rqrag-smollm2-135m}           # the model in use: generates the data, and is the baseline
 DATA=${DATA:-runs/data/self_train_r$ROUND}
+# Round 1 read the first 140 / 40 / 60 training ids, round 2 the rest of HotpotQA and 2Wiki (MuSiQue kept none).
+SOURCES=${SOURCES:-$([[ "$ROUND" == 1 ]] && echo "hotpotqa:140 2wikimultihopqa:40 musique:60" || echo "hotpotqa:140-250 2wikimultihopqa:40-64")}
 NEW=${NEW:-runs/train/selftrain_r$ROUND}
 EPOCHS=${EPOCHS:-2}
 export HF_HUB_OFFLINE=1
 
 "$BIN/rqrag" data self-train --config configs/data/self_train.yaml --model "$MODEL" --round "$ROUND" \
-    --seed "$ROUND" --out_dir "$DATA"
+    --seed "$ROUND" --sources $SOURCES --out_dir "$DATA"
 # Continued training of the model in use on its own searched trajectories and the direct answers it knew.
 "$BIN/accelerate" launch --config_file configs/accelerate/cpu.yaml training/sft.py \
     --config configs/train/smollm2_135m_selftrain_cpu.yaml --model_name_or_path "$MODEL" \

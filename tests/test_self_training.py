@@ -23,6 +23,7 @@ from rqrag.eval.self_training import (
     KeptOrDropped,
     SelfTrainConfig,
     format_report,
+    load_training_questions,
     run_self_training,
 )
 from rqrag.eval.trajectory_selection import (
@@ -260,6 +261,27 @@ def test_no_eval_id_reaches_training_data(tmp_path, smollm2_tokenizer):
         writer.append({"id": "hotpotqa:x", "reason": "no_right_answer", "direct": {"id": f"hotpotqa:{eval_id}"}})
     writer.close()
     assert not _records(tmp_path / "other" / DATA_FILE) and not _records(tmp_path / "other" / DIRECT_FILE)
+
+
+def test_a_range_of_training_ids_picks_up_where_an_earlier_round_stopped(tmp_path):
+    """`name:start-end`: round 2 on the questions round 1 (`name:start`) did not use, eval ids still refused."""
+    planted = tmp_path / "planted.jsonl"
+    planted.write_text("".join(json.dumps(r) + "\n" for r in _slice_records(train=4, eval_=1)))
+
+    def uids(spec: str) -> tuple[list[str], dict]:
+        config = SelfTrainConfig(out_dir=str(tmp_path), sources=[spec], source_files=[f"hotpotqa={planted}"])
+        questions, stats = load_training_questions(config)
+        return [ex.uid for _, ex in questions], stats["hotpotqa"]
+
+    everything, stats = uids("hotpotqa")
+    first, _ = uids("hotpotqa:2")
+    rest, rest_stats = uids("hotpotqa:2-4")
+    assert len(everything) == 4 and stats["eval_ids_refused"] == 1
+    assert first + rest == everything and len(rest) == 2 and rest_stats["before_range"] == 2
+    assert uids("hotpotqa:3-9")[0] == everything[3:]
+    for bad in ("hotpotqa:4-2", "hotpotqa:x", "hotpotqa:2-"):
+        with pytest.raises(ValueError):
+            SelfTrainConfig(sources=[bad])
 
 
 def test_records_are_training_records_with_short_answers(tmp_path, smollm2_tokenizer):
