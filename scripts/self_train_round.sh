@@ -17,7 +17,7 @@ DATA=${DATA:-runs/data/self_train_r$ROUND}
 # Round 1 read the first 140 / 40 / 60 training ids, round 2 the rest of HotpotQA and 2Wiki (MuSiQue kept none).
 SOURCES=${SOURCES:-$([[ "$ROUND" == 1 ]] && echo "hotpotqa:140 2wikimultihopqa:40 musique:60" || echo "hotpotqa:140-250 2wikimultihopqa:40-64")}
 NEW=${NEW:-runs/train/selftrain_r$ROUND}
-EPOCHS=${EPOCHS:-2}
+EPOCHS=${EPOCHS:-3}
 export HF_HUB_OFFLINE=1
 
 "$BIN/rqrag" data self-train --config configs/data/self_train.yaml --model "$MODEL" --round "$ROUND" \
