@@ -14,8 +14,8 @@ evaluation engine (`eval/engine.py`: the same answer pipeline, resume and progre
 searches and passes the query filter, its answer replaced by the short gold span; when the model's own direct
 answer already held the gold, a second record teaches that direct answer as the short span. Output, as `rqrag
 data build`: `data.jsonl` (records `training/data.py` reads; `metadata.origin = "self_train"`), `direct.jsonl`
-(the direct answers, `origin = "self_train_direct"`), `dropped.jsonl` (a reason per question), `report.json` and a printed table (kept per source and per refinement kind, drop reasons, answer
-words), `resolved_config.yaml`. Rerunning the same command resumes: no question is lost or written twice.
+(the direct answers, `origin = "self_train_direct"`), `dropped.jsonl` (a reason per question), `report.json`
+and a printed table (kept per source and per refinement kind, drop reasons, answer words), `resolved_config.yaml`. Rerunning the same command resumes: no question is lost or written twice.
 """
 
 from __future__ import annotations
@@ -274,21 +274,19 @@ class SelfTrainStudy(Study):
             for t in (result.trajectories if result is not None else [])
         ]
         choice = choose(candidates, rules)
-        source, _, source_id = ex.uid.partition(":")
-        common = {"id": ex.uid, "source": source, "source_id": source_id, "round": self.config.round}
         knew = knew_directly(candidates, ex.question, ex.golds) if self.config.direct_records else None
         direct = self.training_record(ex, knew, "self_train_direct", choice.by_kind) if knew else None
         companion = {"direct": direct} if direct is not None and "reason" not in direct else {}
         if choice.kept is None:
             detail = choice.detail or (result.error if result is not None else "") or ""
-            return {**common, "reason": choice.reason, "detail": detail, "by_kind": choice.by_kind, **companion}
+            drop = {"reason": choice.reason, "detail": detail, "by_kind": choice.by_kind}
+            return {**self.identity(ex), **drop, **companion}
         record = self.training_record(ex, choice.kept, "self_train", choice.by_kind)
         return {**record, **companion}
 
     def training_record(self, ex: EvalExample, kept: Candidate, origin: str, by_kind: dict) -> dict:
         """`kept` as a record training/data.py reads (its answer the short gold span), or a `too_long` drop."""
-        source, _, source_id = ex.uid.partition(":")
-        common = {"id": ex.uid, "source": source, "source_id": source_id, "round": self.config.round}
+        common = self.identity(ex)
         trajectory = training_trajectory(kept)
         if self.config.full_passages:
             trajectory = whole_passages(trajectory, ex)
@@ -317,6 +315,11 @@ class SelfTrainStudy(Study):
             return {**common, "reason": "too_long", "detail": f"{n_tokens} tokens", "by_kind": by_kind}
         record["metadata"]["n_tokens"] = n_tokens
         return record
+
+    def identity(self, ex: EvalExample) -> dict:
+        """What every record of a question carries, kept or dropped: its id, source and round."""
+        source, _, source_id = ex.uid.partition(":")
+        return {"id": ex.uid, "source": source, "source_id": source_id, "round": self.config.round}
 
     def n_tokens(self, record: dict) -> int:
         """Length as training tokenizes it (training/data.py): also proves the record parses back."""
@@ -371,8 +374,6 @@ def build_report(out: Path, uids: Sequence[str], load_stats: dict) -> dict:
     for kind in kept_kinds:
         trajectories.setdefault(kind, Counter())
     direct = [r for r in ResumableJsonl(out / DIRECT_FILE).read() if r["id"] in wanted]
-    words = [len(r["trajectory"]["steps"][-1]["text"].split()) for r in kept]
-    model_words = [len((r["metadata"]["model_answer"] or "").split()) for r in kept]
     return {
         "questions": len(kept) + len(dropped),
         "kept": len(kept),
@@ -382,21 +383,22 @@ def build_report(out: Path, uids: Sequence[str], load_stats: dict) -> dict:
         },
         "per_kind": {k: {**trajectories[k], "kept": kept_kinds[k]} for k in sorted(trajectories)},
         "drop_reasons": dict(Counter(r["reason"] for r in dropped).most_common()),
-        "mean_answer_words": round(sum(words) / len(words), 2) if words else None,
-        "mean_model_answer_words": round(sum(model_words) / len(model_words), 2) if model_words else None,
+        "mean_answer_words": mean_words([r["trajectory"]["steps"][-1]["text"] for r in kept]),
+        "mean_model_answer_words": mean_words([r["metadata"]["model_answer"] for r in kept]),
         "mean_searches": round(sum(r["metadata"]["n_searches"] for r in kept) / len(kept), 2) if kept else None,
         "direct": {
             "written": len(direct),
             "per_source": dict(Counter(r["metadata"]["source"] for r in direct)),
-            "mean_model_words": round(mean_words([r["metadata"]["model_answer"] for r in direct]), 2),
-            "mean_written_words": round(mean_words([r["trajectory"]["steps"][-1]["text"] for r in direct]), 2),
+            "mean_model_words": mean_words([r["metadata"]["model_answer"] for r in direct]),
+            "mean_written_words": mean_words([r["trajectory"]["steps"][-1]["text"] for r in direct]),
         },
         "loaded": load_stats,
     }
 
 
-def mean_words(texts: Sequence[str | None]) -> float:
-    return sum(len((t or "").split()) for t in texts) / len(texts) if texts else 0.0
+def mean_words(texts: Sequence[str | None]) -> float | None:
+    """Mean words per text, to 2 decimals (None for no texts)."""
+    return round(sum(len((t or "").split()) for t in texts) / len(texts), 2) if texts else None
 
 
 def format_report(report: dict) -> str:

@@ -146,7 +146,7 @@ YES_NO = ("yes", "no")
 def knew_directly(candidates: Sequence[Candidate], question: str, golds: Sequence[str]) -> Candidate | None:
     """The finished direct (no-search) candidate whose answer states a gold answer, else None (`states_gold`)."""
     for c in candidates:
-        if not c.finished or c.n_searches or c.kind != DIRECT:
+        if not c.finished or c.kind != DIRECT:  # DIRECT: no search
             continue
         gold = next((g for g in golds if states_gold(c.trajectory.answer or "", question, g)), None)
         if gold is not None:
