@@ -147,7 +147,7 @@ class BenchmarkStudy(Study):
             StudyCell(s, {"system": s}, ResumableJsonl(out / s / PREDICTIONS, id_key="id")) for s in config.systems
         ]
         self.questions = [
-            StudyQuestion(ex.uid, Question(ex.uid, list(ex.messages), choices=tuple(ex.choices)), ex)
+            StudyQuestion(ex.uid, Question(ex.uid, list(ex.messages), choices=tuple(ex.choices), task=task.name), ex)
             for ex in self.examples
         ]
 

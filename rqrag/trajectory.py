@@ -11,15 +11,17 @@ token, a query and `[EOS]`, followed by evidence the *system* inserts, and then 
 This module holds the special tokens, the typed `Step`/`Trajectory`, and the three functions the stages
 share: `render_example`/`render_prompt` (text framed by the tokenizer's own chat template), `parse_*`
 (model output back to steps, never raising, always with a countable status), and `tokenize_segments`
-(input ids + labels built segment by segment, so the loss mask needs no re-tokenized prefixes).
+(input ids + labels from one tokenization of the whole text, each token labelled by its segment).
 
-Every segment boundary sits next to a special token, and special tokens are atomic in the tokenizer, so
-tokenizing the segments one by one gives exactly the ids of tokenizing the whole text (tested).
+Every segment boundary sits next to a special token, and special tokens are atomic in the tokenizer, so no
+token straddles two segments (tested).
 """
 
 from __future__ import annotations
 
+import bisect
 import enum
+import itertools
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
@@ -236,13 +238,27 @@ def render_prompt(tokenizer, messages: str | Sequence[dict], steps: Sequence[Ste
 
 
 def tokenize_segments(tokenizer, segments: Sequence[Segment], ignore_index: int = -100) -> tuple[list[int], list[int]]:
-    """input_ids and labels in one pass over the segments; unsupervised tokens get `ignore_index`."""
-    input_ids: list[int] = []
-    labels: list[int] = []
-    encoded = tokenizer([s.text for s in segments], add_special_tokens=False)["input_ids"]  # one batched call
-    for seg, ids in zip(segments, encoded):
-        input_ids.extend(ids)
-        labels.extend(ids if seg.supervise else [ignore_index] * len(ids))
+    """input_ids and labels of the segments' text; unsupervised tokens get `ignore_index`.
+
+    The text is tokenized whole, once, and each token labelled by the segment its first character is in: the
+    ids are the whole text's whatever the tokenizer. (Tokenizing segment by segment is not the same for every
+    tokenizer: a Llama tokenizer writes a word-start mark before a segment that starts a string, not before
+    the same text after a special token.) A slow tokenizer, which has no offsets, is tokenized per segment.
+    """
+    if not getattr(tokenizer, "is_fast", False):
+        input_ids: list[int] = []
+        labels: list[int] = []
+        for seg, ids in zip(segments, tokenizer([s.text for s in segments], add_special_tokens=False)["input_ids"]):
+            input_ids.extend(ids)
+            labels.extend(ids if seg.supervise else [ignore_index] * len(ids))
+        return input_ids, labels
+    ends = list(itertools.accumulate(len(s.text) for s in segments))
+    encoded = tokenizer("".join(s.text for s in segments), add_special_tokens=False, return_offsets_mapping=True)
+    input_ids = list(encoded["input_ids"])
+    labels = []
+    for token, (start, _end) in zip(input_ids, encoded["offset_mapping"]):
+        segment = segments[min(bisect.bisect_right(ends, start), len(segments) - 1)]
+        labels.append(token if segment.supervise else ignore_index)
     return input_ids, labels
 
 

@@ -32,6 +32,7 @@ import torch
 from rqrag.benchmarks.files import default_file
 from rqrag.benchmarks.sources import SourceExample, parse_records
 from rqrag.benchmarks.splits import load_split
+from rqrag.prompt_formats import NATIVE
 from rqrag.records import read_records
 from rqrag.retrieval.base import Hit, shorten_hits
 from rqrag.retrieval.candidates import CandidateRetriever
@@ -40,11 +41,9 @@ from rqrag.trajectory import (
     SPECIAL_TOKENS,
     Action,
     Segment,
-    Step,
     as_messages,
     chat_frame,
     clean_text,
-    step_segments,
     tokenize_segments,
 )
 
@@ -254,9 +253,7 @@ class PathSampler:
         hits = shorten_hits(hits, self.settings.evidence_max_words)
         path.queries.append(text)
         path.evidence.append(tuple(hits))
-        evidence = [seg for seg in step_segments(Step(action, "x", tuple(hits))) if seg.kind == "evidence"]
-        evidence_ids, _ = tokenize_segments(self.tokenizer, evidence)
-        path.add(evidence_ids, model_wrote=False)
+        path.add(NATIVE.evidence_ids(self.tokenizer, action, hits), model_wrote=False)
         if len(path.completion_ids) + self.answer_reserve > self.settings.max_completion_length:
             path.status = "out_of_budget"  # the evidence left no room for an answer (search_reserve too small)
 

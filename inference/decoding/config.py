@@ -33,6 +33,15 @@ class DecodeConfig:
             "for each refinement by an instruction; auto: trained if the tokenizer already has the tokens"
         },
     )
+    prompt_format: Literal["auto", "native", "original"] = field(
+        default="auto",
+        metadata={
+            "help": "trained mode: how the model's context is laid out. native: this package's training (the "
+            "tokenizer's chat template); original: a model trained by the original RQ-RAG code (github.com/"
+            "chanchimin/RQ-RAG, e.g. the released zorowin123/rq_rag_llama2_7B: <|user|> tags, its task system "
+            "prompts, stop at [EOS] or </s>); auto: original if the tokenizer has its [S_Response] token"
+        },
+    )
     backend: Literal["hf", "vllm", "remote", "chat"] = field(
         default="hf",
         metadata={

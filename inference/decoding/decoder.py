@@ -49,7 +49,7 @@ class TreeDecoder:
         self.generator = generator
         self.tokenizer = tokenizer
         self.retriever = retriever
-        self.prompter = make_prompter(config.mode, tokenizer, generator)
+        self.prompter = make_prompter(config.mode, tokenizer, generator, config.prompt_format)
         mode = self.prompter.mode
         self.stats = DecodeStats()
         self.on_step: Callable[[str, str, Step], None] | None = None  # see `using`
@@ -63,6 +63,12 @@ class TreeDecoder:
     @property
     def mode(self) -> str:
         return self.prompter.mode
+
+    @property
+    def prompt_format(self) -> str | None:
+        """How a trained model's context is laid out (rqrag.prompt_formats); None in prompted mode."""
+        fmt = getattr(self.prompter, "format", None)
+        return fmt.name if fmt is not None else None
 
     def using(
         self,

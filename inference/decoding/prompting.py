@@ -17,6 +17,8 @@ from collections.abc import Sequence
 from rqrag.inference.backends.base import TERMINATED, ChatPrompt, Completion, GenerationRequest, SamplingParams
 from rqrag.inference.decoding.prompt_text import PROMPT_TEXT, prompt_text
 from rqrag.inference.decoding.tree import Path, Question
+from rqrag.prompt_formats import NATIVE, PromptFormat
+from rqrag.prompt_formats import prompt_format as resolve_prompt_format
 from rqrag.retrieval.base import Hit
 from rqrag.trajectory import (
     EOS,
@@ -24,12 +26,9 @@ from rqrag.trajectory import (
     Action,
     ParsedStep,
     Segment,
-    Step,
     as_messages,
-    chat_frame,
     clean_text,
     parse_generation,
-    step_segments,
     tokenize_segments,
 )
 
@@ -50,24 +49,27 @@ class TrainedPrompter:
 
     mode = "trained"
 
-    def __init__(self, tokenizer):
+    def __init__(self, tokenizer, prompt_format: PromptFormat = NATIVE):
         self.tokenizer = tokenizer
+        self.format = prompt_format
         self.action_ids = {a: tokenizer.convert_tokens_to_ids(a.value) for a in Action}
         self.eos_id = tokenizer.convert_tokens_to_ids(EOS)
-        self.special_ids = {tokenizer.convert_tokens_to_ids(t) for t in SPECIAL_TOKENS}
+        self.stop_ids = prompt_format.stop_token_ids(tokenizer)
+        self.special_ids = {tokenizer.convert_tokens_to_ids(t) for t in SPECIAL_TOKENS} | set(self.stop_ids)
 
     def root_ids(self, question: Question) -> tuple[int, ...]:
-        """The chat prompt, then any given steps, tokenized segment by segment exactly as training did."""
-        prompt, _ = chat_frame(self.tokenizer, as_messages(question.messages))
-        segments = [Segment(prompt, False, "prompt"), *(seg for step in question.steps for seg in step_segments(step))]
-        ids, _ = tokenize_segments(self.tokenizer, segments)
+        """The framed prompt, then any given steps, tokenized segment by segment exactly as training did."""
+        messages = self.format.task_messages(question.task, as_messages(question.messages), question.choices)
+        prompt, _ = self.format.frame(self.tokenizer, messages)
+        given = (seg for step in question.steps for seg in self.format.step_segments(step))
+        ids, _ = tokenize_segments(self.tokenizer, [Segment(prompt, False, "prompt"), *given])
         return tuple(ids)
 
     def request(self, question: Question, path: Path, action: Action, params: SamplingParams, seed: int):
         return GenerationRequest(
             prompt_ids=(*path.prompt_ids, self.action_ids[action]),
             params=params,
-            stop_token_ids=(self.eos_id,),
+            stop_token_ids=self.stop_ids,
             seed=seed,
             shared_prefix_len=len(path.prompt_ids),
         )
@@ -80,7 +82,8 @@ class TrainedPrompter:
         """The path's ids after this step: action, the query as recorded, `[EOS]`, evidence.
 
         Only the tokens `parse` kept go into the context: an echoed action token is dropped, and whatever the
-        model ran on into after the query (a stray `[A_Response] ...`, a second `[EOS]`) is cut, so the model
+        model ran on into after the query (a stray `[A_Response] ...`, a second `[EOS]`, the original format's
+        `</s>`) is cut, so the model
         conditions on exactly the trajectory that is recorded and scored.
         """
         emitted = list(completion.token_ids)
@@ -90,8 +93,7 @@ class TrainedPrompter:
             emitted = emitted[1:]  # "[S_Rewritten_Query][S_Rewritten_Query] foo": parse skips the echo too
         cut = next((i for i, t in enumerate(emitted) if t in self.special_ids), len(emitted))
         emitted = [*emitted[:cut], self.eos_id]
-        evidence = [s for s in step_segments(Step(action, "x", tuple(hits))) if s.kind == "evidence"]
-        evidence_ids, _ = tokenize_segments(self.tokenizer, evidence)
+        evidence_ids = self.format.evidence_ids(self.tokenizer, action, hits)
         return (*path.prompt_ids, self.action_ids[action], *emitted, *evidence_ids)
 
 
@@ -196,9 +198,10 @@ def has_rqrag_tokens(tokenizer) -> bool:
     return not missing_special_tokens(tokenizer)
 
 
-def make_prompter(mode: str, tokenizer, generator=None):
+def make_prompter(mode: str, tokenizer, generator=None, prompt_format: str = "auto"):
     """The prompter for `mode` ("auto": trained if the tokenizer has the RQ-RAG tokens). A generator that
-    `takes_messages` (a chat endpoint: no token ids, no RQ-RAG tokens) is prompted with chat messages."""
+    `takes_messages` (a chat endpoint: no token ids, no RQ-RAG tokens) is prompted with chat messages. A trained
+    model's context is laid out in `prompt_format` (`rqrag.prompt_formats`; "auto" decides from the tokenizer)."""
     if getattr(generator, "takes_messages", False):
         if mode == "trained":
             raise ValueError("a chat endpoint cannot run trained mode (it has no RQ-RAG tokens): use --mode prompted")
@@ -207,4 +210,6 @@ def make_prompter(mode: str, tokenizer, generator=None):
         mode = "trained" if has_rqrag_tokens(tokenizer) else "prompted"
     if mode == "trained" and not has_rqrag_tokens(tokenizer):
         raise ValueError("trained mode needs a tokenizer with the RQ-RAG special tokens (a fine-tuned model)")
-    return TrainedPrompter(tokenizer) if mode == "trained" else PromptedPrompter(tokenizer)
+    if mode == "prompted":
+        return PromptedPrompter(tokenizer)
+    return TrainedPrompter(tokenizer, resolve_prompt_format(prompt_format, tokenizer))

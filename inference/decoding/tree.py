@@ -28,6 +28,9 @@ class Question:
     # The language prompted mode speaks to the model (rqrag.inference.decoding.prompt_text): over a document library,
     # the library's. Trained models ignore it: they speak the trajectory language.
     language: str = "en"
+    # The benchmark task the question comes from (`rqrag eval`), if any: a model trained by the original RQ-RAG
+    # code was given each task's own instruction (rqrag.prompt_formats.PromptFormat.task_messages).
+    task: str | None = None
 
     @property
     def text(self) -> str:
