@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from rqrag.eval.systems import BENCHMARK_SYSTEMS
+from rqrag.eval.systems import BENCHMARK_SYSTEMS, DEFAULT_SYSTEMS
 
 
 SYSTEMS = tuple(BENCHMARK_SYSTEMS)  # defined in rqrag.eval.systems, as the experiment's refinement levels are
@@ -29,10 +29,11 @@ class EvalConfig:
     )
     limit: int | None = field(default=None, metadata={"help": "first N questions of the split (file order)"})
     systems: list[str] = field(
-        default_factory=lambda: list(SYSTEMS),
+        default_factory=lambda: list(DEFAULT_SYSTEMS),
         metadata={
             "help": "rqrag: the tree decoder; no_retrieval: answer directly (depth 0); standard_rag: search "
-            "with the question once, then answer. All run by the same decoder and model"
+            "with the question once, then answer; ircot: IRCoT (a thought, a search, ...); iter_retgen: "
+            "Iter-RetGen (answer, search with question + answer, answer again). All by the same model and retriever"
         },
     )
     output_dir: str = field(default="runs/eval/hotpotqa", metadata={"help": "where predictions and summaries go"})

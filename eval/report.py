@@ -53,6 +53,11 @@ def summarize_system(task, examples, records: Sequence[dict]) -> dict:
         "merged_per_question": _mean([r.get("merged", 0) for r in rows]),
         "guarded_per_question": _mean([r.get("guarded", 0) for r in rows]),
         "stopped_early": _mean([r.get("stopped_at") is not None for r in rows]),
+        # What a question cost (rqrag.inference.decoding.tree.QuestionResult.cost); records from before: None.
+        "cost_per_question": {
+            key: _mean([r["cost"].get(key, 0) for r in rows if "cost" in r])
+            for key in ("model_calls", "prompt_tokens", "generated_tokens")
+        },
     }
     with_gold = [r["retrieval"] for r in rows if "retrieval" in r]
     if with_gold:
@@ -126,10 +131,10 @@ def _pct(value: float | None) -> str:
 
 def markdown_table(summaries: Sequence[dict]) -> str:
     """One row per (run, system): the primary metric under each strategy, the upper bound, the task's other
-    metrics under ppl selection (EM beside F1), gold recall, well-formed share and time per question."""
+    metrics under ppl selection (EM beside F1), gold recall, well-formed share, time and cost per question."""
     names = list(STRATEGIES)
     columns = ["task", "model", "system", "n", names[0], "±95 %", *names[1:], "upper bound", "other (ppl)"]
-    columns += ["gold recall", "well-formed", "s/question"]
+    columns += ["gold recall", "well-formed", "s/question", "model calls/q", "tokens/q (prompt + generated)"]
     lines = ["| " + " | ".join(columns) + " |", "|---|---|---|" + "---:|" * (len(columns) - 3)]
     for summary in summaries:
         metric = summary["primary_metric"]
@@ -142,10 +147,16 @@ def markdown_table(summaries: Sequence[dict]) -> str:
             searched = "retrieval" in s and s["retrieval"]["searches"] > 0
             recall = _pct(s["retrieval"]["recall"]) if searched else "–"
             seconds = f"{s['seconds_per_question']:.1f}" if s["seconds_per_question"] is not None else "–"
+            cost = s.get("cost_per_question") or {}
+            calls = f"{cost['model_calls']:.1f}" if cost.get("model_calls") is not None else "–"
+            tokens = "–"
+            if cost.get("prompt_tokens") is not None:
+                tokens = f"{cost['prompt_tokens']:.0f} + {cost['generated_tokens']:.0f}"
             lines.append(
                 f"| {summary['task']} ({metric}) | {summary['label']} | {system} | {s['questions']} | "
                 + " | ".join(strategies)
                 + f" | {_pct(s['oracle'][metric])} | {other} | {recall} | {_pct(s['well_formed'])} | {seconds} |"
+                + f" {calls} | {tokens} |"
             )
     return "\n".join(lines)
 

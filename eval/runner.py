@@ -79,6 +79,7 @@ def question_record(task: Task, example: EvalExample, result: QuestionResult, sy
         "merged": len(result.merged),
         "guarded": len(result.guarded),
         "stopped_at": result.stopped_at,
+        "cost": dict(result.cost),  # model calls, prompt and generated tokens spent on this question
         "trajectories": [t.to_dict() for t in result.trajectories],
     }
     if example.supporting:

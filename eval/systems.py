@@ -6,6 +6,8 @@ searched with its own words first.
 * `standard_rag` — the question searched once with its own words, then the answer (depth 0). This is the one
   definition of standard RAG: the benchmark's `standard_rag` system and the experiment's `refinement: none`
   level are both `STANDARD_RAG`;
+* `ircot`, `iter_retgen` — the iterative baselines (IRCoT; Iter-RetGen), by the same model and retriever, from
+  the question's own search (rqrag.inference.decoding.iterative);
 * `tree:D` (experiments) — standard RAG's first search, then the refinement tree to depth D.
 
 A benchmark run (`rqrag eval`) is a study whose factor is the system; a designed experiment (`rqrag experiment`)
@@ -28,6 +30,7 @@ class System:
     name: str
     max_depth: int | None  # None: the decode config's own depth (the tree as configured)
     search_first: bool  # the question searched with its own words before the tree
+    method: str = "tree"  # tree, or an iterative baseline (rqrag.inference.decoding.iterative)
 
     def decode_config(self, decode: DecodeConfig) -> DecodeConfig:
         """`decode` cut to this system's depth (unchanged for the configured tree)."""
@@ -39,7 +42,11 @@ class System:
 RQRAG = System("rqrag", None, search_first=False)
 NO_RETRIEVAL = System("no_retrieval", 0, search_first=False)
 STANDARD_RAG = System("standard_rag", 0, search_first=True)
-BENCHMARK_SYSTEMS = {s.name: s for s in (RQRAG, NO_RETRIEVAL, STANDARD_RAG)}
+# The iterative baselines start from the question's own search, as standard RAG does.
+IRCOT = System("ircot", None, search_first=True, method="ircot")
+ITER_RETGEN = System("iter_retgen", None, search_first=True, method="iter_retgen")
+BENCHMARK_SYSTEMS = {s.name: s for s in (RQRAG, NO_RETRIEVAL, STANDARD_RAG, IRCOT, ITER_RETGEN)}
+DEFAULT_SYSTEMS = ("rqrag", "no_retrieval", "standard_rag")  # what `rqrag eval` runs unless told otherwise
 
 
 def searched_tree(depth: int | None) -> System:
@@ -62,5 +69,9 @@ def refinement_system(level: str) -> System:
 def answer_settings(system: System, decode: DecodeConfig, language: str | None) -> AnswerSettings:
     """How the answer pipeline answers for `system`: its depth and first search, grounded as the config says."""
     return AnswerSettings(
-        system.decode_config(decode), search_first=system.search_first, grounded=decode.grounded, language=language
+        system.decode_config(decode),
+        search_first=system.search_first,
+        grounded=decode.grounded,
+        language=language,
+        method=system.method,
     )

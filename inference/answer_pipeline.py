@@ -15,7 +15,8 @@ The steps, in order (each surface — `rqrag ask`, `/v1/ask`, `/v1/chat`, `/v1/c
 3. **search first** — the question is searched with its own words (`search_first.search_question_first`); the
    tree grows from there, so even the direct answer reads (and cites) the best pages.
 4. **tree and selection** — `TreeDecoder.using(settings.decode, retriever, on_step)`: settings for this call
-   only; each searched refinement is announced as it happens.
+   only; each searched refinement is announced as it happens. (`settings.method` ircot / iter_retgen runs an
+   iterative baseline here instead, by the same model and retriever.)
 5. **grounded answer** — the selected answer is shown only if its evidence supports it, else the next the
    strategy prefers, else the best evidence sentence quoted (`rqrag.inference.grounding`).
 6. **citations** — the passages the shown text stands on first (`cited: true`), then the rest of its path's.
@@ -72,6 +73,9 @@ class AnswerSettings:
     search_first: bool = True  # search the question with its own words before the tree (standard RAG's step)
     grounded: bool = True  # show only supported answers, else quote the evidence
     language: str | None = None  # the answer's language; None: the library's, else the question's
+    # tree: the refinement tree (RQ-RAG); ircot or iter_retgen: the iterative baselines with the same model and
+    # retriever (rqrag.inference.decoding.iterative), answered, grounded and cited by the same steps.
+    method: str = "tree"
 
 
 @dataclass
@@ -232,6 +236,10 @@ class AnswerPipeline:
                     on_event(qid, "step", {**self._step_event(step), "path_id": path_id})
 
             decoder = self.decoder.using(settings.decode, source.retriever, on_step=announce)
+            if settings.method != "tree":
+                from rqrag.inference.decoding.iterative import IterativeDecoder
+
+                decoder = IterativeDecoder(decoder, settings.method)
             started = time.perf_counter()
             results = decoder.decode([p.question for p in todo])
             seconds = time.perf_counter() - started

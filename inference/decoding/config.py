@@ -141,7 +141,15 @@ class DecodeConfig:
     # sampling, per action kind
     query_temperature: float = field(default=1.0, metadata={"help": "temperature of refined queries"})
     query_top_p: float = field(default=1.0, metadata={"help": "top-p of refined queries"})
-    query_max_tokens: int = field(default=48, metadata={"help": "max new tokens of one query"})
+    query_max_tokens: int = field(default=48, metadata={"help": "max new tokens of one query (or IRCoT thought)"})
+    # the iterative baselines (inference/decoding/iterative.py; `rqrag eval --systems ircot iter_retgen`)
+    ircot_max_steps: int = field(
+        default=5,
+        metadata={"help": "IRCoT: at most this many thought-then-search steps before the reader answers"},
+    )
+    iter_retgen_rounds: int = field(
+        default=3, metadata={"help": "Iter-RetGen: retrieve-then-answer rounds (FlashRAG's default, 3)"}
+    )
     answer_temperature: float = field(default=0.0, metadata={"help": "temperature of answers (0 = greedy)"})
     answer_top_p: float = field(default=1.0, metadata={"help": "top-p of answers"})
     answer_max_tokens: int = field(default=48, metadata={"help": "max new tokens of one answer"})
@@ -204,9 +212,12 @@ class DecodeConfig:
             or self.max_paths < 1
             or self.docs_per_search < 1
             or (self.evidence_max_words < 0)
+            or self.ircot_max_steps < 0
+            or self.iter_retgen_rounds < 1
         ):
             raise ValueError(
-                "max_depth >= 0, width >= 1, max_paths >= 1, docs_per_search >= 1 and evidence_max_words >= 0 are required"
+                "max_depth >= 0, width >= 1, max_paths >= 1, docs_per_search >= 1, evidence_max_words >= 0, "
+                "ircot_max_steps >= 0 and iter_retgen_rounds >= 1 are required"
             )
         if self.stop_confidence is not None:
             if not 0.0 < self.stop_confidence <= 1.0:

@@ -231,6 +231,7 @@ class TreeDecoder:
                 continue
             for ex, completion in zip(call, completions):
                 ex.completion = completion
+                charge(results[ex.question.qid], ex.request, completion, self.tokenizer)
         share_completions(expansions)
         self.stats.generate_seconds += time.perf_counter() - started
 
@@ -376,3 +377,12 @@ def answer_span_logprobs(completion: Completion) -> tuple[float, ...]:
     if completion.terminated and completion.logprobs:
         return tuple(completion.logprobs[:-1])
     return tuple(completion.logprobs)
+
+
+def charge(result: QuestionResult, request, completion: Completion, tokenizer) -> None:
+    """Add one generation to the question's cost. A chat endpoint returns text, not ids: its reply is counted
+    with the local tokenizer, as its prompt is (`ChatPrompter.encode`)."""
+    result.cost["model_calls"] += 1
+    result.cost["prompt_tokens"] += len(request.prompt_ids)
+    generated = len(completion.token_ids) or len(tokenizer(completion.text, add_special_tokens=False)["input_ids"])
+    result.cost["generated_tokens"] += generated

@@ -27,6 +27,11 @@ class PromptText:
     question: str
     roles: dict[str, str]
     reply_format: str  # chat endpoints cannot be prefilled: the user turn asks for the lead-in instead
+    # IRCoT (inference/decoding/iterative.py): the next sentence of reasoning, its lead-in, the words that say
+    # the reasoning has reached the answer, and the heading of the sentences written so far.
+    reason: tuple[str, str]
+    answer_marker: str
+    reasoning: str
 
     def instruction(self, action: Action) -> str:
         return self.instructions[action][0]
@@ -63,6 +68,13 @@ ENGLISH = PromptText(
     question="Question:",
     roles={"user": "User", "assistant": "Assistant", "system": "System"},
     reply_format='Reply with one line that starts with "{lead}".',
+    reason=(
+        "Reason step by step. Write only the next sentence of your reasoning, using the search results. Once "
+        "you know the answer, write: So the answer is: followed by the answer in a few words.",
+        "Next thought:",
+    ),
+    answer_marker="So the answer is:",
+    reasoning="Reasoning so far:",
 )
 
 PORTUGUESE = PromptText(
@@ -96,6 +108,13 @@ PORTUGUESE = PromptText(
     question="Pergunta:",
     roles={"user": "Usuário", "assistant": "Assistente", "system": "Sistema"},
     reply_format='Responda com uma única linha que comece com "{lead}".',
+    reason=(
+        "Raciocine passo a passo. Escreva só a próxima frase do seu raciocínio, usando os resultados da busca. "
+        "Quando souber a resposta, escreva: Então a resposta é: seguido da resposta em poucas palavras.",
+        "Próximo pensamento:",
+    ),
+    answer_marker="Então a resposta é:",
+    reasoning="Raciocínio até aqui:",
 )
 
 PROMPT_TEXT = {"en": ENGLISH, "pt": PORTUGUESE}

@@ -26,6 +26,7 @@ from rqrag.trajectory import (
     Action,
     ParsedStep,
     Segment,
+    Step,
     as_messages,
     clean_text,
     parse_generation,
@@ -115,14 +116,20 @@ class PromptedPrompter:
         return ()  # prompts are rebuilt from the steps; nothing is carried token by token
 
     def messages(self, question: Question, path: Path, action: Action) -> list[dict]:
+        return self.compose(question, path.steps, prompt_text(question.language).instruction(action))
+
+    def compose(self, question: Question, steps: Sequence[Step], instruction: str, notes: str = "") -> list[dict]:
+        """System and user messages: the search results so far, the conversation, the question, any `notes`
+        (the iterative baselines' reasoning so far), then the instruction. Written after the question and the
+        evidence, so requests that differ only in the instruction still share a long prefix."""
         words = prompt_text(question.language)
         parts = []
-        hits = [h for step in path.steps for h in step.evidence]
-        if path.steps:
+        hits = [h for step in steps for h in step.evidence]
+        if steps:
             results = "\n".join(
                 f"[{i}] {clean_text(h.title)}: {clean_text(h.text)[:_EVIDENCE_CHARS]}" for i, h in enumerate(hits, 1)
             )
-            searches = "; ".join(s.text for s in path.steps)
+            searches = "; ".join(s.text for s in steps)
             parts.append(f"{words.results.format(searches=searches)}\n{results or words.nothing_found}\n")
         if len(question.messages) > 1:
             turns = "\n".join(
@@ -130,14 +137,18 @@ class PromptedPrompter:
             )
             parts.append(f"{words.conversation}\n{turns}\n")
         parts.append(f"{words.question} {question.text}\n")
-        parts.append(words.instruction(action))
+        if notes:
+            parts.append(notes + "\n")
+        parts.append(instruction)
         return [{"role": "system", "content": words.system}, {"role": "user", "content": "\n".join(parts)}]
 
     def request(self, question: Question, path: Path, action: Action, params: SamplingParams, seed: int):
-        text = self.tokenizer.apply_chat_template(
-            self.messages(question, path, action), tokenize=False, add_generation_prompt=True
-        )
         lead = prompt_text(question.language).lead(action)
+        return self.encode(self.messages(question, path, action), lead, question.language, params, seed)
+
+    def encode(self, messages: list[dict], lead: str, language: str, params: SamplingParams, seed: int):
+        """The request for `messages`, the reply made to start with `lead` (prefilled in the assistant turn)."""
+        text = self.tokenizer.apply_chat_template(messages, tokenize=False, add_generation_prompt=True)
         ids = tuple(self.tokenizer(text + lead, add_special_tokens=False)["input_ids"])
         # At least one token before a newline may end the reply: small models like to break the line
         # right after the lead-in.
@@ -145,11 +156,17 @@ class PromptedPrompter:
         # The shared prefix is set by the decoder from the siblings' common tokens.
         return GenerationRequest(prompt_ids=ids, params=params, stop_token_ids=self.stop_ids, seed=seed)
 
-    def parse(self, action: Action, completion: Completion) -> ParsedStep:
+    def reply(self, completion: Completion, leads: Sequence[str]) -> tuple[str, str]:
+        """(the one-line reply, finish reason as `parse_generation` reads it). `leads` are the lead-ins a chat
+        endpoint may repeat; a prefilled one is not in the completion."""
         text = visible_text(self.tokenizer, completion.token_ids, completion.finish_reason)
-        text = text.strip().strip('"').strip()
         # A newline or the model's own end of turn both close a one-line reply properly.
-        reason = "stop" if completion.finish_reason == "eos" else completion.finish_reason
+        return text.strip().strip(
+            '"'
+        ).strip(), "stop" if completion.finish_reason == "eos" else completion.finish_reason
+
+    def parse(self, action: Action, completion: Completion) -> ParsedStep:
+        text, reason = self.reply(completion, {words.lead(action) for words in PROMPT_TEXT.values()})
         return parse_generation(action, text, reason)
 
     def extend_ids(self, path: Path, action: Action, completion: Completion, hits: Sequence[Hit]) -> tuple[int, ...]:
@@ -160,36 +177,39 @@ class ChatPrompter(PromptedPrompter):
     """Prompted mode for a chat endpoint: the same instructions, sent as messages instead of token ids.
 
     The lead-in the token-id backends write into the assistant's turn ("Search query:") cannot be prefilled
-    through the chat API, so the user turn asks for it and `parse` removes it when the reply repeats it.
+    through the chat API, so the user turn asks for it and `reply` removes it when the reply repeats it.
     """
 
     mode = "prompted"
 
     def chat_messages(self, question: Question, path: Path, action: Action) -> tuple[tuple[str, str], ...]:
-        messages = self.messages(question, path, action)
         words = prompt_text(question.language)
-        messages[-1]["content"] += "\n" + words.reply_format.format(lead=words.lead(action))
+        return self._with_reply_format(self.messages(question, path, action), words.lead(action), question.language)
+
+    @staticmethod
+    def _with_reply_format(messages: list[dict], lead: str, language: str) -> tuple[tuple[str, str], ...]:
+        messages[-1]["content"] += "\n" + prompt_text(language).reply_format.format(lead=lead)
         return tuple((m["role"], m["content"]) for m in messages)
 
-    def request(self, question: Question, path: Path, action: Action, params: SamplingParams, seed: int):
-        messages = self.chat_messages(question, path, action)
+    def encode(self, messages: list[dict], lead: str, language: str, params: SamplingParams, seed: int):
+        chat = self._with_reply_format([dict(m) for m in messages], lead, language)
         # The local tokenizer's count stands in for the endpoint's (context check, statistics), and the ids
         # address the content: the same messages give the same ids, so identical expansions merge.
-        text = "\n\n".join(f"{role}: {content}" for role, content in messages)
+        text = "\n\n".join(f"{role}: {content}" for role, content in chat)
         ids = tuple(self.tokenizer(text, add_special_tokens=False)["input_ids"])
-        return GenerationRequest(prompt_ids=ids, params=params, seed=seed, chat=ChatPrompt(messages, stop=("\n",)))
+        return GenerationRequest(prompt_ids=ids, params=params, seed=seed, chat=ChatPrompt(chat, stop=("\n",)))
 
-    def parse(self, action: Action, completion: Completion) -> ParsedStep:
+    def reply(self, completion: Completion, leads: Sequence[str]) -> tuple[str, str]:
         lines = [line for line in completion.text.strip().splitlines() if line.strip()]
         text = lines[0] if lines else ""  # one line, even from an endpoint that ignored the stop string
         text = text.strip().strip("*").strip()
         # The reply may repeat the lead-in it was asked for, in whichever language the question was asked.
-        for lead in {words.lead(action) for words in PROMPT_TEXT.values()}:
+        for lead in leads:
             if text.lower().startswith(lead.lower()):
                 text = text[len(lead) :]
                 break
         text = text.strip().strip("*").strip().strip('"').strip()
-        return parse_generation(action, text, "length" if completion.finish_reason == "length" else "stop")
+        return text, "length" if completion.finish_reason == "length" else "stop"
 
 
 def has_rqrag_tokens(tokenizer) -> bool:

@@ -121,6 +121,9 @@ class QuestionResult:
     # path id of a guarded query -> {"reason", "query"}: not searched, or not extended (rqrag.inference.decoding.guards)
     guarded: dict[str, dict[str, str]] = field(default_factory=dict)
     stopped_at: int | None = None  # the depth at which a confident answer stopped the tree (stop_confidence)
+    # What answering this question cost: model_calls (generation requests made for it, identical ones once),
+    # prompt_tokens and generated_tokens. Hardware-independent, so methods compare on any machine.
+    cost: Counter[str] = field(default_factory=Counter)
 
     @property
     def answer(self) -> str | None:
@@ -156,6 +159,7 @@ class QuestionResult:
             "merged": self.merged,
             "guarded": self.guarded,
             "stopped_at": self.stopped_at,
+            "cost": dict(self.cost),
             "trajectories": [t.to_dict() for t in self.trajectories],
         }
 

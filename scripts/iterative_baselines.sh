@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# IRCoT and Iter-RetGen beside standard RAG on HotpotQA-200 (held-out ids), by the same generator and retriever
+# (each question's candidate paragraphs, BM25, 3 per search), on a CPU:
+#   bash scripts/iterative_baselines.sh                     # the shipped model, then its plain instruct base
+#   MODELS=shipped bash scripts/iterative_baselines.sh      # one of them
+# Tables: python -m rqrag.eval.report runs/iterative/*   (F1 per system, model calls and tokens per question)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+BIN=${BIN:-.venv/bin}
+OUT=${OUT:-runs/iterative}
+LIMIT=${LIMIT:-200}
+MODELS=${MODELS:-shipped base}
+SYSTEMS=${SYSTEMS:-ircot iter_retgen standard_rag}
+for which in $MODELS; do
+    case $which in
+        shipped) flags=(--model rqrag-smollm2-135m) ;;                          # trained; prompted by instruction here
+        base) flags=(--model smollm2-135m-instruct --mode prompted) ;;          # the plain instruct model
+        *) echo "unknown model $which (shipped | base)" >&2; exit 2 ;;
+    esac
+    # shellcheck disable=SC2086
+    "$BIN/rqrag" eval --config configs/eval/hotpotqa.yaml "${flags[@]}" --systems $SYSTEMS --limit "$LIMIT" \
+        --output_dir "$OUT/hotpotqa_$which" --resume
+done
+"$BIN/python" -m rqrag.eval.report "$OUT"/*
