@@ -1,4 +1,4 @@
-"""Settings of `rqrag data build` (one dataclass; YAML under configs/data/, any field overridable on the CLI)."""
+"""Settings of `rqrag data build` and `rqrag data import` (YAML under configs/data/, fields overridable on the CLI)."""
 
 from __future__ import annotations
 
@@ -96,3 +96,17 @@ class DataBuildConfig:
         default=40, metadata={"help": "stop early when this many examples in a row hit an unreachable endpoint"}
     )
     seed: int = field(default=0, metadata={"help": "seed of the retention draw"})
+
+
+@dataclass
+class DataImportConfig:
+    """`rqrag data import`: the RQ-RAG authors' released training set -> trajectory records (released_import.py)."""
+
+    input: str = field(
+        default="hf:zorowin123/rq_rag:train",
+        metadata={"help": "the released data: a JSONL or JSON array file, or hf:<dataset>[:<config>]:<split>"},
+    )
+    out_dir: str = field(
+        default="runs/data/released", metadata={"help": "output folder (data.jsonl, dropped.jsonl, report.json)"}
+    )
+    limit: int | None = field(default=None, metadata={"help": "import only the first `limit` records (a quick look)"})

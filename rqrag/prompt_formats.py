@@ -47,8 +47,9 @@ from rqrag.trajectory import (
 )
 
 
-# The extra token of the original code's tokenizer: the one "auto" recognises it by.
-ORIGINAL_ONLY_TOKEN = "[S_Response]"
+# The original code's one token ours lacks: a clarified question's short answer, written only in its training data
+# (`rqrag data import` keeps it as metadata). "auto" recognises the original's tokenizer by it.
+INTERMEDIATE_ANSWER = "[S_Response]"
 
 # Task instructions the original code gives its model (`retrieval_lm/utils.py`, `system_prompt`), and the one its
 # general training data carried (`merge_intermediate.py`). They are the exact strings the released model was
@@ -164,7 +165,7 @@ def prompt_format(name: str, tokenizer=None) -> PromptFormat:
     """The format called `name`; "auto" is `original` for a tokenizer with the original code's `[S_Response]`
     token, else `native`."""
     if name == "auto":
-        has_original_token = tokenizer is not None and ORIGINAL_ONLY_TOKEN in tokenizer.get_vocab()
+        has_original_token = tokenizer is not None and INTERMEDIATE_ANSWER in tokenizer.get_vocab()
         return ORIGINAL if has_original_token else NATIVE
     if name not in PROMPT_FORMATS:
         raise ValueError(f"unknown prompt format {name!r}; expected auto or one of {sorted(PROMPT_FORMATS)}")

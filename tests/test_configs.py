@@ -9,7 +9,7 @@ import pytest
 from rqrag.commands.index import IndexBuildConfig
 from rqrag.commands.search import SearchConfig
 from rqrag.config import load_yaml_config
-from rqrag.data_construction.config import DataBuildConfig
+from rqrag.data_construction.config import DataBuildConfig, DataImportConfig
 from rqrag.eval.config import EvalConfig
 from rqrag.eval.experiment_config import ExperimentConfig
 from rqrag.eval.self_training import SelfTrainConfig
@@ -21,6 +21,7 @@ CONFIGS = Path(__file__).resolve().parent.parent / "configs"
 # configs/<stage>/... -> the dataclass(es) that stage parses
 STAGES = {
     "data/self_train.yaml": (DecodeConfig, SelfTrainConfig),  # before "data": the first matching key wins
+    "data/released.yaml": (DataImportConfig,),
     "data": (DataBuildConfig,),
     "decode": (DecodeConfig,),
     "eval": (DecodeConfig, EvalConfig),

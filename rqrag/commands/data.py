@@ -11,6 +11,8 @@ LLM and search caches make repeated calls free. Output folder: data.jsonl, dropp
 lengths.png, resolved_config.yaml.
 
     rqrag data self-train --config configs/data/self_train.yaml   # the model's own trajectories (eval/self_training.py)
+    rqrag data import --input rq_rag.jsonl --out_dir runs/data/released   # the RQ-RAG authors' released data
+    # as trajectory records, with a parse report (data_construction/released_import.py)
 """
 
 from __future__ import annotations
@@ -80,11 +82,36 @@ def self_train(argv: Sequence[str]) -> int:
     return 1 if report["this_run"]["transient_failures"] else 0
 
 
+def import_released(argv: Sequence[str]) -> int:
+    """rqrag data import --input rq_rag.jsonl --out_dir runs/data/released [--limit N]"""
+    from rqrag.data_construction import released_import
+    from rqrag.data_construction.config import DataImportConfig
+
+    description = released_import.__doc__.split("\n\n")[2]
+    parser = make_parser(DataImportConfig, prog="rqrag data import", description=description)
+    (config, _extra) = parse(parser, argv)
+    log_config("rqrag data import", config)
+    try:
+        report = released_import.run_import(config)
+    except (FileNotFoundError, ValueError) as err:  # a missing file, a JSON array that does not parse
+        print(f"rqrag data import: {err}", file=sys.stderr)
+        return 2
+    save_resolved_config(config.out_dir, "rqrag data import", config)
+    print(released_import.format_report(report, config.out_dir))
+    summary = {k: report[k] for k in ("records_read", "imported", "dropped", "malformed_lines")}
+    print(json.dumps({"out_dir": config.out_dir, **summary}))
+    if not report["imported"]:
+        print("rqrag data import: no record imported; is this the released RQ-RAG data?", file=sys.stderr)
+        return 1
+    return 0
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     verbs = {
         "build": ("annotate raw tasks into trajectory records (resumable)", build),
         "self-train": ("keep the model's own right, gold-finding tree trajectories as training data", self_train),
         "fetch": ("download full benchmark files (the package ships slices)", _fetch),
+        "import": ("the RQ-RAG authors' released data (zorowin123/rq_rag) as trajectory records", import_released),
     }
     return run_verb("data", verbs, argv)
 
