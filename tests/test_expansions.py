@@ -29,7 +29,8 @@ def _decode(tok, retriever, questions, script_fn=script, **overrides):
 
 
 def _without_merged(record: dict) -> dict:
-    return {k: v for k, v in record.items() if k != "merged"}
+    """A result without what merging changes by design: which paths shared, and what the question cost."""
+    return {k: v for k, v in record.items() if k not in ("merged", "cost")}
 
 
 # Greedy queries, two samples of each of the three actions: siblings 0.0 and 0.1 (both rewrites) are the same
@@ -46,6 +47,8 @@ def test_greedy_siblings_are_generated_once_and_the_tree_is_unchanged(smollm2_to
         assert a.trajectories == b.trajectories  # texts, evidence, logprobs, token ids, errors
         assert a.selected == b.selected and a.answer == b.answer
         assert _without_merged(a.to_dict()) == _without_merged(b.to_dict())
+        # the cost a question is charged is the generations made for it: 25 distinct of its 85 expansions
+        assert (a.cost["model_calls"], b.cost["model_calls"]) == (25, 85)
     # Per question the tree asks for 7 + 42 + 36 = 85 expansions (root: 3 actions x 2 + answer; 6 children x 7;
     # 36 grandchildren answering). Distinct are 4 at the root (3 actions + answer), 3 distinct children x 4 and
     # 3 x 3 distinct grandchildren: 4 + 12 + 9 = 25.

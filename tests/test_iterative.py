@@ -97,7 +97,7 @@ def test_ircot_searches_each_thought_and_stops_when_a_thought_states_the_answer(
     assert result.cost["prompt_tokens"] == sum(len(smollm2_tokenizer(p)["input_ids"]) for c in model.calls for p in c)
 
 
-def test_ircot_lets_the_reader_answer_after_a_repeated_thought_or_the_last_step(smollm2_tokenizer, retriever):
+def test_ircot_lets_the_reader_answer_after_a_repeated_or_empty_thought_or_the_last_step(smollm2_tokenizer, retriever):
     repeated, (result,) = _decode(
         smollm2_tokenizer,
         retriever,
@@ -108,6 +108,11 @@ def test_ircot_lets_the_reader_answer_after_a_repeated_thought_or_the_last_step(
     # thought, the same thought again (nothing new to search), then the reader with every passage read
     assert len(repeated.calls) == 3 and repeated.calls[-1][0].rstrip().endswith("Answer:")
     assert result.answer == "Kapuskasing" and len(result.trajectories[0].trajectory.steps) == 3
+
+    silent, (result,) = _decode(
+        smollm2_tokenizer, retriever, "ircot", lambda p: "" if _asks_for_thought(p) else "Ontario", ircot_max_steps=5
+    )
+    assert len(silent.calls) == 2 and result.answer == "Ontario"  # an empty thought: asking again gives the same
 
     count = iter(range(100))
     capped, (result,) = _decode(

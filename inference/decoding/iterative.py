@@ -6,7 +6,8 @@ retriever as the tree, so a benchmark compares methods and nothing else.
 
 * **IRCoT** (Trivedi et al., ACL 2023) — interleave one sentence of chain-of-thought with one search: read the
   passages found so far, write the next thought, search with that thought, add what is new; stop when a thought
-  says "So the answer is: ...", or after `ircot_max_steps` thoughts, when a last call reads everything and answers.
+  says "So the answer is: ...", or at an empty or repeated thought or after `ircot_max_steps` thoughts, when a
+  last call reads everything and answers.
 * **Iter-RetGen** (Shao et al., Findings of EMNLP 2023) — retrieval and generation in turns: answer from the
   passages, then search with the question plus that answer, answer again; the last of `iter_retgen_rounds`
   answers is the answer.
@@ -62,7 +63,7 @@ class _Run:
     def hits(self) -> list[Hit]:
         return [h for step in self.steps for h in step.evidence]
 
-    stalled: bool = False  # IRCoT: the model repeated a thought; it stops thinking and the reader answers
+    stalled: bool = False  # IRCoT: an empty or repeated thought; it stops thinking and the reader answers
 
     @property
     def going(self) -> bool:
@@ -113,9 +114,11 @@ class IterativeDecoder:
                 if answer is not None:  # the reasoning reached its answer: no more searching
                     run.thoughts.append(text)
                     run.answer, run.answer_logprobs = answer, answer_span_logprobs(completion)
-                elif text in run.thoughts:  # the same thought again: nothing new to search, the reader answers
+                elif not text or text in run.thoughts:
+                    # Nothing, or the same thought again: nothing new to search, and the next step's prompt would
+                    # be this one's, so (greedy) its reply too. The reader answers instead.
                     run.stalled = True
-                elif text:
+                else:
                     run.thoughts.append(text)
                     searching.append((run, text))
             self._search(searching, results, keep_read=True)
