@@ -251,7 +251,7 @@ class TreeDecoder:
         uses_qids = self.retriever.uses_qids
         keys = list(dict.fromkeys((p.text, ex.question.qid if uses_qids else None) for ex, p in pending))
         started = time.perf_counter()
-        found = self._search(keys)
+        found = self.search(keys)
         self.stats.retrieval_seconds += time.perf_counter() - started
         self.stats.searches += len(keys)
         live: list[Path] = []
@@ -298,11 +298,13 @@ class TreeDecoder:
         self.stats.answers_for_guarded += len(parents)
         return parents
 
-    def _search(self, keys: list[tuple[str, str | None]]) -> dict:
-        """One batched search; if it fails, each query alone so one bad query fails only its paths."""
+    def search(self, keys: list[tuple[str, str | None]], k: int | None = None) -> dict:
+        """One batched search of (query, qid or None) keys for `k` passages each (default: docs_per_search), cut
+        to evidence_max_words; if it fails, each query alone, so one bad query fails only its own paths (its key
+        maps to the exception). The iterative baselines search through it too."""
         queries = [q for q, _ in keys]
         qids = [qid for _, qid in keys] if keys and keys[0][1] is not None else None
-        k, cut = self.config.docs_per_search, self.config.evidence_max_words
+        k, cut = k or self.config.docs_per_search, self.config.evidence_max_words
         try:
             found = self.retriever.batch_search(queries, k=k, qids=qids)
             return {key: shorten_hits(hits, cut) for key, hits in zip(keys, found)}

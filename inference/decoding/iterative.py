@@ -36,7 +36,7 @@ from rqrag.inference.decoding.prompt_text import PROMPT_TEXT, prompt_text
 from rqrag.inference.decoding.prompting import make_prompter
 from rqrag.inference.decoding.select import STRATEGIES
 from rqrag.inference.decoding.tree import FinishedTrajectory, Question, QuestionResult
-from rqrag.retrieval.base import Hit, shorten_hits
+from rqrag.retrieval.base import Hit
 from rqrag.trajectory import Action, ParseStatus, Step, Trajectory, clean_text, parse_generation
 
 
@@ -58,12 +58,11 @@ class _Run:
     answer: str | None = None
     answer_logprobs: tuple[float, ...] = ()
     error: str | None = None
+    stalled: bool = False  # IRCoT: an empty or repeated thought; it stops thinking and the reader answers
 
     @property
     def hits(self) -> list[Hit]:
         return [h for step in self.steps for h in step.evidence]
-
-    stalled: bool = False  # IRCoT: an empty or repeated thought; it stops thinking and the reader answers
 
     @property
     def going(self) -> bool:
@@ -162,11 +161,12 @@ class IterativeDecoder:
             for run in runs:
                 run.error = f"generation failed: {type(error).__name__}: {error}"
             return [("", None)] * len(runs)
+        # The lead-ins a chat endpoint may repeat, in any language we prompt in.
+        leads = {w.reason[1] if kind == "thought" else w.lead(Action.ANSWER) for w in PROMPT_TEXT.values()}
         out = []
         for run, request, completion in zip(runs, requests, completions):
             charge(results[run.question.qid], request, completion, self.tokenizer)
             run.logprobs.extend(completion.logprobs)
-            leads = {w.reason[1] if kind == "thought" else w.lead(Action.ANSWER) for w in PROMPT_TEXT.values()}
             text, reason = self.prompter.reply(completion, leads)
             if kind == "answer":
                 parsed = parse_generation(Action.ANSWER, _after_marker(text) or text, reason)
@@ -179,23 +179,20 @@ class IterativeDecoder:
         return out
 
     def _search(self, queries: list[tuple[_Run, str]], results, keep_read: bool = False) -> None:
-        """One batched search; each run gets a step with the passages found (IRCoT: the first `docs_per_search`
-        it has not read, up to `MAX_PASSAGES` in all)."""
+        """One batched search (the tree's, `TreeDecoder.search`); each run gets a step with the passages found
+        (IRCoT: the first `docs_per_search` it has not read, up to `MAX_PASSAGES` in all)."""
         if not queries:
             return
         k = self.config.docs_per_search
         if keep_read:  # enough to find k passages not read yet, as a thought's search should add something
             k += max(len(run.hits) for run, _ in queries)
-        qids = [run.question.qid for run, _ in queries] if self.retriever.uses_qids else None
-        try:
-            found = self.retriever.batch_search([text for _, text in queries], k=k, qids=qids)
-        except Exception as error:
-            logger.warning("retrieval failed for %d queries: %s", len(queries), error)
-            for run, _ in queries:
-                run.error = f"retrieval failed: {error}"
-            return
-        for (run, text), hits in zip(queries, found):
-            hits = shorten_hits(hits, self.config.evidence_max_words)
+        keys = [(text, run.question.qid if self.retriever.uses_qids else None) for run, text in queries]
+        found = self.tree.search(keys, k)
+        for (run, text), key in zip(queries, keys):
+            hits = found[key]
+            if isinstance(hits, Exception):
+                run.error = f"retrieval failed: {hits}"
+                continue
             if keep_read:
                 read = {h.docid for h in run.hits}
                 room = min(self.config.docs_per_search, max(0, MAX_PASSAGES - len(read)))

@@ -59,7 +59,7 @@ class TrainedPrompter:
         self.special_ids = {tokenizer.convert_tokens_to_ids(t) for t in SPECIAL_TOKENS} | set(self.stop_ids)
 
     def root_ids(self, question: Question) -> tuple[int, ...]:
-        """The framed prompt, then any given steps, tokenized segment by segment exactly as training did."""
+        """The framed prompt, then any given steps, tokenized as training does (`tokenize_segments`)."""
         messages = self.format.task_messages(question.task, as_messages(question.messages), question.choices)
         prompt, _ = self.format.frame(self.tokenizer, messages)
         given = (seg for step in question.steps for seg in self.format.step_segments(step))
@@ -159,11 +159,9 @@ class PromptedPrompter:
     def reply(self, completion: Completion, leads: Sequence[str]) -> tuple[str, str]:
         """(the one-line reply, finish reason as `parse_generation` reads it). `leads` are the lead-ins a chat
         endpoint may repeat; a prefilled one is not in the completion."""
-        text = visible_text(self.tokenizer, completion.token_ids, completion.finish_reason)
+        text = visible_text(self.tokenizer, completion.token_ids, completion.finish_reason).strip().strip('"').strip()
         # A newline or the model's own end of turn both close a one-line reply properly.
-        return text.strip().strip(
-            '"'
-        ).strip(), "stop" if completion.finish_reason == "eos" else completion.finish_reason
+        return text, "stop" if completion.finish_reason == "eos" else completion.finish_reason
 
     def parse(self, action: Action, completion: Completion) -> ParsedStep:
         text, reason = self.reply(completion, {words.lead(action) for words in PROMPT_TEXT.values()})
