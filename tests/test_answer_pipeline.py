@@ -42,9 +42,25 @@ def _pipeline(tok, retriever, answer: str, quoter=None):
     config = DecodeConfig(mode="trained", max_depth=1, actions=["decompose"], strategy="ppl")
     decoder = TreeDecoder(config, FakeGenerator(tok, script), tok, retriever)
     quoter = quoter or (
-        lambda question, hits, language: Quote(hits[0].text.split(". ")[1], hits[0].docid, hits[0].title, {}, 1.0)
+        lambda question, hits, language, **asked: Quote(
+            hits[0].text.split(". ")[1], hits[0].docid, hits[0].title, {}, 1.0
+        )
     )
-    return AnswerPipeline(decoder, quoter=quoter), decoder
+    return AnswerPipeline(decoder, quoter=quoter, verifier=SUPPORTED_IS_SURE), decoder
+
+
+def _supported_is_sure():
+    """A verifier that is sure of an answer its evidence holds and of nothing else (the fitted one is tested on
+    the shipped model): these tests are about the pipeline's steps, not the verifier's weights."""
+    from rqrag.inference.answer_candidates import FEATURES
+    from rqrag.inference.verifier import Verifier
+
+    n = len(FEATURES)
+    coef = tuple(4.0 if f == "support_share" else 0.0 for f in FEATURES)
+    return Verifier(tuple(FEATURES), (0.0,) * n, (1.0,) * n, coef, -2.0, 0.5)
+
+
+SUPPORTED_IS_SURE = _supported_is_sure()
 
 
 def test_settings_go_with_the_call_and_events_come_as_they_happen(smollm2_tokenizer, retriever):
@@ -87,6 +103,8 @@ def test_an_unsupported_answer_is_replaced_by_a_quote_with_its_source(smollm2_to
     )
     assert answer.kind == "quoted" and answer.text == "It is 5895 metres high."
     assert answer.generated == "The volcano is 1200 metres high."
+    # "metres" is in the passage, so the verifier is sure enough; "1200" is not, and the check rejects it anyway
+    assert answer.confidence >= SUPPORTED_IS_SURE.threshold
     assert answer.grounded.rejected == {"0.0": "unsupported_identifier"}
     assert answer.sources[0]["docid"] == "d-kili" and answer.sources[0]["cited"]
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 from collections.abc import Iterator
 from pathlib import Path
@@ -177,6 +178,9 @@ def test_upload_ask_and_see_the_answer_stream_with_page_citations(server, driver
     # The page says which kind of answer this is: generated (and supported) or quoted from the sources.
     kind = message.find_element(By.CSS_SELECTOR, ".answer-kind").text
     assert kind.startswith(("Resposta gerada", "Citação")), kind
+    # ... and how sure the verifier is, in words and in Portuguese
+    confidence = message.find_element(By.CSS_SELECTOR, ".answer-confidence").text
+    assert re.search(r"\d+ % (a chance|de chance)", confidence), confidence
     shoot(driver, tmp, "chat_page")
 
 

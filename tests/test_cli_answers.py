@@ -36,3 +36,24 @@ def test_the_demo_question_gets_an_answer_not_the_question_back(capsys):
         assert record["grounding"]["path_id"] in {t["path_id"] for t in record["trajectories"]}
     else:
         assert " ".join(answer.split()) in " ".join(cited[0]["text"].split())
+
+
+def test_the_demo_answer_holds_the_position_asked_for_with_its_confidence(capsys):
+    """`make demo`: the tree answered the bridge entity ("Shirley Temple"); the decision over the whole tree shows
+    the position she held, from the evidence her article gave, and says how sure the verifier was."""
+    argv = [DEMO, "--config", "configs/decode/rqrag_trained.yaml", "--query_temperature", "0", "--json"]
+    assert ask.main(argv) == 0
+    record = _json_tail(capsys.readouterr().out)
+    assert "Chief of Protocol" in record["answer"], record["answer"]
+    assert record["answer_kind"] in ("generated", "quoted")
+    assert 0.0 <= record["confidence"] <= 1.0
+    assert record["grounding"]["candidates"] and record["grounding"]["verifier"].endswith("verifier.json")
+
+
+def test_the_eiffel_tower_question_is_answered_paris(capsys):
+    question = "What is the capital of the country where the Eiffel Tower stands?"
+    argv = [question, "--config", "configs/decode/rqrag_trained.yaml", "--query_temperature", "0", "--json"]
+    assert ask.main(argv) == 0
+    record = _json_tail(capsys.readouterr().out)
+    assert "Paris" in record["answer"], record["answer"]
+    assert "West Bengal" not in record["answer"]

@@ -68,8 +68,15 @@ def test_own_file_is_used_whole_and_bad_lines_are_counted(tmp_path):
     assert stats.read.skipped == 1 and stats.unusable == 1
 
 
-def test_unknown_task_and_training_split_are_refused():
+def test_unknown_task_and_split_are_refused_and_the_training_split_holds_training_ids_only():
+    from rqrag.benchmarks.splits import load_split
+
     with pytest.raises(ValueError, match="unknown task"):
         get_task("squad")
-    with pytest.raises(ValueError, match="never evaluated"):
-        get_task("hotpotqa").load(split="train")
+    with pytest.raises(ValueError, match="split must be"):
+        get_task("hotpotqa").load(split="dev")
+    # the trees the answer verifier is fitted on: training ids, never an eval id
+    split = load_split("hotpotqa")
+    examples, _ = get_task("hotpotqa").load(split="train", limit=8)
+    ids = {ex.uid.split(":", 1)[1] for ex in examples}
+    assert len(ids) == 8 and ids <= split.train and not ids & split.eval

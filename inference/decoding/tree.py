@@ -100,9 +100,21 @@ class FinishedTrajectory:
             "answer_perplexity": scored.answer_perplexity if self.ok and self.answer_logprobs else None,  # as `ppl`
             "confidence": scored.confidence if self.ok and self.answer_logprobs else None,
             "num_generated_tokens": len(self.generated_logprobs),
+            # the answer's own token logprobs (a few dozen at most): a recorded tree can be decided again exactly
+            "answer_logprobs": [round(lp, 5) for lp in self.answer_logprobs],
             "parse_statuses": [s.value for s in self.parse_statuses],
             "error": self.error,
         }
+
+    @classmethod
+    def from_dict(cls, d: dict) -> FinishedTrajectory:
+        """A recorded leaf as the decision sees it: trajectory, answer logprobs, parse statuses (the path's other
+        generated logprobs are not recorded; `num_generated_tokens` of them, each the answer's mean, stand in)."""
+        answer = tuple(d.get("answer_logprobs") or ())
+        mean = sum(answer) / len(answer) if answer else 0.0
+        generated = (mean,) * int(d.get("num_generated_tokens") or len(answer))
+        statuses = tuple(ParseStatus(s) for s in d.get("parse_statuses", ()))
+        return cls(d["path_id"], Trajectory.from_dict(d), generated, answer, statuses, d.get("error"))
 
 
 @dataclass
@@ -162,6 +174,19 @@ class QuestionResult:
             "cost": dict(self.cost),
             "trajectories": [t.to_dict() for t in self.trajectories],
         }
+
+    @classmethod
+    def from_record(cls, record: dict) -> QuestionResult:
+        """The tree of a recorded answer (`rqrag eval` predictions, `rqrag ask --json`), to decide again offline."""
+        result = cls(
+            record.get("qid") or record.get("id", ""),
+            record["question"],
+            [FinishedTrajectory.from_dict(t) for t in record.get("trajectories", ())],
+            dict(record.get("selected", {})),
+            record.get("strategy", "ppl"),
+            record.get("error"),
+        )
+        return result
 
 
 @dataclass

@@ -206,6 +206,7 @@ def create_app(
             "history_turns": turn.history_turns,
             "evidence_used": bool(answer.sources),
             "answer_kind": answer.kind,  # generated (supported by its sources) | quoted | not_found | remembered
+            "confidence": None if answer.confidence is None else round(answer.confidence, 4),  # calibrated p
             "generated_answer": answer.generated,
             "strategy": answer.strategy,
             "timings": answer.timings,

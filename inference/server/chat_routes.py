@@ -125,7 +125,7 @@ async def _page_events(conversations: ConversationService, turn: Turn):
                 answer = data["answer"]
                 # The path the answer stands on, replacing the live steps of the whole tree on the page.
                 yield "trajectory", {"steps": [{"index": i, **step} for i, step in enumerate(answer.trajectory)]}
-                yield "answer", {"kind": answer.kind, "generated": answer.generated}
+                yield "answer", {"kind": answer.kind, "generated": answer.generated, "confidence": answer.confidence}
                 for piece in answer_pieces(answer.text):
                     yield "delta", {"text": piece}
                 yield "sources", {"sources": answer.sources}
@@ -138,4 +138,12 @@ async def _page_events(conversations: ConversationService, turn: Turn):
         logger.exception("chat answer failed")
         yield "error", {"message": f"{type(error).__name__}: {error}", "code": "internal_error"}
         return
-    yield "done", {"conversation_id": turn.conversation_id, "timings": answer.timings, "kind": answer.kind}
+    yield (
+        "done",
+        {
+            "conversation_id": turn.conversation_id,
+            "timings": answer.timings,
+            "kind": answer.kind,
+            "confidence": answer.confidence,
+        },
+    )

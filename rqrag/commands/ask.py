@@ -77,15 +77,17 @@ def _report(answer, decoder, seconds: float, show_tree: bool) -> None:
     print(f"Answer: {answer.text}")
     cited = next((s for s in answer.sources if s.get("cited")), None)
     where = f" — {_cite_source(cited)}" if cited else ""
+    chance = "" if answer.confidence is None else f"{answer.confidence:.0%}"
+    best_answer = answer.grounded.generated if answer.grounded else None
     if answer.kind == "quoted":
         print(
-            f"  (quoted from the evidence{where}: no answer of the tree was supported by it; {result.strategy} "
-            f"picked {answer.generated!r})\n"
+            f"  (quoted from the evidence{where}: the tree's most likely answer, {best_answer!r}, is right with "
+            f"probability {chance} by the verifier, too low to state it)\n"
         )
     elif answer.kind == "generated":
-        print(f"  (generated; supported by the evidence{where})\n")
+        print(f"  (generated; right with probability {chance} by the verifier; supported by the evidence{where})\n")
     else:
-        print()
+        print(f"  (the tree's most likely answer, {best_answer!r}, is right with probability {chance})\n")
     shown_id = answer.grounded.path_id if answer.grounded and answer.grounded.path_id else best.path_id
     shown = next(t for t in result.trajectories if t.path_id == shown_id)
     scored = shown.scored()
@@ -178,6 +180,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         **result.to_dict(),
         "answer": answer.text,  # what the user reads: the grounded answer (`answer_kind`)
         "answer_kind": answer.kind,
+        "confidence": None if answer.confidence is None else round(answer.confidence, 4),
         "generated_answer": answer.generated,
         "grounding": answer.grounded.to_dict() if answer.grounded else None,
         "sources": answer.sources,

@@ -166,6 +166,8 @@ function handleEvent(name, data, model, div) {
       break;
     case "answer":
       model.kind = data.kind || null;
+      model.confidence = typeof data.confidence === "number" ? data.confidence : null;
+      model.generated = data.generated || null;
       break;
     case "delta": {
       const first = !model.content;

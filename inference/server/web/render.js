@@ -168,6 +168,12 @@ export function fillAssistant(div, model) {
   if (model.kind === "generated" || model.kind === "quoted") {
     div.append(el("div", `answer-kind kind-${model.kind}`, t(`kind.${model.kind}`)));
   }
+  // How sure the verifier is, in words: the calibrated probability that the tree's best answer is right.
+  if (typeof model.confidence === "number" && model.kind) {
+    const percent = Math.round(model.confidence * 100);
+    const key = model.kind === "generated" ? "confidence.generated" : "confidence.other";
+    div.append(el("div", "answer-confidence", t(key, { percent, answer: model.generated || "" })));
+  }
   if (model.sources && model.sources.length) div.append(renderSources(model.sources));
   if (model.memory) div.append(el("div", "memory-note", t("memory.stored", { text: model.memory })));
   if (model.error) div.append(errorBox(model.error));

@@ -1,0 +1,244 @@
+"""Fitting the answer verifier on the model's own trees, and measuring what its decision shows.
+
+The trees come from `rqrag eval --split train` (scripts/verifier_trees.sh): every record holds the whole tree, so
+each tree is decided again here by the same code the answer pipeline runs (`decide_record`). Steps:
+
+1. `candidate_table` — every candidate answer of every training tree, its features (`FEATURES`) and its label:
+   right when its token F1 against a gold answer is >= 0.5 or a gold answer is inside it (`is_correct`).
+   A record whose question is an *eval* id of its benchmark is refused: the verifier never sees held-out questions.
+2. `cross_fit` — out-of-fold p for every candidate (5 folds grouped by question, stratified by benchmark), so
+   every training question is also a held-back one; the final model is then fitted on all of them.
+3. `choose_threshold` — the lowest p at which the shown (top) candidates of held-back questions reach the
+   precision target (80 %); `calibration` — expected calibration error and the reliability bins.
+
+    table = candidate_table(load_trees(["runs/verifier/selftrain/train"]))
+    verifier, report = fit_verifier(table)
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+from tqdm import tqdm
+
+from rqrag.benchmarks.splits import load_split
+from rqrag.inference.answer_candidates import FEATURES, gather, is_correct
+from rqrag.inference.decoding.tree import QuestionResult
+from rqrag.inference.grounding import all_hits
+from rqrag.inference.verifier import Verifier
+from rqrag.records import read_records
+
+
+PRECISION_TARGET = 0.8
+FOLDS = 5
+
+
+@dataclass
+class CandidateTable:
+    """One row per candidate answer: its question, benchmark, features, label and the question's vote rank."""
+
+    qids: list[str] = field(default_factory=list)
+    tasks: list[str] = field(default_factory=list)
+    rows: list[list[float]] = field(default_factory=list)
+    labels: list[int] = field(default_factory=list)
+    texts: list[str] = field(default_factory=list)
+
+    @property
+    def X(self) -> np.ndarray:
+        return np.asarray(self.rows, dtype=float).reshape(-1, len(FEATURES))
+
+    @property
+    def y(self) -> np.ndarray:
+        return np.asarray(self.labels, dtype=int)
+
+
+def load_trees(folders: Iterable[str | Path]) -> list[tuple[str, dict]]:
+    """(benchmark, record) for every `predictions.jsonl` under `folders` (a folder per benchmark run)."""
+    out = []
+    for folder in folders:
+        for path in sorted(Path(folder).rglob("predictions.jsonl")):
+            for record in read_records(path):
+                task = record["id"].split(":", 1)[0]
+                out.append((task, record))
+    return out
+
+
+def refuse_eval_ids(trees: Sequence[tuple[str, dict]]) -> None:
+    """Raises if any record's question is a held-out (eval) id of its benchmark."""
+    for task, record in trees:
+        split = load_split(task)
+        source_id = record["id"].split(":", 1)[1]
+        if split is not None and source_id in split.eval:
+            raise ValueError(f"{record['id']} is an eval id of {task}: the verifier is fitted on training ids only")
+
+
+def golds(record: dict) -> list[str]:
+    gold = record.get("gold", {})
+    return list(gold.get("answers") or gold.get("aliases") or ([gold["answer"]] if "answer" in gold else []))
+
+
+def candidate_table(trees: Sequence[tuple[str, dict]], language: str = "en", rank_sentences=None) -> CandidateTable:
+    """Every candidate of every tree, featurised and labelled (eval ids refused). `rank_sentences(question,
+    hits)`: the sentence scorer the answer pipeline uses (default: its own, the extractive scorer)."""
+    refuse_eval_ids(trees)
+    if rank_sentences is None:
+        from rqrag.inference.answer_pipeline import AnswerPipeline
+
+        rank_sentences = AnswerPipeline(None).rank_sentences(language)
+    table = CandidateTable()
+    for task, record in tqdm(trees, desc="featurising trees", unit="tree"):
+        result = QuestionResult.from_record(record)
+        read = all_hits(result)
+        sentences = rank_sentences(record["question"], read) if read else []
+        for candidate in gather(result, record["question"], language, sentences=sentences):
+            table.qids.append(record["id"])
+            table.tasks.append(task)
+            table.rows.append([candidate.features[f] for f in FEATURES])
+            table.labels.append(int(is_correct(candidate.text, golds(record), record["question"])))
+            table.texts.append(candidate.text)
+    return table
+
+
+def _fit(X: np.ndarray, y: np.ndarray, C: float):
+    from sklearn.linear_model import LogisticRegression
+    from sklearn.preprocessing import StandardScaler
+
+    scaler = StandardScaler().fit(X)
+    model = LogisticRegression(C=C, max_iter=2000).fit(scaler.transform(X), y)
+    return scaler, model
+
+
+def _folds(table: CandidateTable, folds: int, seed: int) -> np.ndarray:
+    """A fold number per row: questions (never split across folds) dealt round-robin within each benchmark."""
+    rng = np.random.default_rng(seed)
+    fold_of: dict[str, int] = {}
+    for task in sorted(set(table.tasks)):
+        qids = sorted({q for q, t in zip(table.qids, table.tasks) if t == task})
+        rng.shuffle(qids)
+        fold_of.update({q: i % folds for i, q in enumerate(qids)})
+    return np.array([fold_of[q] for q in table.qids])
+
+
+def cross_fit(table: CandidateTable, C: float = 1.0, folds: int = FOLDS, seed: int = 0) -> np.ndarray:
+    """Out-of-fold p(correct) for every row."""
+    X, y, fold = table.X, table.y, _folds(table, folds, seed)
+    p = np.zeros(len(y))
+    for k in range(folds):
+        train, test = fold != k, fold == k
+        if not test.any():
+            continue
+        scaler, model = _fit(X[train], y[train], C)
+        p[test] = model.predict_proba(scaler.transform(X[test]))[:, 1]
+    return p
+
+
+def shown_rows(table: CandidateTable, p: np.ndarray) -> np.ndarray:
+    """Per question, the row of its highest-p candidate (what the decision shows)."""
+    best: dict[str, int] = {}
+    for i, q in enumerate(table.qids):
+        if q not in best or p[i] > p[best[q]]:
+            best[q] = i
+    return np.array(sorted(best.values()))
+
+
+def precision_coverage(p: np.ndarray, y: np.ndarray, questions: int | None = None) -> list[dict]:
+    """For each distinct p (as a threshold), the precision and coverage of answering when p >= it."""
+    order = np.argsort(-p)
+    n = questions or len(p)
+    out, right = [], 0
+    for rank, i in enumerate(order, 1):
+        right += y[i]
+        if rank == len(order) or p[order[rank]] < p[i]:
+            out.append({"threshold": float(p[i]), "precision": right / rank, "coverage": rank / n, "answered": rank})
+    return out
+
+
+def choose_threshold(p: np.ndarray, y: np.ndarray, target: float = PRECISION_TARGET, min_answered: int = 10) -> float:
+    """The lowest threshold whose answered set, and every stricter one with `min_answered` or more answers,
+    reaches `target` precision (so a lucky dip in the curve is not chosen); 1.0 when none does."""
+    curve = precision_coverage(p, y)
+    chosen = 1.0
+    for point in curve:  # from the strictest threshold down
+        if point["answered"] < min_answered:
+            continue
+        if point["precision"] < target:
+            break
+        chosen = point["threshold"]
+    return chosen
+
+
+def calibration(p: np.ndarray, y: np.ndarray, bins: int = 10) -> dict:
+    """Expected calibration error over equal-width bins, and each bin's mean p, accuracy and count."""
+    edges = np.linspace(0, 1, bins + 1)
+    rows, ece = [], 0.0
+    for low, high in zip(edges[:-1], edges[1:]):
+        inside = (p >= low) & ((p < high) if high < 1 else (p <= high))
+        if inside.any():
+            mean_p, accuracy = float(p[inside].mean()), float(y[inside].mean())
+            ece += inside.sum() / len(p) * abs(mean_p - accuracy)
+            rows.append(
+                {"low": float(low), "high": float(high), "p": mean_p, "accuracy": accuracy, "n": int(inside.sum())}
+            )
+    return {"ece": float(ece), "bins": rows}
+
+
+def fit_verifier(
+    table: CandidateTable, C: float = 1.0, target: float = PRECISION_TARGET, seed: int = 0
+) -> tuple[Verifier, dict]:
+    """The verifier fitted on every row, its threshold and report from the out-of-fold predictions."""
+    X, y = table.X, table.y
+    oof = cross_fit(table, C=C, seed=seed)
+    shown = shown_rows(table, oof)
+    threshold = choose_threshold(oof[shown], y[shown], target)
+    scaler, model = _fit(X, y, C)
+    answered = shown[oof[shown] >= threshold]
+    tasks = np.array(table.tasks)
+    per_task = {}
+    for task in sorted(set(table.tasks)):
+        mine = shown[tasks[shown] == task]
+        covered = mine[oof[mine] >= threshold]
+        per_task[task] = {
+            "questions": int(len(mine)),
+            "best_candidate_right": float(y[mine].mean()) if len(mine) else None,
+            "generated_precision": float(y[covered].mean()) if len(covered) else None,
+            "coverage": float(len(covered) / len(mine)) if len(mine) else None,
+        }
+    report = {
+        "questions": int(len(shown)),
+        "candidates": int(len(y)),
+        "candidates_right": float(y.mean()),
+        "any_candidate_right": float(np.mean([y[np.array(table.qids) == q].max() for q in sorted(set(table.qids))])),
+        "held_back": {
+            "how": f"{FOLDS}-fold out-of-fold p, folds by question within each benchmark (seed {seed})",
+            "shown_right": float(y[shown].mean()),
+            "generated_precision": float(y[answered].mean()) if len(answered) else None,
+            "coverage": float(len(answered) / len(shown)),
+            "calibration_all_candidates": calibration(oof, y),
+            "calibration_shown": calibration(oof[shown], y[shown]),
+            "per_task": per_task,
+            "curve": precision_coverage(oof[shown], y[shown]),
+        },
+        "C": C,
+        "label": "right = token F1 >= 0.5 against a gold answer, or a gold answer inside the text",
+    }
+    verifier = Verifier(
+        tuple(FEATURES),
+        tuple(float(v) for v in scaler.mean_),
+        tuple(float(v) for v in scaler.scale_),
+        tuple(float(v) for v in model.coef_[0]),
+        float(model.intercept_[0]),
+        float(threshold),
+        target,
+        report=report,
+    )
+    return verifier, report
+
+
+def save_report(folder: Path, report: dict) -> Path:
+    path = folder / "report.json"
+    path.write_text(json.dumps(report, indent=1) + "\n")
+    return path
