@@ -36,7 +36,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from rqrag.answer_types import OTHER, holds_type
+from rqrag.answer_types import DATE, NUMBER, OTHER, POSITION, holds_type
 from rqrag.answers import normalize_answer
 from rqrag.retrieval.base import Hit
 from rqrag.sentences import is_title, split_sentences
@@ -63,7 +63,7 @@ class Weights:
     fits: float = 0.5
     identifier: float = 0.25
     rank: float = 0.0
-    answer: float = 1.0  # a sentence holding one of the tree's candidate answers (tree quotes only)
+    answer: float = 2.0  # a sentence holding the tree's candidate answers (share of their phrases; tree quotes only)
     neighbour: float = 0.5  # how much a window's other sentences count ...
     join: float = 1.0  # ... above this score of their own (below it they cost)
 
@@ -195,9 +195,10 @@ class ExtractiveAnswerer:
             kind = asked[i] if asked else None
             if answers and answers[i]:
                 phrases = [f" {normalize_answer(a)} " for a in answers[i] if normalize_answer(a)]
+                # the more of the candidates' phrases a sentence holds, the more it counts ("Paris ... of France"
+                # over a sentence that names France only)
                 scored = [
-                    (s + self.weights.answer * any(p in f" {normalize_answer(c.text)} " for p in phrases), c)
-                    for s, c in scored
+                    (s + self.weights.answer * _share_held(phrases, normalize_answer(c.text)), c) for s, c in scored
                 ]
             if kind not in (None, OTHER):
                 # a window must hold the asked-for thing; the others sink below every window that does
@@ -316,9 +317,16 @@ class ExtractiveAnswerer:
         return Quote(" ".join(chosen), hit.docid, hit.title, location, score)
 
 
+# Types a clause can be checked for on its own (a year, a number, a position word); a name is only recognised as
+# the answer when it is one of the tree's candidates.
+SPECIFIC_TYPES = (DATE, NUMBER, POSITION)
 # Where a sentence may be cut into clauses: after , ; : and around a dash or a parenthesis.
 _CLAUSE_BREAK = re.compile(r"(?<=[,;:])\s+|\s+(?=\()|(?<=\))\s+|\s+[—–-]\s+")
 MIN_SPAN_WORDS = 3
+
+
+def _share_held(phrases: Sequence[str], normalised: str) -> float:
+    return sum(p in f" {normalised} " for p in phrases) / len(phrases) if phrases else 0.0
 
 
 def shortest_span(text: str, question: str, asked: str, answers: Sequence[str] = ()) -> str:
@@ -331,6 +339,8 @@ def shortest_span(text: str, question: str, asked: str, answers: Sequence[str] =
     ends = starts + [len(text)]
     phrases = [f" {normalize_answer(a)} " for a in answers if normalize_answer(a)]
     phrases = [p for p in phrases if p in f" {normalize_answer(text)} "]
+    if not phrases and asked not in SPECIFIC_TYPES:
+        return text  # a capitalised word is no evidence of a person or a place: without an answer, keep it whole
     best = text
     for i in range(len(ends)):
         for j in range(i, len(ends)):

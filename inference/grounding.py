@@ -33,10 +33,12 @@ answers the question.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
-from rqrag.answer_types import OPTION, asked_type, options
+from rqrag.answer_types import OPTION, asked_type, entities, options
+from rqrag.answers import normalize_answer
 from rqrag.inference.answer_candidates import gather, trajectory_hits
 from rqrag.retrieval.base import Hit
 from rqrag.text_quality import (
@@ -209,7 +211,8 @@ def decide(
         for hit in candidate.hits:
             pooled.setdefault(hit.docid, hit)
     evidence = list(pooled.values()) or read
-    answers = [c.text for c in candidates[:quote_candidates] if not c.features.get("yes_no")]
+    # the quote should say the most probable answer, read in the pooled evidence of the best candidates
+    answers = key_phrases(best.text, question) if best is not None and not best.features.get("yes_no") else []
     found = quote(question, evidence, asked=asked, answers=answers) if evidence else None
     generated = best.text if best is not None else None
     if found is None:
@@ -229,6 +232,19 @@ def decide(
         described,
         verifier.source,
     )
+
+
+def key_phrases(answer: str, question: str) -> list[str]:
+    """What a quote should hold of a candidate answer: the answer itself when it is short, else the names and
+    numbers it states that the question does not, the last one twice: a statement ends on what it says ("The
+    capital of France is Paris." -> France, Paris, Paris)."""
+    if len(answer.split()) <= 5:
+        return [answer]
+    asked = f" {normalize_answer(question)} "
+    found = [m.group() for m in re.finditer(r"\b\d[\d,.]*\b", answer)] + entities(answer)
+    found = sorted(dict.fromkeys(found), key=answer.find)
+    phrases = [p for p in found if f" {normalize_answer(p)} " not in asked and normalize_answer(p)]
+    return phrases + phrases[-1:]
 
 
 def _veto(candidate, question: str, language: str | None, asked: str, relevant) -> str | None:

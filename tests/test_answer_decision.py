@@ -37,7 +37,9 @@ CLOCK = Hit(
     "The Clock Tower of Murshidabad is a tower in Murshidabad, West Bengal, India, built in the 19th century.",
     1.0,
 )
-EIFFEL_HIT = Hit("w:eiffel", "Eiffel Tower", "The Eiffel Tower is a wrought-iron lattice tower on the Champ de Mars.", 1.0)
+EIFFEL_HIT = Hit(
+    "w:eiffel", "Eiffel Tower", "The Eiffel Tower is a wrought-iron lattice tower on the Champ de Mars.", 1.0
+)
 TEMPLE = Hit(
     "w:temple",
     "Shirley Temple",

@@ -27,7 +27,10 @@ from rqrag.answer_types import (
 @pytest.mark.parametrize(
     "question, asked",
     [
-        ("What government position was held by the woman who portrayed Corliss Archer in the film Kiss and Tell?", POSITION),
+        (
+            "What government position was held by the woman who portrayed Corliss Archer in the film Kiss and Tell?",
+            POSITION,
+        ),
         ("What kind of musician was John Bonham?", KIND),
         ("Are Sutera and Rhodotypos both types of shrub?", YES_NO),
         ("Which film came out first, Summer Wars or The Secret of Kells?", OPTION),
