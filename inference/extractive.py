@@ -68,6 +68,9 @@ class Weights:
     join: float = 1.0  # ... above this score of their own (below it they cost)
 
 
+# A quote for a question that asks for a thing (a year, a name, a position) holds at most this many sentences; a
+# manual's "how do I..." keeps `max_sentences` (3: measured on the golden questions, scripts/bench_extractive.py).
+TYPED_MAX_SENTENCES = 2
 # Subtracted from a sentence that does not hold the asked type: far below any score a sentence can reach (each
 # signal is at most 1 after scaling), so a window of such sentences is never preferred to one that holds it.
 _NO_TYPE = 100.0
@@ -149,7 +152,7 @@ class ExtractiveAnswerer:
         self,
         encoder=None,
         language: str = "en",
-        max_sentences: int = 2,
+        max_sentences: int = 3,
         max_words: int = 60,
         weights: Weights | None = None,
         follow_colon: bool = True,
@@ -175,12 +178,19 @@ class ExtractiveAnswerer:
         return self._encoder
 
     def quote(
-        self, question: str, hits: Sequence[Hit], asked: str | None = None, answers: Sequence[str] = ()
+        self,
+        question: str,
+        hits: Sequence[Hit],
+        asked: str | None = None,
+        answers: Sequence[str] = (),
+        trust: float = 1.0,
     ) -> Quote | None:
         """The best quote of `hits` for `question`. `asked` (an `rqrag.answer_types` type): only a window with a
-        sentence that holds such a thing may be quoted (None when none does); `answers`: candidate answers of
-        the tree, a sentence holding one counts `weights.answer` more."""
-        return self.batch_quote([question], [hits], [asked], [answers])[0]
+        sentence that holds such a thing may be quoted (None when none does); `answers`: the tree's best answer's
+        phrases, a sentence holding them counts up to `weights.answer` x `trust` (the verifier's p) more. A
+        question of no particular type (a manual's "how do I...") may be quoted in `max_sentences` sentences;
+        one that asks for a thing (a year, a name, a position) in at most two."""
+        return self.batch_quote([question], [hits], [asked], [answers], trust)[0]
 
     def batch_quote(
         self,
@@ -188,6 +198,7 @@ class ExtractiveAnswerer:
         hits: Sequence[Sequence[Hit]],
         asked: Sequence[str | None] | None = None,
         answers: Sequence[Sequence[str]] | None = None,
+        trust: float = 1.0,
     ) -> list[Quote | None]:
         """One quote (or None: no sentence qualifies) per question; all sentences embedded in one encoder call."""
         quotes: list[Quote | None] = []
@@ -197,13 +208,13 @@ class ExtractiveAnswerer:
                 phrases = [f" {normalize_answer(a)} " for a in answers[i] if normalize_answer(a)]
                 # the more of the candidates' phrases a sentence holds, the more it counts ("Paris ... of France"
                 # over a sentence that names France only)
-                scored = [
-                    (s + self.weights.answer * _share_held(phrases, normalize_answer(c.text)), c) for s, c in scored
-                ]
+                boost = self.weights.answer * trust
+                scored = [(s + boost * _share_held(phrases, normalize_answer(c.text)), c) for s, c in scored]
             if kind not in (None, OTHER):
                 # a window must hold the asked-for thing; the others sink below every window that does
                 scored = [(s if holds_type(c.text, kind, questions[i]) else s - _NO_TYPE, c) for s, c in scored]
-            window, score = self._best_window(scored)
+            longest = self.max_sentences if kind in (None, OTHER) else min(TYPED_MAX_SENTENCES, self.max_sentences)
+            window, score = self._best_window(scored, longest)
             if window and kind not in (None, OTHER) and score < -_NO_TYPE / 2:
                 window = []  # nothing of the asked type in the evidence: not found, rather than a quote off topic
             found = self._quote([scored[j][1] for j in window], hits[i], score) if window else None
@@ -277,7 +288,7 @@ class ExtractiveAnswerer:
             start += len(found)
         return out
 
-    def _best_window(self, scored: list[tuple[float, Candidate]]) -> tuple[list[int], float]:
+    def _best_window(self, scored: list[tuple[float, Candidate]], longest: int) -> tuple[list[int], float]:
         """The indices of the best run of consecutive sentences of one passage (see the module docstring)."""
         best: list[int] = []
         best_score = -math.inf
@@ -290,7 +301,7 @@ class ExtractiveAnswerer:
                 if score > best_score + 1e-12:  # strictly better: earlier hits and sentences win ties
                     best, best_score = list(window), score
                 following = window[-1] + 1
-                if len(window) >= self.max_sentences or following >= len(scored):
+                if len(window) >= longest or following >= len(scored):
                     break
                 now, after = scored[window[-1]][1], scored[following][1]
                 if after.hit != now.hit or after.position != now.position + 1:

@@ -213,7 +213,9 @@ def decide(
     evidence = list(pooled.values()) or read
     # the quote should say the most probable answer, read in the pooled evidence of the best candidates
     answers = key_phrases(best.text, question) if best is not None and not best.features.get("yes_no") else []
-    found = quote(question, evidence, asked=asked, answers=answers) if evidence else None
+    # trusted as much as the verifier trusts it: a document question's unlikely answer must not pick the quote
+    trust = best.p if best is not None and best.p is not None else 0.0
+    found = quote(question, evidence, asked=asked, answers=answers, trust=trust) if evidence else None
     generated = best.text if best is not None else None
     if found is None:
         said = NOTHING_FOUND.get(language or "en", NOTHING_FOUND["en"])

@@ -82,10 +82,10 @@ def tree(question: str, *paths: FinishedTrajectory) -> QuestionResult:
 def quoter(asked_log: list | None = None):
     answerer = ExtractiveAnswerer(weights=Weights(dense=0.0), max_sentences=2)  # lexical only: no encoder loads
 
-    def quote(question, hits, asked=None, answers=()):
+    def quote(question, hits, asked=None, answers=(), trust=1.0):
         if asked_log is not None:
             asked_log.append((asked, list(answers), [h.docid for h in hits]))
-        return answerer.quote(question, hits, asked=asked, answers=answers)
+        return answerer.quote(question, hits, asked=asked, answers=answers, trust=trust)
 
     return quote
 

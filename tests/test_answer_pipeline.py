@@ -143,3 +143,22 @@ def test_the_extractive_answerer_quotes_the_questions_own_search_without_a_model
     assert decoder.generator.stats.model_calls == calls  # no model call at all
     assert answer.kind == "quoted" and answer.text == "It is 5895 metres high."
     assert answer.trajectory[0]["action"] == "question" and answer.sources[0]["cited"]
+
+
+def test_a_recorded_tree_decided_again_shows_what_the_live_pipeline_showed(smollm2_tokenizer, retriever):
+    """scripts/replay_decisions.py decides `rqrag eval` records again; that is only the eval's figure if a tree
+    read back from its record (QuestionResult.from_record) is decided exactly as the live one was."""
+    import json
+
+    from rqrag.eval.decision_replay import replay
+
+    for answer_text in ("Kilimanjaro is 5895 metres high.", "The volcano is 1200 metres high."):
+        pipeline, decoder = _pipeline(smollm2_tokenizer, retriever, answer_text)
+        settings = AnswerSettings(decoder.config, search_first=True, language="en")
+        (live,) = pipeline.answer(
+            [Question("q", [{"role": "user", "content": QUESTION}])], EvidenceSource(retriever), settings
+        )
+        record = json.loads(json.dumps({**live.result.to_dict(), "id": "q", "gold": {"answers": ["5895 metres"]}}))
+        (again,) = replay([record], pipeline)
+        assert (again["answer"], again["kind"]) == (live.text, live.kind)
+        assert again["confidence"] == pytest.approx(live.confidence)
