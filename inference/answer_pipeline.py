@@ -54,9 +54,6 @@ from rqrag.text_quality import guess_language
 
 logger = logging.getLogger(__name__)
 
-# How many of the evidence's best sentences (each with the next one) a generated answer is checked against: the
-# key fact sits in the first retrieved chunk for most questions but rarely in the single most similar sentence.
-RELEVANT_SENTENCES = 4
 EventSink = Callable[[str, str, dict], None]  # (question id, event name, data)
 
 # What a source says about where it comes from: a chunk of the user's documents its file and page span
@@ -331,7 +328,6 @@ class AnswerPipeline:
                 self._quote(p.language),
                 self.verifier,
                 choices=p.question.choices,
-                relevant=self._relevant(p.language),
                 rank_sentences=self.rank_sentences(p.language),
                 min_confidence=settings.decode.min_confidence,
             )
@@ -379,26 +375,6 @@ class AnswerPipeline:
             return [(score, c.text) for score, c in lexical_answerer_for(language).scored([question], [hits])[0]]
 
         return rank
-
-    def _relevant(self, language: str):
-        """The sentences of a path's evidence that best answer the question (the extractive scorer's top ones,
-        each with the sentence after it), as hits of their passages: what a generated answer must agree with."""
-        if self._custom_quoter:
-            return None  # a custom quoter without a scorer: check against whole passages
-
-        def relevant(question: str, hits: Sequence[Hit]) -> list[Hit]:
-            from rqrag.inference.extractive import answerer_for
-
-            scored = answerer_for(language).scored([question], [hits])[0]
-            top = sorted(range(len(scored)), key=lambda i: -scored[i][0])[:RELEVANT_SENTENCES]
-            out = []
-            for i in sorted(top):
-                candidate = scored[i][1]
-                text = " ".join(candidate.passage[candidate.position : candidate.position + 2])
-                out.append(dataclasses.replace(hits[candidate.hit], text=text))
-            return out
-
-        return relevant
 
     def _source(self, hit: Hit) -> dict:
         return {

@@ -36,7 +36,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from rqrag.answer_types import DATE, NUMBER, OTHER, POSITION, holds_type
+from rqrag.answer_types import DATE, NUMBER, OPTION, OTHER, PERSON, PLACE, POSITION, holds_type
 from rqrag.answers import normalize_answer
 from rqrag.retrieval.base import Hit
 from rqrag.sentences import is_title, split_sentences
@@ -210,15 +210,15 @@ class ExtractiveAnswerer:
                 # over a sentence that names France only)
                 boost = self.weights.answer * trust
                 scored = [(s + boost * _share_held(phrases, normalize_answer(c.text)), c) for s, c in scored]
-            if kind not in (None, OTHER):
+            if kind in SPECIFIC_TYPES:
                 # a window must hold the asked-for thing; the others sink below every window that does
                 scored = [(s if holds_type(c.text, kind, questions[i]) else s - _NO_TYPE, c) for s, c in scored]
             longest = self.max_sentences if kind in (None, OTHER) else min(TYPED_MAX_SENTENCES, self.max_sentences)
             window, score = self._best_window(scored, longest)
-            if window and kind not in (None, OTHER) and score < -_NO_TYPE / 2:
+            if window and kind in SPECIFIC_TYPES and score < -_NO_TYPE / 2:
                 window = []  # nothing of the asked type in the evidence: not found, rather than a quote off topic
             found = self._quote([scored[j][1] for j in window], hits[i], score) if window else None
-            if found is not None and kind not in (None, OTHER):
+            if found is not None and kind in SPECIFIC_TYPES + (PERSON, PLACE, OPTION):
                 found = dataclasses.replace(
                     found, text=shortest_span(found.text, questions[i], kind, answers[i] if answers else ())
                 )
@@ -328,8 +328,9 @@ class ExtractiveAnswerer:
         return Quote(" ".join(chosen), hit.docid, hit.title, location, score)
 
 
-# Types a clause can be checked for on its own (a year, a number, a position word); a name is only recognised as
-# the answer when it is one of the tree's candidates.
+# Types a sentence can be checked for on its own (a year, a number, a position word): only these filter what may
+# be quoted. A name or a place is recognised only as one of the tree's candidates (a capitalised word proves
+# nothing, and a manual's "onde fica" is answered by a path).
 SPECIFIC_TYPES = (DATE, NUMBER, POSITION)
 # Where a sentence may be cut into clauses: after , ; : and around a dash or a parenthesis.
 _CLAUSE_BREAK = re.compile(r"(?<=[,;:])\s+|\s+(?=\()|(?<=\))\s+|\s+[—–-]\s+")

@@ -25,10 +25,10 @@ hold"). So the tree's answers are first grouped into candidates with pooled evid
 * `options_unread` — one of a comparison's two options, when the evidence does not mention both ("Summer Wars
   or The Secret of Kells?" answered from the question alone).
 
-What counts as "the passages" is narrower than everything the candidate's paths read: the sentences of the pooled
-evidence that best answer the question (`relevant`, the extractive scorer's top sentences with the one after
-each). A sentence copied from the right page that is about something else is in the evidence, but not in what
-answers the question.
+"The passages" are everything the candidate's paths read, pooled: whether they are about the question is the
+verifier's to weigh (support in passages and sentences that share the question's words). Narrowing them to the
+few sentences most similar to the question rejected "The capital of France is Paris." because those sentences were
+about Strasbourg.
 """
 
 from __future__ import annotations
@@ -169,14 +169,12 @@ def decide(
     quote: Callable[..., object | None],
     verifier,
     choices: Sequence = (),
-    relevant: Callable[[str, Sequence[Hit]], list[Hit]] | None = None,
     quote_candidates: int = 2,
     rank_sentences: Callable[[str, Sequence[Hit]], list[tuple[float, str]]] | None = None,
     min_confidence: float | None = None,
 ) -> GroundedAnswer:
     """What to show for a decoded question (`QuestionResult`), decided over its candidate answers (module
-    docstring). `quote(question, hits, asked=..., answers=...)` returns an `extractive.Quote` or None;
-    `relevant(question, hits)` narrows pooled passages to what answers the question (default: all of them);
+    docstring). `quote(question, hits, asked=..., answers=..., trust=...)` returns an `extractive.Quote` or None;
     `rank_sentences(question, hits)` scores the tree's evidence sentences for the verifier's sentence features;
     `min_confidence` replaces the verifier's threshold."""
     threshold = verifier.threshold if min_confidence is None else min_confidence
@@ -191,7 +189,7 @@ def decide(
     for candidate in candidates:
         if candidate.p is None or candidate.p < threshold:
             break  # sorted by p: no later candidate reaches the threshold either
-        reason = _veto(candidate, question, language, asked, relevant)
+        reason = _veto(candidate, question, language, asked)
         if reason is None:
             return GroundedAnswer(
                 candidate.text,
@@ -249,15 +247,14 @@ def key_phrases(answer: str, question: str) -> list[str]:
     return phrases + phrases[-1:]
 
 
-def _veto(candidate, question: str, language: str | None, asked: str, relevant) -> str | None:
+def _veto(candidate, question: str, language: str | None, asked: str) -> str | None:
     """Why a confident candidate may still not be shown as generated, or None."""
     best = candidate.paths[0]
     if best.parse_statuses and best.parse_statuses[-1] is ParseStatus.TRUNCATED:
         return "truncated"
     if asked == OPTION and candidate.features.get("option_read", 0.0) < 1.0 and options(question):
         return "options_unread"
-    hits = relevant(question, candidate.hits) if relevant is not None and candidate.hits else candidate.hits
-    verdict = check_answer(candidate.text, question, hits, language)
+    verdict = check_answer(candidate.text, question, candidate.hits, language)
     return None if verdict.ok else verdict.reason or "rejected"
 
 

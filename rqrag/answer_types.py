@@ -82,7 +82,7 @@ _NUMBER_CUE = re.compile(
 )
 _POSITION_CUE = re.compile(
     r"\b(what|which) (\w+ ){0,2}(position|office|title|role|post|rank|job|occupation|profession)s?\b|"
-    r"\b(qual|que) (\w+ ){0,2}(cargo|posicao|funcao|titulo|profissao)\b"
+    r"\b(qual|que) (\w+ ){0,2}(cargo|posicao|titulo|profissao)\b"  # not "funcao": a program's function, in a manual
 )
 
 _YEAR = re.compile(r"\b(1[0-9]{3}|20[0-9]{2})s?\b")

@@ -42,7 +42,9 @@ def today_rule(commit: str):
 
 
 def today_scores(records: list[dict], commit: str) -> list[float]:
-    """F1 of what the rule of `commit` showed on each recorded tree (the same quoter and relevant sentences)."""
+    """F1 of what the rule of `commit` showed on each recorded tree (its quoter; its answers checked against whole
+    passages, as that commit's pipeline did after its first quote: its default quoter, once set, turned the
+    relevant-sentence narrowing off)."""
     from rqrag.answers import answer_f1
     from rqrag.eval.verifier_fit import golds
     from rqrag.inference.decoding.tree import QuestionResult
@@ -50,13 +52,10 @@ def today_scores(records: list[dict], commit: str) -> list[float]:
 
     ground = today_rule(commit)
     answerer = ExtractiveAnswerer(language="en", max_sentences=3)  # that commit's quote: up to 3 sentences
-    relevant = AnswerPipeline(None, quoter=lambda q, h, lang=None, **kw: answerer.quote(q, h))._relevant("en")
     scores = []
     for record in records:
         result = QuestionResult.from_record(record)
-        shown = ground(
-            result, record.get("strategy", "vote"), record["question"], "en", answerer.quote, relevant=relevant
-        )
+        shown = ground(result, record.get("strategy", "vote"), record["question"], "en", answerer.quote)
         text = shown.text if shown.kind in ("generated", "quoted") else ""
         scores.append(answer_f1(text, golds(record)) if text else 0.0)
     return scores

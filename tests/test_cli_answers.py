@@ -54,7 +54,7 @@ def test_the_eiffel_tower_question_is_answered_paris(capsys):
     """Sampled queries, as the shipped config has them (seeded: the same tree every run): eight paths say Paris in
     some form, one read a page on a clock tower in West Bengal. Decided per answer, Paris wins."""
     question = "What is the capital of the country where the Eiffel Tower stands?"
-    argv = [question, "--config", "configs/decode/rqrag_trained.yaml", "--json"]
+    argv = [question, "--json"]  # as the issue asked it: `rqrag ask "..."`, every setting its default
     assert ask.main(argv) == 0
     record = _json_tail(capsys.readouterr().out)
     assert "Paris" in record["answer"], record["answer"]
