@@ -8,7 +8,7 @@ from __future__ import annotations
 import dataclasses
 
 import pytest
-from fakes import FakeGenerator
+from fakes import FakeGenerator, sure_of_supported_answers
 
 from rqrag.inference.answer_pipeline import AnswerPipeline, AnswerSettings, EvidenceSource
 from rqrag.inference.decoding.config import DecodeConfig
@@ -49,18 +49,7 @@ def _pipeline(tok, retriever, answer: str, quoter=None):
     return AnswerPipeline(decoder, quoter=quoter, verifier=SUPPORTED_IS_SURE), decoder
 
 
-def _supported_is_sure():
-    """A verifier that is sure of an answer its evidence holds and of nothing else (the fitted one is tested on
-    the shipped model): these tests are about the pipeline's steps, not the verifier's weights."""
-    from rqrag.inference.answer_candidates import FEATURES
-    from rqrag.inference.verifier import Verifier
-
-    n = len(FEATURES)
-    coef = tuple(4.0 if f == "support_share" else 0.0 for f in FEATURES)
-    return Verifier(tuple(FEATURES), (0.0,) * n, (1.0,) * n, coef, -2.0, 0.5)
-
-
-SUPPORTED_IS_SURE = _supported_is_sure()
+SUPPORTED_IS_SURE = sure_of_supported_answers()  # these tests are about the steps, not the fitted weights
 
 
 def test_settings_go_with_the_call_and_events_come_as_they_happen(smollm2_tokenizer, retriever):

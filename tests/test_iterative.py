@@ -161,7 +161,11 @@ def test_the_answer_pipeline_grounds_and_cites_an_iterative_answer(smollm2_token
     model = ScriptedChatModel(
         smollm2_tokenizer, lambda p: "So the answer is: Kapuskasing." if "born in" in p else "Titanic is by Cameron."
     )
-    pipeline = AnswerPipeline(TreeDecoder(decode, model, smollm2_tokenizer, retriever))
+    from fakes import sure_of_supported_answers
+
+    pipeline = AnswerPipeline(
+        TreeDecoder(decode, model, smollm2_tokenizer, retriever), verifier=sure_of_supported_answers()
+    )
     settings = answer_settings(IRCOT, decode, language="en")
     assert settings.search_first and settings.method == "ircot"
     (answer,) = pipeline.answer(
