@@ -32,7 +32,13 @@ def start_server(tmp: Path, database: Path, extra: list[str]) -> RQRAGServer:
 
 
 def _check_answer(answer: str, extra: dict) -> None:
-    """A generated answer is its trajectory's own; a quoted one is verbatim text of the first, cited source."""
+    """A generated answer is its trajectory's own; a quoted one is verbatim text of the first, cited source; with
+    nothing of the asked type in the evidence (depth 1 rarely reaches the position asked for), "I found nothing",
+    citing nothing."""
+    assert 0.0 <= extra["confidence"] <= 1.0
+    if extra["answer_kind"] == "no_answer":
+        assert answer.startswith("I found nothing") and not any(s["cited"] for s in extra["sources"])
+        return
     assert extra["answer_kind"] in ("generated", "quoted")
     assert extra["sources"][0]["cited"]
     if extra["answer_kind"] == "generated":
