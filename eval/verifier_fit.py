@@ -221,6 +221,10 @@ def fit_verifier(
             "calibration_shown": calibration(oof[shown], y[shown]),
             "per_task": per_task,
             "curve": precision_coverage(oof[shown], y[shown]),
+            "curve_by_task": {
+                task: precision_coverage(oof[shown[tasks[shown] == task]], y[shown[tasks[shown] == task]])
+                for task in sorted(set(table.tasks))
+            },
         },
         "C": C,
         "label": "right = token F1 >= 0.5 against a gold answer, or a gold answer inside the text",

@@ -34,6 +34,7 @@ from rqrag.answer_types import (
     picked_option,
 )
 from rqrag.answers import normalize_answer
+from rqrag.inference.decoding.select import Scored
 from rqrag.retrieval.base import Hit
 from rqrag.text_quality import content_words, echoes, fold, guess_language, loops, new_content, stem
 from rqrag.trajectory import ParseStatus
@@ -184,7 +185,8 @@ def _shown_form(members: Sequence) -> str:
 
 
 def _confidence(t) -> float:
-    return t.scored().confidence if t.answer_logprobs else 0.0
+    # selection's own definition, without `t.scored()`'s copy of every passage the path read
+    return Scored("", (), t.answer_logprobs).confidence if t.answer_logprobs else 0.0
 
 
 def _nll(t) -> float:

@@ -18,18 +18,8 @@ import json
 import logging
 from pathlib import Path
 
-import numpy as np
-
 from rqrag.config import save_resolved_config
-from rqrag.eval.verifier_fit import (
-    PRECISION_TARGET,
-    candidate_table,
-    cross_fit,
-    fit_verifier,
-    load_trees,
-    save_report,
-    shown_rows,
-)
+from rqrag.eval.verifier_fit import PRECISION_TARGET, candidate_table, fit_verifier, load_trees, save_report
 from rqrag.inference.answer_candidates import FEATURES
 
 
@@ -119,15 +109,7 @@ def main(argv: list[str] | None = None) -> int:
             plots / "verifier_reliability.png",
             f"held-back training questions (n={report['questions']}), ECE {held['calibration_shown']['ece']:.3f}",
         )
-        oof = cross_fit(table, C=args.C)
-        shown = shown_rows(table, oof)
-        tasks = np.array(table.tasks)
-        from rqrag.eval.verifier_fit import precision_coverage
-
-        curves = {"all (held-back training)": held["curve"]}
-        for task in sorted(set(table.tasks)):
-            mine = shown[tasks[shown] == task]
-            curves[task] = precision_coverage(oof[mine], table.y[mine])
+        curves = {"all (held-back training)": held["curve"], **held["curve_by_task"]}
         plot_precision_coverage(curves, verifier.threshold, args.target, plots / "verifier_precision_coverage.png")
         print(f"plots in {plots}")
     print(f"verifier in {out}")
