@@ -188,9 +188,15 @@ def test_hnsw_finds_exact_neighbours_and_returns_more_than_ef_search_rows(synthe
     assert [h[0].docid for h in hits] == ["s0-5", "s25-0"] and hits[0][0].score == pytest.approx(1.0, abs=1e-5)
     many = index.search_vectors(vectors[[42]], k=150)[0]  # an HNSW scan stops at hnsw.ef_search rows (40 by default)
     assert len(many) == 150 and len({h.docid for h in many}) == 150
-    exact = np.argsort(-(vectors @ vectors[42]))[:150]
-    found = {int(h.docid.split("-")[0][1:]) * 100 + int(h.docid.split("-")[1]) for h in many}
-    assert len(found & set(exact.tolist())) >= 140  # approximate, but close to exact at this size
+    # Recall@150 over 20 queries: a candidate list of exactly k rows finds ~140 of the 150 (as low as 132); the
+    # store's 2k keeps ~149 (never below 147 in 3 builds).
+    queries = list(range(0, 3000, 150))
+    overlaps = []
+    for query, hits in zip(queries, index.search_vectors(vectors[queries], k=150)):
+        exact = set(np.argsort(-(vectors @ vectors[query]))[:150].tolist())
+        found = {int(h.docid.split("-")[0][1:]) * 100 + int(h.docid.split("-")[1]) for h in hits}
+        overlaps.append(len(found & exact))
+    assert np.mean(overlaps) >= 146 and min(overlaps) >= 142, overlaps
 
 
 def test_local_server_starts_with_its_settings_and_stops_cleanly(tmp_path):

@@ -54,6 +54,7 @@ TEXT_SEARCH_CONFIGS = {
 DOCUMENT_COLUMNS = ("doc_id", "name", "size_bytes", "sha256")
 HNSW_DEFAULT_EF_SEARCH = 40  # pgvector's default; an HNSW scan returns at most ef_search rows
 HNSW_MAX_EF_SEARCH = 1000
+HNSW_EF_SEARCH_PER_ROW = 2  # candidates the scan keeps per row asked for
 _PREFIX_PATTERN = re.compile(r"[a-z_][a-z0-9_]{0,39}")
 
 
@@ -321,7 +322,9 @@ class PgVectorIndex:
 
     def search_vectors(self, vectors: np.ndarray, k: int) -> list[list[Hit]]:
         """Nearest chunks of each query vector by cosine similarity, through the HNSW index."""
-        ef_search = min(HNSW_MAX_EF_SEARCH, max(HNSW_DEFAULT_EF_SEARCH, k))
+        # The scan's candidate list must be wider than k: at ef_search == k the last rows are the graph's
+        # stragglers (recall@150 of 139/150 on 3,000 random vectors in CI); twice k keeps it near exact.
+        ef_search = min(HNSW_MAX_EF_SEARCH, max(HNSW_DEFAULT_EF_SEARCH, HNSW_EF_SEARCH_PER_ROW * k))
         statement = self._sql(_DENSE_QUERY)
         results = []
         with self._lock, self._conn.transaction(), self._conn.cursor() as cur:
