@@ -109,6 +109,7 @@ class ConversationService:
     ) -> Turn:
         """The turn `question` adds to the user's conversation (a new one when `conversation_id` is None)."""
         options = options or AnswerOptions()
+        self.answers.check_question(question)
         question = " ".join(question.split())
         if not question:
             raise BadRequest("question must not be empty", param="question")
@@ -142,8 +143,12 @@ class ConversationService:
         options = options or AnswerOptions()
         if len(messages) > self.serve.max_messages:
             raise BadRequest(f"at most {self.serve.max_messages} messages per request", param="messages")
+        for i, message in enumerate(messages[:-1]):  # history: characters only (the context window bounds the rest)
+            if len(message["content"]) > self.serve.max_question_chars:
+                self.answers.check_question(message["content"], param=f"messages.{i}.content")
         if messages[-1]["role"] != "user" or not messages[-1]["content"].strip():
             raise BadRequest("the last message must be a non-empty user turn (the question)", param="messages")
+        self.answers.check_question(messages[-1]["content"], param=f"messages.{len(messages) - 1}.content")
         batch = self.answers.check_options(options.retriever, options.max_depth, user, options.strategy)
         return Turn(user, messages[-1]["content"], messages, batch.kind, options, new=False, kept=False)
 

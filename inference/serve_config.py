@@ -41,6 +41,21 @@ class ServeConfig:
     request_timeout_s: float = field(default=600.0, metadata={"help": "a request still waiting after this gets 504"})
     max_request_bytes: int = field(default=1_000_000, metadata={"help": "larger request bodies get 413"})
     max_messages: int = field(default=64, metadata={"help": "chat history length accepted per request"})
+    max_question_chars: int = field(
+        default=4000,
+        metadata={"help": "longest question (and chat message) in characters, on every route; longer gets 400"},
+    )
+    max_question_tokens: int = field(
+        default=512,
+        metadata={"help": "longest question in the model's tokens, checked before any search or model call"},
+    )
+    decode_budget_s: float = field(
+        default=120.0,
+        metadata={
+            "help": "model time one question may take: past it its tree stops growing and it is answered from the "
+            "paths already finished, so no request holds the model thread for long"
+        },
+    )
     max_depth_limit: int = field(default=4, metadata={"help": "largest max_depth a request may ask for"})
     retrievers: list[str] = field(
         default_factory=lambda: ["corpus", "web"],
@@ -110,5 +125,7 @@ class ServeConfig:
             raise ValueError(f"unknown retriever kind(s) {unknown}")
         if self.hemisphere not in ("south", "north"):
             raise ValueError(f"hemisphere must be south or north, got {self.hemisphere!r}")
+        if self.max_question_chars < 1 or self.max_question_tokens < 1 or self.decode_budget_s <= 0:
+            raise ValueError("max_question_chars >= 1, max_question_tokens >= 1 and decode_budget_s > 0 are required")
         if self.max_batch_questions < 1 or self.batch_window_ms < 0 or self.max_request_bytes < 1:
             raise ValueError("max_batch_questions >= 1, batch_window_ms >= 0 and max_request_bytes >= 1 are required")

@@ -148,12 +148,37 @@ class AnswerService:
             self.metrics.generated_tokens.inc(after.generated_tokens - generator_before.generated_tokens)
         for answer in answers:
             answer.timings.update({"batch_questions": len(prepared), "decode_seconds": round(seconds, 3)})
+            if answer.result is not None and answer.result.out_of_time_at is not None:
+                answer.timings["out_of_time_at_depth"] = answer.result.out_of_time_at
         return answers
 
     def _dispatch(self, qid: str, name: str, data: dict) -> None:
         listener = self._listeners.get(qid)
         if listener is not None:
             listener(name, data)
+
+    def check_question(self, text: str, param: str = "question") -> None:
+        """A `BadRequest` (`context_length_exceeded`) for a question over `max_question_chars` characters or
+        `max_question_tokens` of the model's tokens. Checked at the edge of every route, before any search or
+        model call: the work a question costs grows with its length, and there is one model thread for everyone
+        (a 900 kB question once held it for minutes). Characters first, so an oversize text is never tokenized."""
+        limit = self.serve.max_question_chars
+        if len(text) > limit:
+            raise BadRequest(
+                f"{param} is {len(text)} characters; this server takes at most {limit}",
+                code="context_length_exceeded",
+                param=param,
+            )
+        tokenizer = getattr(self.decoder, "tokenizer", None)
+        if tokenizer is None:
+            return
+        tokens = len(tokenizer(text, add_special_tokens=False)["input_ids"])
+        if tokens > self.serve.max_question_tokens:
+            raise BadRequest(
+                f"{param} is {tokens} tokens; this server takes at most {self.serve.max_question_tokens}",
+                code="context_length_exceeded",
+                param=param,
+            )
 
     def check_options(
         self, retriever: str | None, max_depth: int | None, user: str | None = None, strategy: str | None = None
@@ -196,7 +221,8 @@ class AnswerService:
         started = time.perf_counter()
         source = await asyncio.to_thread(self.source, batch.kind, batch.user, batch.personal)
         settings = self.settings(batch, language)
-        question = Question(uuid.uuid4().hex, messages)
+        # The budget starts now, queueing included: what it bounds is how long others can be kept waiting.
+        question = Question(uuid.uuid4().hex, messages, deadline=time.monotonic() + self.serve.decode_budget_s)
         loop = asyncio.get_running_loop()
         queue: asyncio.Queue[tuple[str, dict]] = asyncio.Queue()
         self._listeners[question.qid] = lambda name, data: loop.call_soon_threadsafe(queue.put_nowait, (name, data))
@@ -238,6 +264,8 @@ class AnswerService:
             reason = answer.error
             if reason.startswith(("question too long", "empty question")):
                 raise BadRequest(reason, code="context_length_exceeded" if "too long" in reason else None)
+            if reason.startswith("out of time"):
+                raise Timeout(f"no answer: {reason} ({self.serve.decode_budget_s:.0f} s)", code="time_budget")
             raise ServiceFailure(f"no answer: {reason}", code="no_answer")
         answer.timings["total_seconds"] = round(time.perf_counter() - started, 3)
         yield "answer", {"answer": answer}

@@ -102,6 +102,7 @@ class TreeDecoder:
             live.append(root)
 
         for depth in range(self.config.max_depth + 1):
+            live = self._within_budget(live, by_id, results, depth)
             if not live:
                 break
             expansions = self._expand(live, by_id, depth, results)
@@ -135,6 +136,20 @@ class TreeDecoder:
                 f"{self.config.answer_max_tokens} more, beyond the model's context window of {self.generator.max_context}"
             )
         return root, None
+
+    def _within_budget(self, live: list[Path], by_id: dict, results: dict, depth: int) -> list[Path]:
+        """The live paths whose question is still within its time budget. One model call serves a whole depth of
+        every question in the batch, so a question past its deadline stops at a depth boundary: no question
+        holds the model thread (and the questions batched or queued behind it) much past its budget."""
+        now = time.monotonic()
+        late = {qid for qid, q in by_id.items() if q.deadline is not None and now > q.deadline}
+        if not late:
+            return live
+        for qid in late:
+            if results[qid].out_of_time_at is None:
+                results[qid].out_of_time_at = depth
+                logger.warning("question %s past its time budget: its tree stops at depth %d", qid, depth)
+        return [path for path in live if path.qid not in late]
 
     def _actions_at(self, depth: int) -> list[tuple[Action, int]]:
         actions: list[tuple[Action, int]] = []
@@ -363,7 +378,11 @@ class TreeDecoder:
     def _select(self, result: QuestionResult, choices: tuple[tuple[str, str], ...] = ()) -> None:
         ok = [i for i, t in enumerate(result.trajectories) if t.ok]
         if not ok:
-            if result.error is None:
+            if result.error is None and result.out_of_time_at is not None:
+                result.error = (
+                    f"out of time: no path finished before the time budget ran out (depth {result.out_of_time_at})"
+                )
+            elif result.error is None:
                 reasons = sorted({t.error for t in result.trajectories if t.error})
                 result.error = "no trajectory finished" + (f" ({'; '.join(reasons)})" if reasons else "")
             return

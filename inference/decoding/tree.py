@@ -31,6 +31,9 @@ class Question:
     # The benchmark task the question comes from (`rqrag eval`), if any: a model trained by the original RQ-RAG
     # code was given each task's own instruction (rqrag.prompt_formats.PromptFormat.task_messages).
     task: str | None = None
+    # When its tree must stop growing (time.monotonic() seconds; the server's decode_budget_s): from the next
+    # depth on its paths are dropped and it is answered from the trajectories already finished.
+    deadline: float | None = None
 
     @property
     def text(self) -> str:
@@ -133,6 +136,7 @@ class QuestionResult:
     # path id of a guarded query -> {"reason", "query"}: not searched, or not extended (rqrag.inference.decoding.guards)
     guarded: dict[str, dict[str, str]] = field(default_factory=dict)
     stopped_at: int | None = None  # the depth at which a confident answer stopped the tree (stop_confidence)
+    out_of_time_at: int | None = None  # the depth its time budget (Question.deadline) stopped the tree at
     # What answering this question cost: model_calls (generation requests made for it, identical ones once),
     # prompt_tokens and generated_tokens. Hardware-independent, so methods compare on any machine.
     cost: Counter[str] = field(default_factory=Counter)

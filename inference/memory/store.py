@@ -244,6 +244,8 @@ class MemoryStore:
 
     def delete(self, user_id: str, memory_id: int) -> bool:
         """Delete a memory of `user_id`; False when no memory of that id belongs to that user."""
+        if not 0 < int(memory_id) < 2**63:  # beyond a 64-bit row id no memory exists (the driver would overflow)
+            return False
         with self._lock:
             with self.engine.begin() as conn:
                 deleted = conn.execute(

@@ -20,32 +20,38 @@ from __future__ import annotations
 
 import logging
 from pathlib import Path
-from typing import Literal
+from typing import Annotated, Literal
 
 from fastapi import APIRouter
+from fastapi import Path as PathParam
 from fastapi.responses import FileResponse, RedirectResponse
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, ConfigDict, Field
 
 from rqrag.inference.conversation_service import AnswerOptions, ConversationService, Turn
 from rqrag.inference.decoding.select import STRATEGY_NAMES, StrategyName
 from rqrag.inference.errors import ServiceError
 from rqrag.inference.serve_config import ServeConfig
 from rqrag.inference.server.dependencies import AnswerServiceDep, ConversationServiceDep, RequestUser
-from rqrag.inference.server.schema import APIError
+from rqrag.inference.server.schema import APIError, ConversationId, ShortName, Text
 from rqrag.inference.server.sse import event_stream, sse
 
 
 logger = logging.getLogger(__name__)
 
 WEB_DIR = Path(__file__).parent / "web"
+MAX_ROW_ID = 2**63 - 1  # a database row id is a signed 64-bit integer: a larger one names nothing (400, not 500)
 
 
 class ChatRequest(BaseModel):
-    question: str = Field(min_length=1, max_length=8000)
-    conversation_id: str | None = None
-    retriever: str | None = None
+    model_config = ConfigDict(extra="forbid")  # as /v1/ask: a misspelt option is an error, not silently ignored
+
+    # Its length is the server's `max_question_chars` / `max_question_tokens`, checked by the conversation
+    # service for every route alike.
+    question: Text = Field(min_length=1)
+    conversation_id: ConversationId | None = None
+    retriever: ShortName | None = None
     strategy: StrategyName | None = None
-    max_depth: int | None = Field(default=None, ge=0)
+    max_depth: int | None = Field(default=None, ge=0, le=64)
     language: Literal["pt", "en"] | None = None
 
 
@@ -88,7 +94,9 @@ def chat_router(serve: ServeConfig) -> APIRouter:
         return {"data": await conversations.list_conversations(user)}
 
     @router.get("/v1/conversations/{cid}")
-    async def get_conversation(cid: str, conversations: ConversationServiceDep, user: RequestUser):
+    async def get_conversation(
+        cid: Annotated[ConversationId, PathParam()], conversations: ConversationServiceDep, user: RequestUser
+    ):
         return await conversations.conversation(cid, user)
 
     @router.get("/v1/memories")
@@ -96,7 +104,11 @@ def chat_router(serve: ServeConfig) -> APIRouter:
         return {"data": await conversations.list_memories(user)}
 
     @router.delete("/v1/memories/{memory_id}", status_code=204)
-    async def delete_memory(memory_id: int, conversations: ConversationServiceDep, user: RequestUser):
+    async def delete_memory(
+        memory_id: Annotated[int, PathParam(ge=1, le=MAX_ROW_ID)],
+        conversations: ConversationServiceDep,
+        user: RequestUser,
+    ):
         await conversations.forget(user, memory_id)
 
     @router.post("/v1/chat")

@@ -6,19 +6,35 @@ status. `APIError` is the edge's own error, for what only HTTP knows (a wrong AP
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, field_validator
 
 from rqrag.inference.decoding.select import StrategyName
 from rqrag.inference.errors import BadRequest, Busy, Forbidden, NotFound, ServiceError, Timeout
+
+
+def unicode_text(value: str) -> str:
+    """Text that is valid Unicode: JSON may carry a lone surrogate ("\\ud800"), which Python keeps in a str
+    and every tokenizer, database and encoder then fails on; refused here, at the edge, as a 400."""
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        raise ValueError("must be valid Unicode text (a lone surrogate such as \\ud800 is not)") from None
+    return value
+
+
+Text = Annotated[str, AfterValidator(unicode_text)]
+# A conversation id as the server makes them (uuid4 hex); anything else cannot name a conversation.
+ConversationId = Annotated[str, Field(min_length=1, max_length=64, pattern=r"^[A-Za-z0-9_-]+$")]
+ShortName = Annotated[Text, Field(max_length=200)]  # model, retriever: names, not text
 
 
 class ChatMessage(BaseModel):
     model_config = ConfigDict(extra="ignore")
 
     role: Literal["system", "user", "assistant"]
-    content: str
+    content: Text
 
     @field_validator("content", mode="before")
     @classmethod
@@ -38,15 +54,15 @@ class RQRAGOptions(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     strategy: StrategyName | None = None
-    max_depth: int | None = Field(default=None, ge=0)
-    retriever: str | None = None
+    max_depth: int | None = Field(default=None, ge=0, le=64)
+    retriever: ShortName | None = None
     return_trajectories: bool = False
 
 
 class ChatCompletionRequest(BaseModel):
     model_config = ConfigDict(extra="ignore")  # sampling knobs of other servers are accepted and ignored
 
-    model: str
+    model: ShortName
     messages: list[ChatMessage] = Field(min_length=1)
     stream: bool = False
     rqrag: RQRAGOptions = Field(default_factory=RQRAGOptions)
@@ -55,11 +71,11 @@ class ChatCompletionRequest(BaseModel):
 class AskRequest(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
-    question: str
-    conversation_id: str | None = None
-    retriever: str | None = None
+    question: Text
+    conversation_id: ConversationId | None = None
+    retriever: ShortName | None = None
     strategy: StrategyName | None = None
-    max_depth: int | None = Field(default=None, ge=0)
+    max_depth: int | None = Field(default=None, ge=0, le=64)
     return_trajectories: bool = False
 
 
