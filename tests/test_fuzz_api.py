@@ -32,6 +32,8 @@ from rqrag.retrieval.documents import Document
 from rqrag.trajectory import Action
 
 
+pytestmark = pytest.mark.slow  # ~2 minutes: in `make test` and CI, not in `make test-fast`
+
 KEY_ENV = "RQRAG_FUZZ_KEY"
 KEY = "fuzz-key-0123456789"
 EXAMPLES = int(os.environ.get("FUZZ_EXAMPLES", "25"))
