@@ -68,6 +68,23 @@ NOTHING_FOUND = {
     "es": "No encontré en las fuentes consultadas nada que responda a esto.",
     "en": "I found nothing in the sources I searched that answers this.",
 }
+# Said instead when no search of the tree could be made (an unreachable retriever: offline web search): saying
+# "found nothing" would claim a search that never happened.
+COULD_NOT_SEARCH = {
+    "pt": "Não consegui consultar as fontes ({reason}); não tenho uma resposta verificada.",
+    "es": "No pude consultar las fuentes ({reason}); no tengo una respuesta verificada.",
+    "en": "I could not search the sources ({reason}), so I have no checked answer.",
+}
+
+
+def search_failure(result) -> str | None:
+    """Why the tree's searches failed ("web search is unavailable"), if any did: the retriever's own words up to
+    its first colon (what follows names hosts and errnos, not for a reader)."""
+    for trajectory in result.trajectories:
+        error = trajectory.error or ""
+        if error.startswith("retrieval failed: "):
+            return error[len("retrieval failed: ") :].split(":")[0].strip() or "the search failed"
+    return None
 
 
 @dataclass(frozen=True)
@@ -217,6 +234,9 @@ def decide(
     generated = best.text if best is not None else None
     if found is None:
         said = NOTHING_FOUND.get(language or "en", NOTHING_FOUND["en"])
+        failure = None if read else search_failure(result)
+        if failure:
+            said = COULD_NOT_SEARCH.get(language or "en", COULD_NOT_SEARCH["en"]).format(reason=failure)
         return GroundedAnswer(said, NO_ANSWER, [], None, generated, rejected, confidence, described, verifier.source)
     cited = [h for h in evidence if h.docid == found.docid][:1]
     # The trajectory shown beside a quote is one that read the quoted passage.

@@ -208,3 +208,40 @@ def test_a_question_with_no_time_left_is_a_504_and_the_next_one_is_answered(smol
     with TestClient(create_app(config, serve, decoder=decoder), raise_server_exceptions=False) as client:
         _assert_openai_error(client.post("/v1/ask", json={"question": "Capital of France?"}), 504, "time_budget")
         assert decoder.generator.stats.model_calls == 0  # the deadline passed while it queued: not one call
+
+
+def test_an_unreachable_web_search_is_answered_200_saying_it_could_not_search(smollm2_tokenizer, tmp_path):
+    """The real web retriever on a machine without internet (as CI and this machine are): every search of the
+    tree fails; the request is still a 200 with `evidence_used: false`, the model's own answer kept as
+    `generated_answer`, and a reply that does not claim a search happened."""
+    from rqrag.retrieval.base import RetrieverUnavailable
+    from rqrag.retrieval.web import WebRetriever
+
+    try:
+        WebRetriever(probe_timeout=2.0).check_available()
+        pytest.skip("this machine reaches the web: the offline path cannot be observed")
+    except RetrieverUnavailable:
+        pass
+
+    def script(prompt, action, request):
+        return ("William Shakespeare", 0.9) if action is Action.ANSWER else ("Hamlet author", 0.8)
+
+    config = DecodeConfig(mode="trained", max_depth=1)
+    retriever = BM25Retriever.from_documents([Document("d1", "Paris", "Paris is in France.")], show_progress=False)
+    decoder = TreeDecoder(config, FakeGenerator(smollm2_tokenizer, script), smollm2_tokenizer, retriever)
+    serve = ServeConfig(retrievers=["corpus", "web"], database_url=f"sqlite:///{tmp_path}/c.db", memories=False)
+    with TestClient(create_app(config, serve, decoder=decoder), raise_server_exceptions=False) as client:
+        for path, body in [
+            ("/v1/ask", {"question": "Who wrote Hamlet?", "retriever": "web"}),
+            ("/v1/chat/completions", {"model": "rqrag", "messages": [{"role": "user", "content": "Who wrote Hamlet?"}],
+                                      "rqrag": {"retriever": "web"}}),
+        ]:  # fmt: skip
+            response = client.post(path, json=body)
+            assert response.status_code == 200, response.text
+            reply = response.json() if path == "/v1/ask" else response.json()["rqrag"]
+            text = (
+                response.json()["answer"] if path == "/v1/ask" else response.json()["choices"][0]["message"]["content"]
+            )
+            assert reply["evidence_used"] is False and reply["sources"] == []
+            assert reply["generated_answer"] == "William Shakespeare"
+            assert text.startswith("I could not search the sources (web search is unavailable)"), text
