@@ -6,7 +6,8 @@ two users and an admin, each promise of the README's Security section tried from
 bob's key cannot read, list, search, delete or overwrite alice's memories, conversations or documents; a header
 naming someone else is refused; no key, a wrong key and a removed user's key are 401; shared libraries are read by
 everyone and changed only by an admin; ids, library names and file names that try path or SQL injection change
-nothing; `rqrag users remove --delete_data` deletes what the server kept about a user.
+nothing; `rqrag users remove --delete_data` deletes what the server kept about a user, and a name added again is a
+new person. A user's data is kept under their identity (`NAME-UID`), so their private library is `user__NAME-UID`.
 """
 
 from __future__ import annotations
@@ -70,10 +71,11 @@ def world(tmp_path_factory) -> Iterator[dict]:
     tmp = tmp_path_factory.mktemp("users-server")
     users = UserFile(tmp / "users.json")
     keys = {"alice": users.add("alice"), "bob": users.add("bob"), "root": users.add("root", admin=True)}
+    owners = {name: users.authenticate(f"Bearer {key}").name for name, key in keys.items()}
     flags = [*FAST, *KINDS, "--documents_dir", str(tmp / "libraries"), "--users", str(tmp / "users.json")]
     server = RQRAGServer(tmp, tmp / "server.db", flags)
     people = {name: Person(server.base, key) for name, key in keys.items()}
-    yield {"server": server, "tmp": tmp, "keys": keys, **people}
+    yield {"server": server, "tmp": tmp, "keys": keys, "owners": owners, **people}
     server.stop()
 
 
@@ -147,15 +149,15 @@ def test_bob_cannot_read_list_search_or_delete_alices_memories_and_conversations
 
 def test_bob_cannot_read_list_search_delete_or_overwrite_alices_documents(world, alices_things):
     bob, alice = world["bob"], world["alice"]
-    doc_id = alices_things["job"]["doc_id"]
-    assert alices_things["job"]["index"] == "user__alice"
+    doc_id, alices_library = alices_things["job"]["doc_id"], f"user__{world['owners']['alice']}"
+    assert alices_things["job"]["index"] == alices_library and alices_library.startswith("user__alice-")
     mine = alice.http.get("/v1/documents").json()["data"]
-    assert [(d["name"], d["index"], d["shared"]) for d in mine] == [("diario-alice.md", "user__alice", False)]
+    assert [(d["name"], d["index"], d["shared"]) for d in mine] == [("diario-alice.md", alices_library, False)]
     assert all(d["doc_id"] != doc_id for d in bob.http.get("/v1/documents").json()["data"])
     assert bob.http.get(f"/v1/documents/{doc_id}").status_code == 404
     assert bob.http.get(f"/v1/documents/jobs/{alices_things['job']['job_id']}").status_code == 404
     assert bob.http.delete(f"/v1/documents/{doc_id}").status_code == 404
-    for index in ("user__alice", "../user__alice", "user__alice/../documents"):
+    for index in (alices_library, "user__alice", "../user__alice", f"{alices_library}/../documents"):
         assert bob.http.delete(f"/v1/documents/{doc_id}", params={"index": index}).status_code in (400, 404)
         assert bob.http.get("/v1/documents", params={"index": index}).status_code in (400, 404)
         assert bob.upload("x.md", b"# x\n\nbob escreve aqui.\n", index=index).status_code in (400, 404)
@@ -165,7 +167,7 @@ def test_bob_cannot_read_list_search_delete_or_overwrite_alices_documents(world,
     # The same bytes uploaded by bob are his own copy, not a "duplicate" of hers (which would tell him she has it).
     copy = bob.upload("diario-alice.md", ALICE_NOTES)
     assert copy.status_code == 202, copy.text
-    assert bob.wait(copy.json())["index"] == "user__bob"
+    assert bob.wait(copy.json())["index"] == f"user__{world['owners']['bob']}"
     assert bob.http.delete(f"/v1/documents/{doc_id}").status_code == 204  # his copy
     # alice still has hers and finds her code.
     assert [d["doc_id"] for d in alice.http.get("/v1/documents").json()["data"]] == [doc_id]
@@ -193,7 +195,7 @@ def test_shared_libraries_are_read_by_everyone_and_changed_by_an_admin(world, al
 def test_ids_and_names_that_try_injection_change_nothing(world, alices_things):
     bob, alice, tmp = world["bob"], world["alice"], world["tmp"]
     for cid in ("..%2F..%2Fetc%2Fpasswd", "1'%20OR%20'1'%3D'1", "x%22%3B%20DROP%20TABLE%20conversations%3B--"):
-        assert bob.http.get(f"/v1/conversations/{cid}").status_code == 404
+        assert bob.http.get(f"/v1/conversations/{cid}").status_code in (400, 404)  # malformed ids are 400
     for memory_id in ("1%20OR%201%3D1", "-1", "1;DROP%20TABLE%20memories"):
         assert bob.http.delete(f"/v1/memories/{memory_id}").status_code in (400, 404)
     assert bob.ask("'; DROP TABLE memories; --", retriever="memories").status_code == 200
@@ -224,9 +226,12 @@ def test_a_removed_user_is_refused_at_once_and_their_data_can_be_deleted(world, 
     assert deleted.returncode == 0, deleted.stderr
     counts = dict((what, int(n)) for n, what in re.findall(r"(\d+) (\w+)", deleted.stdout.splitlines()[-1]))
     assert counts["conversations"] >= 1 and counts["memories"] == 1 and counts["documents"] == 1, deleted.stdout
-    new_key = UserFile(users).add("alice")  # the name again, with nothing of before
+    new_key = UserFile(users).add("alice")  # the name again: a new person, with nothing of before
     again = Person(world["server"].base, new_key)
+    assert again.http.get("/v1/me").json()["user"] == "alice"
     assert again.http.get("/v1/memories").json()["data"] == []
     assert again.http.get("/v1/conversations").json()["data"] == []
-    assert all(d["index"] != "user__alice" for d in again.http.get("/v1/documents").json()["data"])
-    assert not list((Path(tmp) / "libraries").glob("user__alice/**/*.md"))
+    assert all(
+        d["index"] != f"user__{world['owners']['alice']}" for d in again.http.get("/v1/documents").json()["data"]
+    )
+    assert not list((Path(tmp) / "libraries").glob("user__alice*/**/*.md"))

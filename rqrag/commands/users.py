@@ -10,7 +10,9 @@
 The file keeps, per user, a key id and a salted scrypt hash of the key, never the key (`inference/users.py`); it
 is created readable by its owner only. A running server rereads it when it changes. `--delete_data` also deletes
 what the server kept about the user (conversations, memories, private documents) from the stores the serve config
-names (`inference/user_data.py`).
+names (`inference/user_data.py`); `--config` takes the file `rqrag serve` takes, decoding keys and all. A name
+removed and added again is a new person (a new identity): the earlier user's data is not theirs, and stays until a
+`remove NAME --delete_data`, which deletes the data of every user that name has had.
 """
 
 from __future__ import annotations
@@ -78,15 +80,36 @@ def list_users(argv: Sequence[str]) -> int:
     return 0
 
 
-def remove(argv: Sequence[str]) -> int:
+def _serve_parser():
+    """`rqrag users remove`'s options: its own, and the serve config's read exactly as `rqrag serve` reads them.
+
+    A serve YAML (configs/serve/default.yaml) holds the decoding keys beside the serving ones, so the decoding
+    settings are parsed too — only so that the same file loads — and left out of `--help`."""
+    import argparse
+    import dataclasses
+
+    from rqrag.inference.decoding.config import DecodeConfig
     from rqrag.inference.serve_config import ServeConfig
+
+    parser = make_parser(
+        UsersRemoveConfig, DecodeConfig, ServeConfig, prog="rqrag users remove", description="Remove a user."
+    )
+    decoding = {f.name for f in dataclasses.fields(DecodeConfig)}
+    for action in parser._actions:  # argparse keeps no public handle on an added option
+        if action.dest in decoding:
+            action.help = argparse.SUPPRESS
+    parser.add_argument("name", help="the user to remove")
+    return parser
+
+
+def remove(argv: Sequence[str]) -> int:
     from rqrag.inference.users import UserFile, UsersError
 
-    parser = make_parser(UsersRemoveConfig, ServeConfig, prog="rqrag users remove", description="Remove a user.")
-    parser.add_argument("name", help="the user to remove")
-    config, serve, extra = parse(parser, argv)
+    config, _decode, serve, extra = parse(_serve_parser(), argv)
+    users = UserFile(config.file)
     try:
-        removed = UserFile(config.file).remove(extra.name)
+        owners = users.owners(extra.name)  # before the removal: every identity whose data is to go
+        removed = users.remove(extra.name)
     except UsersError as error:
         print(f"rqrag users remove: {error}", file=sys.stderr)
         return 1
@@ -94,8 +117,14 @@ def remove(argv: Sequence[str]) -> int:
     if config.delete_data:
         from rqrag.inference.user_data import forget_user
 
-        counts = forget_user(serve, extra.name, memories=serve.memories)
-        print("deleted " + ", ".join(f"{count} {what}" for what, count in counts.items()))
+        totals: dict[str, int] = {}
+        for owner in owners:
+            # Memories too when the config has them off now: they may have been on when the user told them.
+            for what, count in forget_user(serve, owner).items():
+                totals[what] = totals.get(what, 0) + count
+        # Only now: had a deletion failed, the identities stay in the file and the command can be run again.
+        users.forget_removed(extra.name)
+        print("deleted " + ", ".join(f"{count} {what}" for what, count in totals.items()))
     return 0 if removed or config.delete_data else 1
 
 
