@@ -146,7 +146,7 @@ def create_app(
     async def me(caller: RequestCaller):
         """Who the server takes the caller to be (the page shows it; a script can check its key)."""
         return {
-            "user": caller.name,
+            "user": caller.display_name,
             "admin": caller.admin,
             "authenticated": caller.authenticated,
             "auth": authenticator.mode,
