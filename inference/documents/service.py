@@ -14,30 +14,37 @@ may not contain "__", so no one names another user's library. Without users ther
 
 Accepted files are ingested one at a time by a single background thread (extract, clean, chunk, embed, swap the
 index in), so an upload never holds up a question: searches keep reading the library's previous version until the
-new one is swapped in, and share the encoder with the ingestion one batch at a time. The HTTP routes that use it
-are `inference/server/documents_routes.py`; it speaks no HTTP itself: a bad library name is a `BadRequest`, a full
-queue `Busy` (`rqrag.inference.errors`).
+new one is swapped in, and share the encoder with the ingestion one batch at a time. The jobs, their cancelling and
+the per-user queue limits are `inference/documents/jobs.py`; what one file may cost (archive sizes, chunks) is
+`rqrag.ingest.limits`, from the settings here.
+
+The HTTP routes that use it are `inference/server/documents_routes.py`; it speaks no HTTP itself: a bad library name
+is a `BadRequest`, a full queue `Busy`, a library whose files the server cannot write `Unavailable`
+(`storage_faults`: the client is told the storage failed, the server's log says where) (`rqrag.inference.errors`).
 """
 
 from __future__ import annotations
 
-import collections
+import contextlib
 import logging
-import queue
 import re
 import threading
-import time
 import uuid
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from rqrag.inference.errors import BadRequest, Busy, Forbidden, NotFound
+from rqrag.inference.documents.jobs import IngestionJob, JobCancelled, JobQueue
+from rqrag.inference.errors import BadRequest, Forbidden, NotFound, Unavailable
+
+
+if TYPE_CHECKING:
+    from rqrag.ingest.limits import IngestLimits
 
 
 logger = logging.getLogger(__name__)
 
-MAX_JOBS_KEPT = 1000
 _INDEX_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,63}")
 PRIVATE_PREFIX = "user__"  # + the user's name: a private library (request-given names may not contain "__")
 
@@ -53,7 +60,12 @@ class DocumentsSettings:
     language: str | None = None  # for libraries the server creates (None: detected from the first upload's text)
     embedding_model: str | None = None
     retrieval_mode: str = "hybrid"
-    max_queued_jobs: int = 8  # each waiting job holds its file in memory
+    max_queued_jobs: int = 8  # all users together; each waiting job holds its file in memory
+    max_queued_jobs_per_user: int = 3  # one user's full quota leaves the others room (jobs.py)
+    # What one file may cost (`rqrag.ingest.limits`, which says how the defaults were chosen).
+    max_uncompressed_bytes: int = 100 * 1024 * 1024  # an archive (DOCX, ...) unpacked, all members together
+    max_compression_ratio: float = 100.0  # one archive member over 1 MiB: unpacked / packed size
+    max_chunks_per_document: int = 5000
     users: bool = False  # keys name users: private libraries plus the shared ones
     shared_libraries: list[str] = field(default_factory=list)  # default: [default_index]
 
@@ -70,65 +82,41 @@ class DocumentsSettings:
             "language": "documents_language",
             "embedding_model": "documents_embedding_model",
             "shared_libraries": "shared_libraries",
+            "max_queued_jobs": "max_queued_uploads",
+            "max_queued_jobs_per_user": "max_queued_uploads_per_user",
+            "max_uncompressed_bytes": "max_upload_uncompressed_bytes",
+            "max_compression_ratio": "max_upload_compression_ratio",
+            "max_chunks_per_document": "max_chunks_per_document",
         }
         defaults = cls()
         values = {ours: getattr(serve, theirs, getattr(defaults, ours)) for ours, theirs in names.items()}
         return cls(**values, users=bool(getattr(serve, "users", None)))
 
+    def ingest_limits(self) -> IngestLimits:
+        """What one upload may cost, for `precheck` and the library's `add` (`rqrag.ingest.limits.IngestLimits`)."""
+        from rqrag.ingest.limits import IngestLimits
 
-@dataclass
-class IngestionJob:
-    id: str
-    index: str
-    name: str
-    doc_id: str
-    size_bytes: int
-    data: bytes | None = field(default=None, repr=False)  # dropped once the job has run
-    owner: str | None = None  # who uploaded it: only they may follow the job
-    status: str = "queued"
-    stage: str | None = None
-    pages_done: int = 0
-    pages_total: int | None = None
-    chunks_done: int = 0
-    chunks_total: int | None = None
-    result: dict[str, Any] | None = None
-    error: dict[str, str] | None = None
-    created_at: float = field(default_factory=time.time)
-    started_at: float | None = None
-    finished_at: float | None = None
+        return IngestLimits(self.max_uncompressed_bytes, self.max_compression_ratio, self.max_chunks_per_document)
 
-    def progress(self, stage: str, done: int, total: int) -> None:
-        self.stage = stage
-        if stage == "reading":
-            self.pages_done, self.pages_total = done, total
-        else:
-            self.chunks_done, self.chunks_total = done, total
 
-    def to_dict(self) -> dict[str, Any]:
-        out = {
-            "object": "document.job",
-            "job_id": self.id,
-            "status": self.status,
-            "index": self.index,
-            "doc_id": self.doc_id,
-            "name": self.name,
-            "size_bytes": self.size_bytes,
-            "progress": {
-                "stage": self.stage,
-                "pages_done": self.pages_done,
-                "pages_total": self.pages_total,
-                "chunks_done": self.chunks_done,
-                "chunks_total": self.chunks_total,
-            },
-            "created_at": self.created_at,
-            "started_at": self.started_at,
-            "finished_at": self.finished_at,
-        }
-        if self.result is not None:
-            out["result"] = self.result
-        if self.error is not None:
-            out["error"] = self.error
-        return out
+def storage_unavailable(error: OSError, action: str = "written") -> Unavailable:
+    """A library's files failing (a read-only or full disk, permissions: any `OSError`) as `Unavailable`, logged.
+    The client learns that the server's storage refused, not where it is: the path is in the server's log only."""
+    logger.error("document library storage failed: %s", error, exc_info=error)
+    return Unavailable(
+        f"the document library cannot be {action} right now: the server's storage refused it; try again later, "
+        "or tell the server's administrator",
+        code="storage_unavailable",
+    )
+
+
+@contextlib.contextmanager
+def storage_faults(action: str = "written") -> Iterator[None]:
+    """Raise what `storage_unavailable` makes of an `OSError` inside the block."""
+    try:
+        yield
+    except OSError as error:
+        raise storage_unavailable(error, action) from None
 
 
 class DocumentsService:
@@ -138,10 +126,9 @@ class DocumentsService:
         self.settings = settings or DocumentsSettings()
         self._encoder = encoder  # tests pass a loaded model; otherwise each library loads its own on first use
         self._libraries: dict[str, Any] = {}
-        self._jobs: collections.OrderedDict[str, IngestionJob] = collections.OrderedDict()
-        self._lock = threading.Lock()  # the job table
-        self._libraries_lock = threading.Lock()  # opening a PostgreSQL library may take seconds: not under _lock
-        self._queue: queue.Queue[IngestionJob | None] = queue.Queue()
+        self.queue = JobQueue(self.settings.max_queued_jobs, self.settings.max_queued_jobs_per_user)
+        self._libraries_lock = threading.Lock()  # opening a PostgreSQL library may take seconds
+        self._worker_lock = threading.Lock()
         self._worker: threading.Thread | None = None
 
     def index_name(self, name: str | None) -> str:
@@ -237,67 +224,59 @@ class DocumentsService:
 
     def job(self, job_id: str, user: str | None = None) -> IngestionJob | None:
         """The job, for its owner (with users, another user's job is None, like one that does not exist)."""
-        with self._lock:
-            job = self._jobs.get(job_id)
+        job = self.queue.get(job_id)
         if job is not None and self.settings.users and job.owner != user:
             return None
         return job
 
+    def cancel(self, job_id: str, user: str | None = None) -> IngestionJob:
+        """Cancel `user`'s job (see `JobQueue.cancel`); another user's job is `NotFound`, like one that does not
+        exist, under the rule that shows jobs (`job`)."""
+        job = self.job(job_id, user)
+        if job is None:
+            raise NotFound(f"no ingestion job {job_id!r}", code="job_not_found", param="job_id")
+        return self.queue.cancel(job)
+
     def pending(self, index: str, doc_id: str) -> IngestionJob | None:
-        with self._lock:
-            return next(
-                (
-                    job
-                    for job in self._jobs.values()
-                    if job.index == index and job.doc_id == doc_id and job.status in ("queued", "running")
-                ),
-                None,
-            )
+        return self.queue.pending(index, doc_id)
 
     def submit(self, index: str, name: str, data: bytes, doc_id: str, owner: str | None = None) -> IngestionJob:
         job = IngestionJob(uuid.uuid4().hex, index, name, doc_id, len(data), data, owner=owner)
-        with self._lock:
-            waiting = sum(1 for j in self._jobs.values() if j.status == "queued")
-            if waiting >= self.settings.max_queued_jobs:
-                raise Busy(f"{waiting} uploads are already waiting; try again later", code="too_many_jobs")
-            self._jobs[job.id] = job
-            self._forget_old_jobs()
+        self.queue.add(job)
+        with self._worker_lock:
             if self._worker is None:
                 self._worker = threading.Thread(target=self._work, name="rqrag-ingestion", daemon=True)
                 self._worker.start()
-        self._queue.put(job)
         return job
 
-    def _forget_old_jobs(self) -> None:
-        finished = [job_id for job_id, job in self._jobs.items() if job.status in ("done", "failed")]
-        for job_id in finished[: max(0, len(self._jobs) - MAX_JOBS_KEPT)]:
-            del self._jobs[job_id]
-
     def _work(self) -> None:
-        while (job := self._queue.get()) is not None:
+        while (job := self.queue.take()) is not None:
             self._run(job)
 
     def _run(self, job: IngestionJob) -> None:
         from rqrag.ingest.extract import IngestError
 
-        job.status, job.started_at = "running", time.time()
         try:
             library = self.library(job.index)
-            result = library.add(job.data, job.name, progress=job.progress)
-            job.result = {**result.to_dict(), "document": library.get(result.doc_id)}
-            job.status = "done"
+            result = library.add(job.data, job.name, progress=job.progress, limits=self.settings.ingest_limits())
+            self.queue.finish(job, "done", result={**result.to_dict(), "document": library.get(result.doc_id)})
+        except JobCancelled:
+            logger.info("ingestion of %s cancelled (job %s)", job.name, job.id)
+            self.queue.finish(job, "cancelled")
         except IngestError as error:
-            job.error, job.status = {"reason": error.reason, "message": error.message}, "failed"
-        except Exception as error:  # the worker must outlive any one bad file
-            logger.exception("ingesting %s failed", job.name)
-            job.error, job.status = {"reason": "internal", "message": f"{type(error).__name__}: {error}"}, "failed"
-        finally:
-            job.data, job.finished_at = None, time.time()
+            self.queue.finish(job, "failed", error={"reason": error.reason, "message": error.message})
+        except OSError as error:  # the library's files: the job says what a client may know (no server paths)
+            unavailable = storage_unavailable(error)
+            self.queue.finish(job, "failed", error={"reason": unavailable.code, "message": unavailable.message})
+        except Exception as error:  # the worker must outlive any one bad file; the message keeps server paths out
+            logger.exception("ingesting %s failed (job %s)", job.name, job.id)
+            message = f"ingestion failed inside the server ({type(error).__name__}); its log has the details"
+            self.queue.finish(job, "failed", error={"reason": "internal", "message": message})
 
     def close(self, timeout: float = 5.0) -> None:
         """Stop the worker after its current job (waiting at most `timeout`); close the libraries' connections."""
+        self.queue.close()
         if self._worker is not None:
-            self._queue.put(None)
             self._worker.join(timeout)
         for library in self._libraries.values():
             library.close()

@@ -1,6 +1,7 @@
-"""Checks on an uploaded document before anything is stored: a safe file name, the type by content, and what can be
-told quickly about a PDF (encrypted, damaged, empty); plus the body-size limit that lets uploads be larger than
-other requests. Used by `inference/server/documents_routes.py`."""
+"""Checks on an uploaded document before anything is stored: a safe file name, the type by content, an archive
+(DOCX) that would unpack too far (read from its central directory: `rqrag.ingest.limits`), and what can be told
+quickly about a PDF (encrypted, damaged, empty); plus the body-size limit that lets uploads be larger than other
+requests. Used by `inference/server/documents_routes.py`."""
 
 from __future__ import annotations
 
@@ -8,8 +9,13 @@ import io
 import os
 import time
 import unicodedata
+from typing import TYPE_CHECKING
 
 from rqrag.inference.server.body_limit import BodySizeLimit
+
+
+if TYPE_CHECKING:
+    from rqrag.ingest.limits import IngestLimits
 
 
 UPLOAD_PATH = "/v1/documents"
@@ -27,11 +33,15 @@ def safe_filename(raw: str | None) -> str:
     return name or "document"
 
 
-def precheck(data: bytes, name: str) -> str:
-    """The file's kind, or an `IngestError` for what can be told quickly: wrong type, encrypted/damaged/empty PDF."""
+def precheck(data: bytes, name: str, limits: IngestLimits | None = None) -> str:
+    """The file's kind, or an `IngestError` for what can be told quickly: wrong type, an archive over `limits`
+    (a zip bomb), encrypted/damaged/empty PDF."""
     from rqrag.ingest.extract import detect_kind
+    from rqrag.ingest.limits import check_archive
 
     kind = detect_kind(data, name)
+    if limits is not None:
+        check_archive(data, name, limits)
     if kind == "pdf":
         _precheck_pdf(data, name)
     return kind
@@ -70,7 +80,10 @@ def _precheck_pdf(data: bytes, name: str) -> None:
 
 def _status_for(reason: str) -> int:
     from rqrag.ingest.extract import UNSUPPORTED
+    from rqrag.ingest.limits import ARCHIVE_TOO_LARGE, COMPRESSION_RATIO
 
+    if reason in (ARCHIVE_TOO_LARGE, COMPRESSION_RATIO):
+        return 413  # too large once unpacked, as a file over the upload limit is too large as sent
     return 415 if reason == UNSUPPORTED else 422
 
 

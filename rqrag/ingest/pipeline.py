@@ -30,6 +30,7 @@ from rqrag.ingest.extract import (
     detect_kind,
     extract_pages,
 )
+from rqrag.ingest.limits import IngestLimits, check_archive, check_chunk_count, fewest_chunks
 from rqrag.retrieval.documents import Document
 
 
@@ -75,21 +76,30 @@ def ingest_bytes(
     count_tokens: TokenCounter | None = None,
     pdf_backend: str = DEFAULT_PDF_BACKEND,
     progress: ProgressCallback | None = None,
+    limits: IngestLimits | None = None,
 ) -> IngestedDocument:
     """Ingest a file's bytes. `progress(done_pages, total_pages)` is called as pages are extracted.
 
-    `embedder` is needed by the semantic strategy only; `count_tokens` measures `chunking.max_tokens`.
-    Raises `IngestError` for files that cannot be read or hold no text.
+    `embedder` is needed by the semantic strategy only; `count_tokens` measures `chunking.max_tokens`. `limits`
+    (a server's; None: none) refuses an archive that unpacks too far before extracting it, and a document of too
+    many chunks before chunking it when its text alone says so, else once chunked.
+    Raises `IngestError` for files that cannot be read, hold no text, or are over a limit.
     """
     chunking = chunking or ChunkingConfig()
     name = Path(filename).name or "document"
     kind = detect_kind(data, name)
+    if limits is not None:
+        check_archive(data, name, limits)
     raw_pages = extract_pages(data, kind=kind, filename=name, pdf_backend=pdf_backend, progress=progress)
     pages = clean_pages(raw_pages)
     if not pages:
         raise IngestError(EMPTY, f"{name} has no text left once headers, page numbers and contents pages are removed")
     doc_id = content_id(data)
+    if limits is not None:
+        check_chunk_count(fewest_chunks(pages, chunking), name, limits, estimated=True)
     chunks = chunk_pages(pages, chunking, embedder=embedder, count_tokens=count_tokens)
+    if limits is not None:
+        check_chunk_count(len(chunks), name, limits)
     settings = {
         "strategy": chunking.strategy,
         "chunk_size": chunking.chunk_size,

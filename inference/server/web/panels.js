@@ -12,6 +12,8 @@ import { t } from "./i18n.js";
 import { el, formatDate, formatDay } from "./render.js";
 
 const POLL_MS = 700;
+// A job ends done, failed, or cancelled (DELETE /v1/documents/jobs/ID, from this or another client).
+const FINISHED = ["done", "failed", "cancelled"];
 const $ = (id) => document.getElementById(id);
 
 let report = (message) => console.error(message);
@@ -156,7 +158,7 @@ function progressText(job, name) {
 
 async function followJob(job, name) {
   let current = job;
-  while (current.status !== "done" && current.status !== "failed") {
+  while (!FINISHED.includes(current.status)) {
     setUploadStatus(progressText(current, name));
     await new Promise((resolve) => setTimeout(resolve, POLL_MS));
     current = await getJSON(`/v1/documents/jobs/${encodeURIComponent(job.job_id)}`);
@@ -184,7 +186,7 @@ async function upload() {
       setUploadStatus(t("docs.duplicate", { name }));
     } else {
       const job = await followJob(body, name);
-      if (job.status === "failed") {
+      if (job.status !== "done") {
         const message = (job.error && job.error.message) || job.status;
         setUploadStatus(t("docs.failed", { name, message }), true);
         report(t("docs.failed", { name, message }));
