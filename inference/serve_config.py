@@ -89,6 +89,22 @@ class ServeConfig:
         },
     )
     max_upload_bytes: int = field(default=50 * 1024 * 1024, metadata={"help": "larger uploads get 413"})
+    max_upload_uncompressed_bytes: int = field(
+        default=100 * 1024 * 1024,
+        metadata={
+            "help": "a ZIP-based upload (DOCX) unpacking to more gets 413, read from its directory, not unpacked"
+        },
+    )
+    max_upload_compression_ratio: float = field(
+        default=100.0, metadata={"help": "a ZIP member over 1 MiB unpacking at more than this ratio gets 413 (a bomb)"}
+    )
+    max_chunks_per_document: int = field(
+        default=5000, metadata={"help": "an upload cut into more chunks fails as too_many_chunks (~2,500 pages)"}
+    )
+    max_queued_uploads_per_user: int = field(
+        default=3, metadata={"help": "uploads one user may have waiting; more get 429 (others still upload)"}
+    )
+    max_queued_uploads: int = field(default=8, metadata={"help": "uploads waiting, all users together; more get 429"})
     # Episodic memory (inference/memory/store.py): kept in `database_url` beside the conversations.
     memories: bool = field(
         default=True,

@@ -122,7 +122,8 @@ def test_only_the_owner_cancels_a_job_and_to_others_it_does_not_exist(make_app, 
     keys = {name: users.add(name) for name in ("alice", "bob")}
     app, service, _ = make_app(ingest=False, users=True, serve={"users": str(tmp_path / "users.json")})
     alice, bob = (TestClient(app, headers={"Authorization": f"Bearer {keys[name]}"}) for name in ("alice", "bob"))
-    with FileLock(service.library(service.private_index("alice")).lock_path):  # the job waits after reading
+    owner = users.authenticate(f"Bearer {keys['alice']}").name  # her data's key: NAME-UID, not the name
+    with FileLock(service.library(service.private_index(owner)).lock_path):  # the job waits after reading
         job = upload(alice, text_file("Alice"), "alice.md").json()
         wait_until(alice, job["job_id"], lambda j: j["status"] == "running")
         for response in (bob.delete(f"/v1/documents/jobs/{job['job_id']}"), bob.delete("/v1/documents/jobs/x")):
@@ -136,7 +137,7 @@ def test_only_the_owner_cancels_a_job_and_to_others_it_does_not_exist(make_app, 
         assert alice.delete(f"/v1/documents/jobs/{job['job_id']}").json()["status"] == "cancelling"
     # It stops at the checkpoint before embedding: the encoder is never loaded.
     assert wait_for(alice, job["job_id"], timeout=60)["status"] == "cancelled"
-    assert service.library(service.private_index("alice")).list() == []
+    assert service.library(service.private_index(owner)).list() == []
 
 
 def test_the_cancel_endpoint_and_the_limits_are_in_the_openapi_schema(make_app):

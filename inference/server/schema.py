@@ -11,7 +11,7 @@ from typing import Annotated, Literal
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, field_validator
 
 from rqrag.inference.decoding.select import StrategyName
-from rqrag.inference.errors import BadRequest, Busy, Forbidden, NotFound, ServiceError, Timeout
+from rqrag.inference.errors import BadRequest, Busy, Forbidden, NotFound, ServiceError, Timeout, Unavailable
 
 
 def unicode_text(value: str) -> str:
@@ -112,6 +112,7 @@ HTTP_STATUS: dict[type[ServiceError], int] = {
     NotFound: 404,
     Busy: 429,
     Timeout: 504,
+    Unavailable: 503,  # storage the server cannot write: nothing the client did
 }
 
 
