@@ -165,7 +165,7 @@ class AnswerService:
         limit = self.serve.max_question_chars
         if len(text) > limit:
             raise BadRequest(
-                f"{param} is {len(text)} characters; this server takes at most {limit}",
+                f"{param} too long: {len(text)} characters; this server takes at most {limit}",
                 code="context_length_exceeded",
                 param=param,
             )
@@ -175,7 +175,7 @@ class AnswerService:
         tokens = len(tokenizer(text, add_special_tokens=False)["input_ids"])
         if tokens > self.serve.max_question_tokens:
             raise BadRequest(
-                f"{param} is {tokens} tokens; this server takes at most {self.serve.max_question_tokens}",
+                f"{param} too long: {tokens} tokens; this server takes at most {self.serve.max_question_tokens}",
                 code="context_length_exceeded",
                 param=param,
             )

@@ -162,7 +162,7 @@ def test_ask_follow_up_sees_earlier_turns(server, database):
         ("/v1/ask", {"question": "x", "strategy": "majority"}, 400, "strategy"),
         ("/v1/ask", {"question": "x", "retriever": "bing"}, 400, "retriever"),
         ("/v1/ask", {"question": "x", "conversation_id": "nope"}, 404, "nope"),
-        ("/v1/ask", {"question": "word " * 10000}, 400, "too long"),  # beyond SmolLM2's 8192-token context
+        ("/v1/ask", {"question": "word " * 10000}, 400, "too long"),  # over max_question_chars (4,000)
         ("/v1/ask", {"question": "x" * 2_000_000}, 413, "bytes"),
         ("/v1/nothing", {}, 404, "Not Found"),
     ],
