@@ -41,6 +41,7 @@ from rqrag.answer_types import OPTION, asked_type, entities, options
 from rqrag.answers import normalize_answer
 from rqrag.inference.answer_candidates import gather, trajectory_hits
 from rqrag.retrieval.base import Hit
+from rqrag.sentences import split_sentences
 from rqrag.text_quality import (
     content_words,
     echoes,
@@ -62,6 +63,9 @@ MIN_SUPPORT = 0.6
 _YES_NO = {"yes", "no", "sim", "nao", "si"}
 
 GENERATED, QUOTED, NOT_FOUND, NO_ANSWER = "generated", "quoted", "not_found", "no_answer"
+# Under the threshold, a short best answer leading the runner-up by this factor picks the passages quoted.
+LEAD_RATIO = 1.5
+LEAD_WORDS = 5
 # Said, in the question's language, when no answer is supported and no passage could be quoted: nothing is made up.
 NOTHING_FOUND = {
     "pt": "Não encontrei nas fontes consultadas nada que responda a isso.",
@@ -230,7 +234,15 @@ def decide(
     answers = key_phrases(best.text, question) if best is not None and not best.features.get("yes_no") else []
     # trusted as much as the verifier trusts it: a document question's unlikely answer must not pick the quote
     trust = best.p if best is not None and best.p is not None else 0.0
-    found = quote(question, evidence, asked=asked, answers=answers, trust=trust) if evidence else None
+    found = None
+    if _leads(candidates):
+        # A short, supported answer of the asked type that clearly leads the tree, though under the threshold: the
+        # quote is taken from the passages that say it ("Paris" p 0.38 over a sentence about Strasbourg's capital
+        # status that the question's words favoured), so the reader sees the evidence for the tree's answer.
+        saying = _sentences_saying(evidence, answers)
+        found = quote(question, saying, asked=asked, answers=answers, trust=1.0) if saying else None
+    if found is None and evidence:
+        found = quote(question, evidence, asked=asked, answers=answers, trust=trust)
     generated = best.text if best is not None else None
     if found is None:
         said = NOTHING_FOUND.get(language or "en", NOTHING_FOUND["en"])
@@ -252,6 +264,40 @@ def decide(
         described,
         verifier.source,
     )
+
+
+def _leads(candidates: Sequence) -> bool:
+    """Whether the best candidate is a short answer (at most LEAD_WORDS words), read in its evidence, of the type
+    asked, not an echo, and at least LEAD_RATIO times as likely as the runner-up. Being searched for by a later
+    query (the `bridge` feature) does not disqualify it: the verifier already weighs that in p, and the answer
+    itself is often what a good path looks up last ("Paris" for the Eiffel Tower question)."""
+    if not candidates or candidates[0].p is None:
+        return False
+    best, features = candidates[0], candidates[0].features
+    runner_up = candidates[1].p if len(candidates) > 1 and candidates[1].p is not None else 0.0
+    return (
+        len(best.text.split()) <= LEAD_WORDS
+        and features.get("supported", 0.0) >= 1.0
+        and features.get("type_match", 0.0) >= 1.0
+        and not features.get("echo") and not features.get("yes_no")
+        and best.p >= LEAD_RATIO * runner_up
+    )  # fmt: skip
+
+
+def _says(text: str, phrases: Sequence[str]) -> bool:
+    held = f" {normalize_answer(text)} "
+    return any(f" {normalize_answer(p)} " in held for p in phrases if normalize_answer(p))
+
+
+def _sentences_saying(hits: Sequence[Hit], phrases: Sequence[str]) -> list[Hit]:
+    """Each hit cut to its sentences that hold one of the phrases (same docid, so the citation is the passage):
+    a passage that names Paris once may hold its best sentence about somewhere else."""
+    out = []
+    for hit in hits:
+        kept = [s for s in split_sentences(hit.text) if _says(s, phrases)]
+        if kept:
+            out.append(Hit(hit.docid, hit.title, " ".join(kept), hit.score, hit.extra))
+    return out
 
 
 def key_phrases(answer: str, question: str) -> list[str]:

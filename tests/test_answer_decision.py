@@ -164,6 +164,36 @@ def test_the_threshold_decides_generated_and_confidence_travels_with_every_kind(
     assert 0 < shown.confidence < 0.99
 
 
+STRASBOURG = Hit(
+    "w:strasbourg",
+    "Strasbourg",
+    "Strasbourg, where a small copy of the Eiffel Tower stands, is the capital of the country's Grand Est region "
+    "and the seat of the European Parliament.",
+    1.0,
+)
+PARIS_LEAD = Hit(
+    "w:paris2",
+    "Paris",
+    "Located on the Seine, Paris has been one of Europe's major centres since the 17th century.",
+    1.0,
+)
+
+
+def test_a_short_supported_answer_leading_the_tree_picks_the_passages_quoted():
+    """The self-trained model's tree for the Eiffel Tower question: "Paris" is read, of the asked type and the most
+    likely answer by far, yet under the threshold; the question's words ("capital", "country") favour a sentence
+    about Strasbourg. The quote comes from the passages that say "Paris"."""
+    paths = [path(f"0.{i}", "Paris", ("Eiffel Tower city", (PARIS_LEAD, STRASBOURG))) for i in range(3)]
+    paths.append(path("0.3", "Lyon", ("French cities", (STRASBOURG,))))
+    result = tree(EIFFEL, *paths)
+    unsure = hand_verifier(threshold=0.99, vote_share=2.0, supported=1.0, intercept=-3.5)
+    shown = decide(result, EIFFEL, "en", quoter(), unsure)
+    assert shown.kind == QUOTED and "Paris" in shown.text and "Strasbourg" not in shown.text, shown.text
+    # without a clear lead (Strasbourg, read too, as likely as Paris) the quote is the question's best sentence
+    even = tree(EIFFEL, *paths[:1], path("0.4", "Strasbourg", ("French cities", (STRASBOURG,))))
+    assert "Strasbourg" in decide(even, EIFFEL, "en", quoter(), unsure).text
+
+
 def test_the_verifier_file_round_trips_and_refuses_unknown_features(tmp_path):
     verifier = hand_verifier(vote_share=1.5, bridge=-1.0)
     verifier.save(tmp_path / "verifier")
