@@ -40,6 +40,11 @@ SHIPPED_MODEL_DIR = PROJECT_ROOT / "models" / SHIPPED_MODEL
 # The same model after two rounds of self-training on its own tree (issue 26), opt-in: an adapter over round 1's
 # (`rqrag-smollm2-135m-selftrain-r1`), itself an adapter over SHIPPED_MODEL. Any folder name under models/ resolves.
 SELFTRAINED_MODEL = "rqrag-smollm2-135m-selftrain"
+# What `rqrag ask`, `rqrag serve` and `make demo` load (DecodeConfig.model): the self-trained model, better than
+# SHIPPED_MODEL on HotpotQA-200 and on both Portuguese document sets (README "Which model is the default").
+DEFAULT_RQRAG_MODEL = SELFTRAINED_MODEL
+# Our RQ-RAG models: prompted mode, meant for plain instruct models, runs their base (DEFAULT_MODEL) instead.
+TRAINED_MODELS = (SHIPPED_MODEL, f"{SELFTRAINED_MODEL}-r1", SELFTRAINED_MODEL)
 _COMPLETE_MARKER = "rqrag_materialized.json"
 
 

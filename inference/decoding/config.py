@@ -20,10 +20,12 @@ from rqrag.trajectory import Action
 class DecodeConfig:
     # model and backend
     model: str = field(
-        default="rqrag-smollm2-135m",
+        default="rqrag-smollm2-135m-selftrain",
         metadata={
-            "help": "rqrag-smollm2-135m (the shipped RQ-RAG model; with --mode prompted its base is used instead), "
-            "smollm2-135m-instruct (the plain base), a training/sft.py output folder, or a hub id (online users)"
+            "help": "rqrag-smollm2-135m-selftrain (the default: the RQ-RAG model after two rounds of self-training, "
+            "best on HotpotQA and both Portuguese document sets), rqrag-smollm2-135m (the first trained model; "
+            "with --mode prompted its base is used instead), smollm2-135m-instruct (the plain base), a "
+            "training/sft.py output folder, or a hub id (online users)"
         },
     )
     mode: Literal["auto", "trained", "prompted"] = field(
@@ -256,10 +258,10 @@ class DecodeConfig:
 
     @property
     def model_to_load(self) -> str:
-        """Prompted mode is for plain instruct models: asked for the shipped model, it runs that model's base."""
-        from rqrag.models import DEFAULT_MODEL, SHIPPED_MODEL
+        """Prompted mode is for plain instruct models: asked for one of our trained models, it runs their base."""
+        from rqrag.models import DEFAULT_MODEL, TRAINED_MODELS
 
-        return DEFAULT_MODEL if self.model == SHIPPED_MODEL and self.mode == "prompted" else self.model
+        return DEFAULT_MODEL if self.model in TRAINED_MODELS and self.mode == "prompted" else self.model
 
     @property
     def query_actions(self) -> list[Action]:
