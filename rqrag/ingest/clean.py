@@ -6,7 +6,8 @@ printed line. Left in, the header becomes the most frequent "sentence" of the in
 as "dis- ponibilizados" can never match a query. The steps, all generic (measured on the Debian Edu manual,
 written for any document):
 
-1. characters: NFKC (ligatures, no-break spaces), straight quotes, soft hyphens and zero-width marks dropped;
+1. characters: accents a LaTeX PDF set apart joined to their letters (`rqrag/ingest/accents.py`), NFKC (ligatures,
+   no-break spaces), straight quotes, soft hyphens and zero-width marks dropped;
 2. repeated edge lines: a line among the first or last two of a page that, with its digits and roman
    numerals masked, appears on at least half of the pages is a running header/footer and goes;
    so does a bare page number ("12", "iv", "3 / 98") in those positions;
@@ -32,6 +33,7 @@ import unicodedata
 from collections import Counter
 from collections.abc import Sequence
 
+from rqrag.ingest.accents import recompose_accents
 from rqrag.ingest.extract import Page
 
 
@@ -67,8 +69,11 @@ _ENCLITICS = {"se", "lo", "la", "los", "las", "lhe", "lhes", "me", "te", "nos", 
 
 
 def normalise_characters(text: str) -> str:
-    """NFKC (splits ligatures such as U+FB01, turns no-break spaces into spaces), straight quotes, no soft hyphens."""
-    return _INVISIBLE.sub("", unicodedata.normalize("NFKC", text)).translate(_QUOTES)
+    """Accents joined to their letters (LaTeX PDFs give "m´usica"), NFKC (splits ligatures such as U+FB01, turns
+    no-break spaces into spaces), straight quotes, no soft hyphens. Accents are joined before NFKC, which would
+    turn a spacing accent into a space and a combining mark, and once more after it."""
+    text = recompose_accents(unicodedata.normalize("NFKC", recompose_accents(text)))
+    return _INVISIBLE.sub("", text).translate(_QUOTES)
 
 
 def match_form(text: str) -> str:

@@ -27,6 +27,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from rqrag.ingest.accents import accent_targets, place_accents, stray_accents
+
 
 # The reasons an `IngestError` can carry.
 ENCRYPTED = "encrypted"
@@ -202,7 +204,8 @@ def _loose_box(textpage, index: int) -> tuple[float, float]:
 def _pdfium_page_text(textpage) -> str:
     """PDFium's page text, without the spaces it invents inside monospace words.
 
-    PDFium adds a space wherever two glyphs sit further apart than it expects. In code set in a monospace
+    Accents PDFium leaves out of reading order are placed on their letters by position. PDFium adds a space
+    wherever two glyphs sit further apart than it expects. In code set in a monospace
     font, TeX places a hyphen as its own glyph run ("debian-edu-amd64" comes out "debian -edu-amd64"); a
     real space there is a whole character cell wide, so a generated space narrower than half a cell between
     two fixed-pitch glyphs is dropped. Proportional text is left to PDFium, whose word gaps are right.
@@ -212,7 +215,7 @@ def _pdfium_page_text(textpage) -> str:
     text = textpage.get_text_range()
     if len(text) != textpage.count_chars():  # character indices would not line up with the text
         return text
-    invented = []
+    invented = set()
     for match in re.finditer(r"(?<=\S) (?=\S)", text):
         i = match.start()
         if pdfium_c.FPDFText_IsGenerated(textpage.raw, i) != 1:
@@ -221,10 +224,12 @@ def _pdfium_page_text(textpage) -> str:
             continue
         (left_start, left_end), (right_start, _) = _loose_box(textpage, i - 1), _loose_box(textpage, i + 1)
         if right_start - left_end < 0.5 * (left_end - left_start):
-            invented.append(i)
-    for i in reversed(invented):
-        text = text[:i] + text[i + 1 :]
-    return text
+            invented.add(i)
+    # A LaTeX (OT1) accent PDFium emitted out of reading order ("E necessário ... con- ´" for "É") is put on the
+    # letter it is drawn over; the accents in order are joined by the cleaner (rqrag.ingest.accents).
+    strays = stray_accents(text)
+    targets = accent_targets(text, strays, textpage.get_charbox) if strays else {}
+    return place_accents(text, targets, drop=invented)
 
 
 # PDFium is not thread-safe, not even across different documents; a server ingests uploads in worker threads.
