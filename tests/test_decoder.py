@@ -9,8 +9,9 @@ import pytest
 from fakes import FakeGenerator
 
 from rqrag.inference.backends.base import Completion
+from rqrag.inference.decoding.accounting import answer_span_logprobs
 from rqrag.inference.decoding.config import DecodeConfig
-from rqrag.inference.decoding.decoder import TreeDecoder, answer_span_logprobs
+from rqrag.inference.decoding.decoder import TreeDecoder
 from rqrag.inference.decoding.select import STRATEGIES, supported
 from rqrag.inference.decoding.tree import Question
 from rqrag.retrieval.bm25 import BM25Retriever

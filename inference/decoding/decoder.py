@@ -29,7 +29,8 @@ import zlib
 from collections import defaultdict
 from collections.abc import Callable, Sequence
 
-from rqrag.inference.backends.base import Completion, Generator
+from rqrag.inference.backends.base import Generator
+from rqrag.inference.decoding.accounting import answer_span_logprobs, charge
 from rqrag.inference.decoding.config import DecodeConfig
 from rqrag.inference.decoding.expansions import Expansion, merge_identical, share_completions, share_prefix
 from rqrag.inference.decoding.guards import evidence_guard, parents_to_answer, text_guards
@@ -388,22 +389,3 @@ class TreeDecoder:
             return
         candidates = [result.trajectories[i].scored(result.question) for i in ok]
         result.selected = {name: ok[i] for name, i in select_all(candidates, choices).items()}
-
-
-def answer_span_logprobs(completion: Completion) -> tuple[float, ...]:
-    """The logprobs of the answer's own tokens: every backend keeps the terminating stop/eos token (our
-    `[EOS]`, a newline, or the model's end of turn) as the last token, and its probability says how sure the
-    model is that the answer is *over*, not what it is; a one-token answer would be half terminator. A
-    completion cut at max_tokens has no terminator to drop."""
-    if completion.terminated and completion.logprobs:
-        return tuple(completion.logprobs[:-1])
-    return tuple(completion.logprobs)
-
-
-def charge(result: QuestionResult, request, completion: Completion, tokenizer) -> None:
-    """Add one generation to the question's cost. A chat endpoint returns text, not ids: its reply is counted
-    with the local tokenizer, as its prompt is (`ChatPrompter.encode`)."""
-    result.cost["model_calls"] += 1
-    result.cost["prompt_tokens"] += len(request.prompt_ids)
-    generated = len(completion.token_ids) or len(tokenizer(completion.text, add_special_tokens=False)["input_ids"])
-    result.cost["generated_tokens"] += generated

@@ -31,7 +31,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from rqrag.inference.backends.base import Completion, SamplingParams
-from rqrag.inference.decoding.decoder import answer_span_logprobs, charge
+from rqrag.inference.decoding.accounting import answer_span_logprobs, charge
 from rqrag.inference.decoding.prompt_text import PROMPT_TEXT, prompt_text
 from rqrag.inference.decoding.prompting import make_prompter
 from rqrag.inference.decoding.select import STRATEGIES
