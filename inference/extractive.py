@@ -36,8 +36,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from rqrag.answer_types import DATE, NUMBER, OPTION, OTHER, PERSON, PLACE, POSITION, holds_type
+from rqrag.answer_types import OPTION, OTHER, PERSON, PLACE, holds_type
 from rqrag.answers import normalize_answer
+from rqrag.inference.quote_span import SPECIFIC_TYPES, share_held, shortest_span
 from rqrag.retrieval.base import Hit
 from rqrag.sentences import is_title, split_sentences
 from rqrag.text_quality import IDENTIFIER, fold, is_question, new_content
@@ -209,7 +210,7 @@ class ExtractiveAnswerer:
                 # the more of the candidates' phrases a sentence holds, the more it counts ("Paris ... of France"
                 # over a sentence that names France only)
                 boost = self.weights.answer * trust
-                scored = [(s + boost * _share_held(phrases, normalize_answer(c.text)), c) for s, c in scored]
+                scored = [(s + boost * share_held(phrases, normalize_answer(c.text)), c) for s, c in scored]
             if kind in SPECIFIC_TYPES:
                 # a window must hold the asked-for thing; the others sink below every window that does
                 scored = [(s if holds_type(c.text, kind, questions[i]) else s - _NO_TYPE, c) for s, c in scored]
@@ -326,44 +327,6 @@ class ExtractiveAnswerer:
         hit = hits[last.hit]
         location = dict(hit.extra or {})
         return Quote(" ".join(chosen), hit.docid, hit.title, location, score)
-
-
-# Types a sentence can be checked for on its own (a year, a number, a position word): only these filter what may
-# be quoted. A name or a place is recognised only as one of the tree's candidates (a capitalised word proves
-# nothing, and a manual's "onde fica" is answered by a path).
-SPECIFIC_TYPES = (DATE, NUMBER, POSITION)
-# Where a sentence may be cut into clauses: after , ; : and around a dash or a parenthesis.
-_CLAUSE_BREAK = re.compile(r"(?<=[,;:])\s+|\s+(?=\()|(?<=\))\s+|\s+[—–-]\s+")
-MIN_SPAN_WORDS = 3
-
-
-def _share_held(phrases: Sequence[str], normalised: str) -> float:
-    return sum(p in f" {normalised} " for p in phrases) / len(phrases) if phrases else 0.0
-
-
-def shortest_span(text: str, question: str, asked: str, answers: Sequence[str] = ()) -> str:
-    """The shortest run of whole clauses of `text` (verbatim) that still holds the asked-for thing — and one of the
-    tree's candidate `answers` when the text holds one — so a quote for "which position" reads "later served as
-    Chief of Protocol of the United States", not the actress's whole biography. The text itself when no shorter
-    run qualifies."""
-    cuts = [0] + [m.end() for m in _CLAUSE_BREAK.finditer(text)] + [len(text)]
-    starts = [m.start() for m in _CLAUSE_BREAK.finditer(text)]
-    ends = starts + [len(text)]
-    phrases = [f" {normalize_answer(a)} " for a in answers if normalize_answer(a)]
-    phrases = [p for p in phrases if p in f" {normalize_answer(text)} "]
-    if not phrases and asked not in SPECIFIC_TYPES:
-        return text  # a capitalised word is no evidence of a person or a place: without an answer, keep it whole
-    best = text
-    for i in range(len(ends)):
-        for j in range(i, len(ends)):
-            span = text[cuts[i] : ends[j]].strip(" ,;:")
-            if len(span.split()) < MIN_SPAN_WORDS or len(span) >= len(best):
-                continue
-            if phrases and not any(p in f" {normalize_answer(span)} " for p in phrases):
-                continue
-            if holds_type(span, asked, question):
-                best = span
-    return best
 
 
 def _cut_head(sentence: str) -> bool:
