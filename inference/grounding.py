@@ -40,6 +40,7 @@ from dataclasses import dataclass, field
 from rqrag.answer_types import OPTION, asked_type, entities, options
 from rqrag.answers import normalize_answer
 from rqrag.inference.answer_candidates import gather, trajectory_hits
+from rqrag.inference.quote_span import share_held
 from rqrag.retrieval.base import Hit
 from rqrag.sentences import split_sentences
 from rqrag.text_quality import (
@@ -284,17 +285,13 @@ def _leads(candidates: Sequence) -> bool:
     )  # fmt: skip
 
 
-def _says(text: str, phrases: Sequence[str]) -> bool:
-    held = f" {normalize_answer(text)} "
-    return any(f" {normalize_answer(p)} " in held for p in phrases if normalize_answer(p))
-
-
 def _sentences_saying(hits: Sequence[Hit], phrases: Sequence[str]) -> list[Hit]:
     """Each hit cut to its sentences that hold one of the phrases (same docid, so the citation is the passage):
     a passage that names Paris once may hold its best sentence about somewhere else."""
+    padded = [f" {normalize_answer(p)} " for p in phrases if normalize_answer(p)]  # as the quote scorer holds them
     out = []
     for hit in hits:
-        kept = [s for s in split_sentences(hit.text) if _says(s, phrases)]
+        kept = [s for s in split_sentences(hit.text) if share_held(padded, normalize_answer(s)) > 0]
         if kept:
             out.append(Hit(hit.docid, hit.title, " ".join(kept), hit.score, hit.extra))
     return out
