@@ -240,3 +240,69 @@ def test_a_postgres_library_without_a_language_creates_its_tables_for_the_detect
         if library.store is not None:
             library.store.drop_tables()
         library.close()
+
+
+# ------------------------------------------------------------------------- prose, not listings, decides
+
+LISTINGS = """
+$ sudo apt-get install --no-install-recommends build-essential git curl
+$ git clone https://example.org/project.git && cd project
+def main(argv=None):
+    parser = argparse.ArgumentParser(description="Run the server")
+    parser.add_argument("--port", type=int, default=8080, help="the port to listen on")
+\\begin{document} \\section{Introduction} \\usepackage[english]{babel}
+for file in *.log; do echo "processing $file"; gzip -9 "$file"; done
+export PATH=/usr/local/bin:$PATH; source ~/.bashrc
+"""
+
+
+def test_code_listings_do_not_outvote_a_documents_prose():
+    """A Portuguese manual that is mostly listings: its commands and keywords read as English to a detector, and
+    outvoted the prose before only prose lines voted (en, 0.55 on these pages)."""
+    prose = " ".join(PORTUGUESE)
+    pages = [prose + LISTINGS * 3, LISTINGS * 4 + prose, LISTINGS * 3]
+    found = language_of(pages)
+    assert (found.code, found.fallback) == ("pt", False) and found.confidence > 0.9
+    english = " ".join(english_paragraphs(3))
+    assert language_of([english + LISTINGS * 3]).code == "en"  # the rule is about prose, not about Portuguese
+    assert language_of([LISTINGS * 5]).code == "en"  # no prose at all: every line votes, as before
+
+
+def text_document(sentences: list[str], repeat: int) -> bytes:
+    paragraphs = [" ".join(sentences[i:] + sentences[:i]) for i in range(len(sentences))]
+    return "\n\n".join(paragraphs * repeat).encode()
+
+
+@pytest.mark.slow
+def test_a_detected_library_takes_the_language_most_of_its_text_is_in(tmp_path, minilm_encoder):
+    from rqrag.ingest.libraries import open_library
+
+    library = open_library(tmp_path / "lib", embedding_model=MODEL, encoder=minilm_encoder)
+    first = library.add(text_document(PORTUGUESE, 1), "nota.txt")
+    assert first.detected_language.code == "pt" and library.settings.language == "pt"
+    english = [text for text in english_paragraphs(12)]
+    second = library.add(text_document(english, 2), "report.txt")
+    assert second.document_language.code == "en"
+    assert second.detected_language is not None and second.detected_language.code == "en"
+    saved = json.loads((library.path / "documents.json").read_text())
+    assert saved["settings"]["language"] == "en"
+    assert saved["settings"]["language_source"].startswith("detected from 2 documents, ")
+    assert [(r["name"], r["language"]) for r in saved["documents"]] == [("nota.txt", "pt"), ("report.txt", "en")]
+    assert json.loads((library.path / "meta.json").read_text())["language"] == "en"  # BM25 rebuilt for English
+
+    # A third, short Portuguese note does not move it back: English still holds most of the chunks.
+    third = library.add(text_document(PORTUGUESE[::-1], 1), "outra.txt")
+    assert third.document_language.code == "pt" and third.detected_language is None
+    assert library.settings.language == "en"
+
+
+@pytest.mark.slow
+def test_a_given_language_stays_when_a_document_in_another_arrives(tmp_path, minilm_encoder):
+    from rqrag.ingest.libraries import open_library
+
+    library = open_library(tmp_path / "lib", language="pt", embedding_model=MODEL, encoder=minilm_encoder)
+    library.add(text_document(PORTUGUESE, 1), "nota.txt")
+    added = library.add(text_document(english_paragraphs(12), 2), "report.txt")
+    assert added.document_language.code == "en" and added.detected_language is None
+    assert library.settings.language == "pt" and library.settings.language_source == "given"
+    assert json.loads((library.path / "meta.json").read_text())["language"] == "pt"

@@ -11,6 +11,10 @@ cancelling). A running job stops at its next progress checkpoint (each page read
 embedding batch): `IngestionJob.progress` raises `JobCancelled` inside the library's `add`, which stores nothing of
 a document it did not finish. A cancel after the last checkpoint is too late: the job ends done.
 
+Two stages. A running job's document is searchable by its words (BM25) as soon as its text is read and committed
+(`progress.searchable`, `searchable_at`), and by meaning once its vectors are done (`progress.embedded`, status
+done); questions asked in between use what is ready.
+
 Fairness. Every upload waits behind the one running job (one worker: the encoder is the bottleneck, and searches
 share it). One user's uploads must not keep everyone else's out or waiting: each user may have `max_queued_per_user`
 jobs waiting (a global `max_queued` bounds the memory the waiting files hold), and the worker takes the oldest job
@@ -27,6 +31,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from rqrag.inference.errors import Busy
+from rqrag.ingest.library import SEARCHABLE
 
 
 MAX_JOBS_KEPT = 1000
@@ -52,6 +57,7 @@ class IngestionJob:
     pages_total: int | None = None
     chunks_done: int = 0
     chunks_total: int | None = None
+    searchable_at: float | None = None  # when its text was committed: BM25 finds it from then on, vectors follow
     result: dict[str, Any] | None = None
     error: dict[str, str] | None = None
     created_at: float = field(default_factory=time.time)
@@ -64,6 +70,8 @@ class IngestionJob:
         self.stage = stage
         if stage == "reading":
             self.pages_done, self.pages_total = done, total
+        elif stage == SEARCHABLE:
+            self.searchable_at, self.chunks_done, self.chunks_total = time.time(), done, total
         else:
             self.chunks_done, self.chunks_total = done, total
         if self.status == "cancelling":
@@ -84,7 +92,11 @@ class IngestionJob:
                 "pages_total": self.pages_total,
                 "chunks_done": self.chunks_done,
                 "chunks_total": self.chunks_total,
+                # Searchable by its words (BM25) before its vectors are done; both are true once the job is done.
+                "searchable": self.searchable_at is not None,
+                "embedded": self.status == "done",
             },
+            "searchable_at": self.searchable_at,
             "created_at": self.created_at,
             "started_at": self.started_at,
             "finished_at": self.finished_at,

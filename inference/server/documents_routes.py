@@ -131,10 +131,12 @@ def documents_router() -> APIRouter:
             raise APIError(_status_for(error.reason), error.message, code=error.reason, param="file") from None
         doc_id = content_doc_id(data)
         library = await _in_thread("opened", service.library, index)
-        if await _in_thread("read", library.contains, doc_id):
+        # A copy still being ingested (already searchable by its words, say) is followed through its job.
+        job = service.pending(index, doc_id)
+        if job is None and await _in_thread("read", library.contains, doc_id):
             document = await _in_thread("read", library.get, doc_id)
             return {"status": "duplicate", "index": index, "doc_id": doc_id, "document": document}
-        job = service.pending(index, doc_id) or service.submit(index, name, data, doc_id, owner=caller.name)
+        job = job or service.submit(index, name, data, doc_id, owner=caller.name)
         logger.info("queued %s (%s, %d bytes) for library %s as job %s", name, kind, len(data), index, job.id)
         return JSONResponse(job.to_dict(), status_code=202, headers={"Location": f"{UPLOAD_PATH}/jobs/{job.id}"})
 

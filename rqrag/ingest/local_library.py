@@ -19,6 +19,9 @@ import numpy as np
 from rqrag.ingest.library import (
     CATALOG_FILE,
     FORMAT_VERSION,
+    PENDING,
+    SEARCHABLE,
+    VECTORS,
     AddResult,
     DocumentLibrary,
     LibraryError,
@@ -151,21 +154,53 @@ class LocalLibrary(DocumentLibrary):
         if doc_id in known:
             return _duplicate(known[doc_id])
         ingested = self._ingest(data, filename, progress, limits)  # the slow part, outside the lock
+        language = self._document_language(ingested)
         with self._locked() as current:
             if doc_id in current.records:
                 return _duplicate(current.records[doc_id])
+            current = self._fill_pending(current, progress)  # vectors a killed add left unfinished
             before = self.settings
-            detected = self._settle_language(ingested)  # under the lock: one writer decides, the others adopt it
+            # Under the lock: one writer decides, the others adopt it; BM25 is rebuilt below in any case.
+            detected = self._settle_language(ingested, language, current.records)
+            record = self._record(ingested, data, language)
+            old_docs, old_vectors = self._stored(current)
+            docs = old_docs + ingested.chunks
+            searchable = False
             try:
+                # Stage 1: the document's text is searchable (BM25) before a single chunk is embedded; its rows in
+                # the dense index are zeros, which LibraryRetriever leaves out until stage 2 fills them.
+                waiting = np.zeros((len(ingested.chunks), self.encoder.dimension), dtype=np.float32)
+                records = {**current.records, doc_id: {**record, VECTORS: PENDING}}
+                self._write_version(docs, np.concatenate([old_vectors, waiting]), records)
+                searchable = True
+                if progress:
+                    progress(SEARCHABLE, 0, len(ingested.chunks))
+                # Stage 2: the vectors, committed in one more version.
                 vectors = self._embed(ingested.chunks, progress)
-                old_docs, old_vectors = self._stored(current)
-                records = {**current.records, doc_id: self._record(ingested, data)}
-                self._write_version(old_docs + ingested.chunks, np.concatenate([old_vectors, vectors]), records)
+                records[doc_id] = record
+                self._write_version(docs, np.concatenate([old_vectors, vectors]), records)
             except BaseException:
-                if not _saved_language(_read_catalog(self.path)):  # nothing stored: the next document decides
-                    self.settings = before
+                self.settings = before  # the language this document decided or changed goes with it
+                if searchable:  # cancelled or failed while embedding: the library goes back to what it was
+                    self._write_version(old_docs, old_vectors, current.records)
                 raise
-        return AddResult(doc_id, "added", len(ingested.chunks), ingested.name, ingested.page_count, detected)
+        return AddResult(doc_id, "added", len(ingested.chunks), ingested.name, ingested.page_count, detected, language)
+
+    def _fill_pending(self, current: _Version, progress: Progress | None) -> _Version:
+        """Embed the chunks of documents whose add was killed between its two stages (caller holds the lock)."""
+        waiting = {doc_id for doc_id, record in current.records.items() if record.get(VECTORS) == PENDING}
+        if not waiting:
+            return current
+        docs, vectors = self._stored(current)
+        rows = [i for i, doc in enumerate(docs) if _doc_id_of(doc) in waiting]
+        logger.info("%s: embedding %d chunks an interrupted add left without vectors", self.path, len(rows))
+        vectors = vectors.copy()
+        vectors[rows] = self._embed([docs[i] for i in rows], progress)
+        records = {
+            doc_id: {k: v for k, v in record.items() if k != VECTORS} for doc_id, record in current.records.items()
+        }
+        self._write_version(docs, vectors, records)
+        return self._refresh(with_index=True)
 
     def remove(self, doc_id: str) -> bool:
         """Delete a document and its chunks; False if it is not in the library. Nothing is re-embedded."""
@@ -268,7 +303,9 @@ class LibraryRetriever:
         version = self.library._refresh()
         if version.index is None:
             return f"library:{self.library.path.name}:empty"
-        return f"library:{self.library.path.name}:{self.mode}:{version.index.meta.get('fingerprint')}"
+        # Pending vectors change what a search finds without changing the docids: the name (a cache key) says so.
+        waiting = f":pending{len(_pending(version))}" if _pending(version) else ""
+        return f"library:{self.library.path.name}:{self.mode}:{version.index.meta.get('fingerprint')}{waiting}"
 
     def search(self, query: str, k: int = 3, qid: str | None = None) -> list[Hit]:
         return self.batch_search([query], k=k)[0]
@@ -278,8 +315,61 @@ class LibraryRetriever:
         version = self.library._refresh(with_index=True)
         if version.index is None:
             return [[] for _ in queries]
-        found = version.index.retriever(self.mode).batch_search(list(queries), k=k)
+        waiting = _pending(version)
+        if not waiting or self.mode == "bm25":
+            retriever = version.index.retriever(self.mode)
+        elif self.mode == "dense":
+            retriever = _WithoutPending(version.index.dense(), waiting)
+        else:
+            retriever = _HybridWhilePending(version.index.bm25(), _WithoutPending(version.index.dense(), waiting))
+        found = retriever.batch_search(list(queries), k=k)
         return [[_with_extra(hit, version.chunks) for hit in hits] for hits in found]
+
+
+class _WithoutPending:
+    """The dense side of a library while some documents wait for their vectors: their placeholder rows (zeros,
+    similarity 0) are asked for and dropped, so a half-added document is found by its words only."""
+
+    uses_qids = False
+
+    def __init__(self, dense, waiting: frozenset[str]):
+        self.dense = dense
+        self.waiting = waiting
+        self.name = f"{dense.name}:without{len(waiting)}"
+
+    def batch_search(self, queries: Sequence[str], k: int = 3, qids: Sequence[str] | None = None) -> list[list[Hit]]:
+        rows = sum(1 for doc in self.dense.documents if _doc_id_of(doc) in self.waiting)
+        found = self.dense.batch_search(list(queries), k=k + rows)
+        return [[hit for hit in hits if _doc_id_of_hit(hit) not in self.waiting][:k] for hits in found]
+
+
+class _HybridWhilePending:
+    """Hybrid search while some documents have no vectors yet: RRF with the dense ranking borrowing each waiting
+    chunk's BM25 rank (`fusion.with_borrowed_ranks`), so a half-added document is not ranked at half its worth."""
+
+    uses_qids = False
+
+    def __init__(self, bm25, dense: _WithoutPending):
+        self.bm25, self.dense = bm25, dense
+
+    def batch_search(self, queries: Sequence[str], k: int = 3, qids: Sequence[str] | None = None) -> list[list[Hit]]:
+        from rqrag.retrieval.fusion import DEFAULT_RRF_K, fuse_hits, fusion_depth, with_borrowed_ranks
+
+        depth = fusion_depth(k, None)
+        words = self.bm25.batch_search(list(queries), k=depth)
+        meaning = self.dense.batch_search(list(queries), k=depth)
+        return [
+            fuse_hits([sparse, with_borrowed_ranks(sparse, dense, self.dense.waiting, depth)], k, DEFAULT_RRF_K)
+            for sparse, dense in zip(words, meaning)
+        ]
+
+
+def _pending(version: _Version) -> frozenset[str]:
+    return frozenset(doc_id for doc_id, record in version.records.items() if record.get(VECTORS) == PENDING)
+
+
+def _doc_id_of_hit(hit: Hit) -> str:
+    return (hit.extra or {}).get("doc_id") or hit.docid.rsplit(":", 1)[0]
 
 
 def _with_extra(hit: Hit, chunks: dict[str, Any]) -> Hit:

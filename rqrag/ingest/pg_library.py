@@ -14,6 +14,9 @@ from typing import TYPE_CHECKING, Any
 
 from rqrag.ingest.library import (
     DEFAULT_NAME,
+    PENDING,
+    SEARCHABLE,
+    VECTORS,
     AddResult,
     DocumentLibrary,
     LibrarySettings,
@@ -101,16 +104,35 @@ class PgLibrary(DocumentLibrary):
         if self._settled_store() is not None and self.store.has_document(doc_id):
             return _duplicate(self.get(doc_id))
         ingested = self._ingest(data, filename, progress, limits)
+        language = self._document_language(ingested)
         detected = None
         if self._settled_store() is None:
-            detected = self._settle_language(ingested)
+            detected = self._settle_language(ingested, language)
             self.store = self._open_store()
-        vectors = self._embed(ingested.chunks, progress)
-        record = self._record(ingested, data)
-        meta = {**record, "settings": dataclasses.asdict(self.settings)}
-        if not self.store.add_document(meta, ingested.chunks, embeddings=vectors):
+        else:  # the tables' text-search configuration is fixed: a document in another language is only reported
+            self._settle_language(ingested, language)
+        self._fill_pending(progress)
+        record = self._record(ingested, data, language)
+        meta = {**record, "settings": dataclasses.asdict(self.settings), VECTORS: PENDING}
+        # Stage 1: the chunks without vectors, found by full-text search as soon as the text is read.
+        if not self.store.add_document(meta, ingested.chunks, embeddings=PENDING):
             return _duplicate(self.get(doc_id) or record)  # another writer stored it meanwhile
-        return AddResult(doc_id, "added", len(ingested.chunks), ingested.name, ingested.page_count, detected)
+        try:
+            if progress:
+                progress(SEARCHABLE, 0, len(ingested.chunks))
+            # Stage 2: the vectors; the dense side finds the document from here on.
+            self.store.set_embeddings(doc_id, self._embed(ingested.chunks, progress), metadata_drop=VECTORS)
+        except BaseException:
+            self.store.remove_document(doc_id)  # cancelled or failed: the library goes back to what it was
+            raise
+        return AddResult(doc_id, "added", len(ingested.chunks), ingested.name, ingested.page_count, detected, language)
+
+    def _fill_pending(self, progress: Progress | None) -> None:
+        """Embed the chunks of documents whose add was killed between its two stages."""
+        for doc_id in self.store.pending_documents():
+            chunks = self.store.document_chunks(doc_id)
+            logger.info("%s: embedding %d chunks an interrupted add left without vectors", self.location, len(chunks))
+            self.store.set_embeddings(doc_id, self._embed(chunks, progress), metadata_drop=VECTORS)
 
     def remove(self, doc_id: str) -> bool:
         return self._settled_store() is not None and self.store.remove_document(doc_id)

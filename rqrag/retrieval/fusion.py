@@ -56,6 +56,20 @@ def fuse_hits(rankings: Sequence[Sequence[Hit]], limit: int, k: int = DEFAULT_RR
     return [replace(by_docid[docid], score=score) for docid, score in fused[:limit]]
 
 
+def with_borrowed_ranks(sparse: Sequence[Hit], dense: Sequence[Hit], waiting, depth: int) -> list[Hit]:
+    """The dense ranking with each hit of a document still `waiting` for its vectors put in at its sparse rank.
+
+    RRF of a chunk only one side can rank halves its score, so a just-uploaded document's words would outrank
+    nothing; borrowing its word rank treats it as ranking on meaning as it ranks on words, until its vector says
+    otherwise. `waiting` holds doc_ids (`hit.extra["doc_id"]`, else the docid before its last ':').
+    """
+    dense = list(dense)
+    for rank, hit in enumerate(sparse):
+        if ((hit.extra or {}).get("doc_id") or hit.docid.rsplit(":", 1)[0]) in waiting:
+            dense.insert(rank, hit)
+    return dense[:depth]
+
+
 def fusion_depth(k: int, depth: int | None) -> int:
     """How many hits to ask each source for when the fused list should hold `k`."""
     return max(k, depth if depth is not None else DEFAULT_DEPTH)

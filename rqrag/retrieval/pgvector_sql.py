@@ -19,7 +19,7 @@ CREATE TABLE IF NOT EXISTS {chunks} (
     title text NOT NULL DEFAULT '',
     text text NOT NULL,
     metadata jsonb NOT NULL DEFAULT '{{}}',
-    embedding vector({dimension}) NOT NULL,
+    embedding vector({dimension}),  -- NULL while a document's vectors are being computed
     tsv tsvector GENERATED ALWAYS AS (
         setweight(to_tsvector({config}::regconfig, title), 'A') || to_tsvector({config}::regconfig, text)
     ) STORED
@@ -27,6 +27,11 @@ CREATE TABLE IF NOT EXISTS {chunks} (
 CREATE INDEX IF NOT EXISTS {hnsw} ON {chunks} USING hnsw (embedding vector_cosine_ops);
 CREATE INDEX IF NOT EXISTS {gin} ON {chunks} USING gin (tsv);
 CREATE INDEX IF NOT EXISTS {by_doc} ON {chunks} (doc_id);
+"""
+
+# Tables made before two-stage adds declared the embedding NOT NULL; a metadata-only change, run when needed.
+_EMBEDDING_NULLABLE = """
+SELECT attnotnull FROM pg_attribute WHERE attrelid = %s::regclass AND attname = 'embedding'
 """
 
 _VECTOR_INDEX = "CREATE INDEX IF NOT EXISTS {hnsw} ON {chunks} USING hnsw (embedding vector_cosine_ops)"
@@ -44,6 +49,7 @@ SELECT
 _DENSE_QUERY = """
 SELECT docid, title, text, metadata, doc_id, 1 - (embedding <=> %(v)s) AS score
 FROM {chunks}
+WHERE embedding IS NOT NULL
 ORDER BY embedding <=> %(v)s
 LIMIT %(k)s
 """

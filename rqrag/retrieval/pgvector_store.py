@@ -39,8 +39,15 @@ import numpy as np
 from rqrag.retrieval.base import Hit, RetrieverError, check_qids, check_search_mode
 from rqrag.retrieval.documents import Document, indexed_text
 from rqrag.retrieval.encoders import embed, encoder_dimension
-from rqrag.retrieval.fusion import DEFAULT_DEPTH, DEFAULT_RRF_K, fuse_hits
-from rqrag.retrieval.pgvector_sql import _COLUMN_FACTS, _DENSE_QUERY, _FULL_TEXT_QUERY, _SCHEMA, _VECTOR_INDEX
+from rqrag.retrieval.fusion import DEFAULT_DEPTH, DEFAULT_RRF_K, fuse_hits, with_borrowed_ranks
+from rqrag.retrieval.pgvector_sql import (
+    _COLUMN_FACTS,
+    _DENSE_QUERY,
+    _EMBEDDING_NULLABLE,
+    _FULL_TEXT_QUERY,
+    _SCHEMA,
+    _VECTOR_INDEX,
+)
 
 
 # ISO 639-1 codes to the text-search configurations PostgreSQL ships; full configuration names work as well.
@@ -158,6 +165,8 @@ class PgVectorIndex:
             if not self._conn.execute("SELECT 1 FROM pg_ts_config WHERE cfgname = %s", (self.ts_config,)).fetchone():
                 raise ValueError(f"PostgreSQL has no text-search configuration {self.ts_config!r} ({self.language!r})")
             self._conn.execute(self._sql(_SCHEMA))
+            if self._conn.execute(_EMBEDDING_NULLABLE, (f"{self.table_prefix}_chunks",)).fetchone()[0]:
+                self._conn.execute(self._sql("ALTER TABLE {chunks} ALTER COLUMN embedding DROP NOT NULL"))
         register_vector(self._conn)
         self._check_existing_tables()
 
@@ -208,21 +217,27 @@ class PgVectorIndex:
     # ----------------------------------------------------------------- documents
 
     def add_document(
-        self, meta: dict[str, Any], chunks: Sequence[Document], embeddings: np.ndarray | None = None
+        self, meta: dict[str, Any], chunks: Sequence[Document], embeddings: np.ndarray | str | None = None
     ) -> bool:
         """Store a document and its chunks in one transaction; False (nothing written) if `doc_id` is known.
 
         `meta` needs a `doc_id`; `name`, `size_bytes` and `sha256` have their own columns and any other key goes
         to the metadata JSON. Each chunk's `extra` (page span, chunking strategy, ...) becomes its metadata. Chunk
-        docids must be unique across the store. `embeddings` (one row per chunk) skips encoding. If anything
-        fails half-way (a wrong vector dimension, a repeated chunk docid), nothing of the document is stored.
+        docids must be unique across the store. `embeddings` (one row per chunk) skips encoding; "pending" stores
+        the chunks without vectors (found by full-text search only) until `set_embeddings`. If anything fails
+        half-way (a wrong vector dimension, a repeated chunk docid), nothing of the document is stored.
         """
         doc_id = str(meta.get("doc_id") or "")
         if not doc_id:
             raise ValueError("meta must have a non-empty 'doc_id'")
         if self.has_document(doc_id):
             return False
-        vectors = embeddings if embeddings is not None else self._encode([indexed_text(c) for c in chunks], "passages")
+        if isinstance(embeddings, str) and embeddings == "pending":
+            vectors = [None] * len(chunks)
+        elif embeddings is not None:
+            vectors = embeddings
+        else:
+            vectors = self._encode([indexed_text(c) for c in chunks], "passages")
         if len(vectors) != len(chunks):
             raise ValueError(f"got {len(vectors)} embeddings for {len(chunks)} chunks")
         extra_meta = {key: value for key, value in meta.items() if key not in DOCUMENT_COLUMNS}
@@ -244,9 +259,36 @@ class PgVectorIndex:
             with cur.copy(self._sql(copy_sql)) as copy:
                 copy.set_types(["text", "text", "int4", "text", "text", "jsonb", "vector"])
                 for position, (chunk, vector) in enumerate(zip(chunks, vectors)):
-                    metadata, vector = _jsonb({**chunk.extra, **model}), np.asarray(vector, np.float32)
+                    metadata = _jsonb({**chunk.extra, **model})
+                    vector = None if vector is None else np.asarray(vector, np.float32)
                     copy.write_row((chunk.docid, doc_id, position, chunk.title, chunk.text, metadata, vector))
         return True
+
+    def set_embeddings(self, doc_id: str, embeddings: np.ndarray, metadata_drop: str | None = None) -> None:
+        """Fill the vectors of a document stored with `embeddings="pending"` (row i for its chunk at position i),
+        and drop `metadata_drop` from its metadata, in one transaction."""
+        vectors = np.asarray(embeddings, dtype=np.float32)
+        with self._lock, self._conn.transaction(), self._conn.cursor() as cur:
+            cur.executemany(
+                self._sql("UPDATE {chunks} SET embedding = %s WHERE doc_id = %s AND position = %s"),
+                [(vector, doc_id, position) for position, vector in enumerate(vectors)],
+            )
+            if metadata_drop:
+                cur.execute(
+                    self._sql("UPDATE {documents} SET metadata = metadata - %s WHERE doc_id = %s"),
+                    (metadata_drop, doc_id),
+                )
+
+    def pending_documents(self) -> list[str]:
+        """The doc_ids stored with `embeddings="pending"` whose vectors were never set (an add killed mid-way)."""
+        return [row[0] for row in self._rows("SELECT doc_id FROM {documents} WHERE metadata ? 'vectors'")]
+
+    def document_chunks(self, doc_id: str) -> list[Document]:
+        """A document's chunks in position order, as `add_document` got them."""
+        rows = self._rows(
+            "SELECT docid, title, text, metadata FROM {chunks} WHERE doc_id = %s ORDER BY position", (doc_id,)
+        )
+        return [Document(docid=docid, title=title, text=text, extra=metadata) for docid, title, text, metadata in rows]
 
     def has_document(self, doc_id: str) -> bool:
         return self._rows("SELECT 1 FROM {documents} WHERE doc_id = %s", (doc_id,), one=True) is not None
@@ -280,11 +322,14 @@ class PgVectorIndex:
     @property
     def name(self) -> str:
         """Changes whenever documents are added or removed, so a search cache never serves a stale store."""
-        count, digest = self._rows(
-            "SELECT count(*), md5(coalesce(string_agg(doc_id, '|' ORDER BY doc_id), '')) FROM {documents}", one=True
+        count, digest, waiting = self._rows(
+            "SELECT count(*), md5(coalesce(string_agg(doc_id, '|' ORDER BY doc_id), '')), "
+            "count(*) FILTER (WHERE metadata ? 'vectors') FROM {documents}",
+            one=True,
         )
         model = self.embedding_model or f"dim{self.dimension}"
-        return f"pgvector:{self.mode}:{self.table_prefix}:{self.ts_config}:{model}:{count}-{digest[:12]}"
+        pending = f":pending{waiting}" if waiting else ""  # vectors still to come change what a search finds
+        return f"pgvector:{self.mode}:{self.table_prefix}:{self.ts_config}:{model}:{count}-{digest[:12]}{pending}"
 
     def retriever(self, mode: str) -> PgVectorIndex:
         """A view of this store searching in `mode` by default (same connection), as `CorpusIndex.retriever`."""
@@ -311,6 +356,9 @@ class PgVectorIndex:
             dense = self.search_vectors(self._encode([queries[i] for i in active], "queries"), depth)
         if mode in ("bm25", "hybrid"):
             sparse = [self._full_text_search(queries[i], depth) for i in active]
+        waiting = set(self.pending_documents()) if mode == "hybrid" else set()
+        if waiting:  # chunks stored without vectors yet: the dense side borrows their full-text rank
+            dense = [with_borrowed_ranks(s, d, waiting, depth) for s, d in zip(sparse, dense)]
         for row, i in enumerate(active):
             if mode == "dense":
                 results[i] = dense[row]

@@ -35,6 +35,7 @@ class SharedEncoder:
     def __init__(self, model: str, encoder: Any = None):
         self.name = model
         self._inner = encoder
+        self._dimension: int | None = None
         # One lock per model name: two libraries of one server share the process's single copy of the model.
         with _MODEL_LOCKS_GUARD:
             self._lock = _MODEL_LOCKS.setdefault(model, threading.Lock())
@@ -51,9 +52,13 @@ class SharedEncoder:
 
     @property
     def dimension(self) -> int:
-        from rqrag.retrieval.encoders import encoder_dimension
+        from rqrag.retrieval.encoders import as_text_encoder, encoder_dimension
 
-        return encoder_dimension(self.inner)
+        if self._dimension is None:
+            # A loaded model's width needs no lock: an upload's first commit must not wait for a query's batch.
+            inner = as_text_encoder(self._inner) if self._inner is not None else self.inner
+            self._dimension = encoder_dimension(inner)
+        return self._dimension
 
     def _run(self, method: str, texts: Sequence[str], batch_size: int = EMBED_BATCH, **kwargs) -> np.ndarray:
         texts = list(texts)

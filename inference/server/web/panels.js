@@ -152,6 +152,8 @@ function progressText(job, name) {
   const p = job.progress || {};
   if (job.status === "queued") return t("docs.queued", { name });
   if (p.stage === "reading" && p.pages_total) return t("docs.reading", { name, done: p.pages_done, total: p.pages_total });
+  // Once its text is committed the document answers by its words while its vectors are computed.
+  if (p.searchable && p.chunks_total) return t("docs.searchable", { name, done: p.chunks_done, total: p.chunks_total });
   if (p.stage && p.chunks_total) return t("docs.embedding", { name, done: p.chunks_done, total: p.chunks_total });
   return t("docs.working", { name });
 }
