@@ -28,6 +28,7 @@ given Chromium, only the PDF's creation date changes between builds):
     chromium --headless --no-sandbox --disable-gpu --no-pdf-header-footer \
         --print-to-pdf=OUT.pdf file:///ABS/PATH.html
 """
+
 import argparse
 import os
 import subprocess
@@ -35,6 +36,7 @@ import sys
 import tempfile
 
 import lxml.html
+
 
 SECTIONS = [  # (first page, last page) followed through rel="next" links
     ("preface.html", "gimp-using-rectangular.html"),
@@ -77,10 +79,15 @@ def page_order(help_dir, first, last):
 
 def clean(body):
     """Strip navigation, tables of contents, images and links from a body."""
-    for xp in ('.//div[contains(@class,"navheader")]',
-               './/div[contains(@class,"navfooter")]',
-               './/div[@class="toc"]', './/a[@class="reportbug"]',
-               './/img', './/script', './/style'):
+    for xp in (
+        './/div[contains(@class,"navheader")]',
+        './/div[contains(@class,"navfooter")]',
+        './/div[@class="toc"]',
+        './/a[@class="reportbug"]',
+        ".//img",
+        ".//script",
+        ".//style",
+    ):
         for el in body.xpath(xp):
             el.drop_tree()
     # containers left empty once their images are gone
@@ -90,8 +97,8 @@ def clean(body):
         for el in body.xpath(f'.//*[contains(concat(" ",@class," ")," {cls} ")]'):
             if not el.text_content().strip():
                 el.drop_tree()
-    for a in body.xpath('.//a'):
-        for attr in ('href', 'accesskey', 'title'):
+    for a in body.xpath(".//a"):
+        for attr in ("href", "accesskey", "title"):
             a.attrib.pop(attr, None)
     return body
 
@@ -107,10 +114,11 @@ def build_html(help_dir):
             body = clean(lxml.html.parse(os.path.join(help_dir, name)).getroot().body)
             inner = "".join(lxml.html.tostring(c, encoding="unicode") for c in body)
             parts.append(f"<!-- {name} -->\n{inner}")
-    return ('<!DOCTYPE html>\n<html lang="pt-BR"><head><meta charset="utf-8"/>'
-            '<title>GIMP - Manual do usuário (extrato)</title>'
-            f'<style>{CSS}</style></head><body>\n' + "\n".join(parts)
-            + "\n</body></html>\n")
+    return (
+        '<!DOCTYPE html>\n<html lang="pt-BR"><head><meta charset="utf-8"/>'
+        "<title>GIMP - Manual do usuário (extrato)</title>"
+        f"<style>{CSS}</style></head><body>\n" + "\n".join(parts) + "\n</body></html>\n"
+    )
 
 
 def main():
@@ -124,11 +132,20 @@ def main():
         path = os.path.abspath(a.keep_html or os.path.join(tmp, "gimp_manual_pt_br.html"))
         with open(path, "w", encoding="utf-8") as f:
             f.write(html)
-        subprocess.run(["chromium", "--headless", "--no-sandbox", "--disable-gpu",
-                        "--no-pdf-header-footer",
-                        "--print-to-pdf=" + os.path.abspath(a.out_pdf),
-                        "file://" + path], check=True,
-                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        subprocess.run(
+            [
+                "chromium",
+                "--headless",
+                "--no-sandbox",
+                "--disable-gpu",
+                "--no-pdf-header-footer",
+                "--print-to-pdf=" + os.path.abspath(a.out_pdf),
+                "file://" + path,
+            ],
+            check=True,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
     print("wrote", a.out_pdf)
 
 

@@ -27,6 +27,7 @@ import unicodedata
 from collections import Counter
 from pathlib import Path
 
+
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parents[2]))  # repo root, for rqrag
 
@@ -34,6 +35,7 @@ import pypdfium2 as pdfium  # noqa: E402
 from pypdf import PdfReader  # noqa: E402
 
 from rqrag.ingest.clean import normalise_characters  # noqa: E402
+
 
 FIELDS = {"id", "document", "category", "question", "answer", "key_facts", "evidence"}
 CATEGORIES = {"factual", "procedural", "needle"}
@@ -183,7 +185,9 @@ def main() -> int:
                 for sentence in sentence_spans(text, *span):
                     key = (str(document), ev["page"], sentence)
                     if key in sentences and sentences[key] != qid:
-                        failures.append(f"{where}: evidence shares a sentence of page {ev['page']} with {sentences[key]}")
+                        failures.append(
+                            f"{where}: evidence shares a sentence of page {ev['page']} with {sentences[key]}"
+                        )
                     sentences.setdefault(key, qid)
             facts = item["key_facts"]
             if not isinstance(facts, list) or not 1 <= len(facts) <= 3:
