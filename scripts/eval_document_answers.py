@@ -5,9 +5,11 @@ citations.
     python scripts/eval_document_answers.py --pdf tests/data/second_pt/libreoffice_calc_guia_pt_br.pdf \
         --questions tests/data/second_pt/questions.jsonl --out runs/answers/second_pt    # the held-out document
     python scripts/eval_document_answers.py --extra "--no_grounded"                  # the model's answers, unchecked
+    python scripts/eval_document_answers.py --set heldout --out runs/answers/heldout_pt   # held-out set 3: 3 PDFs, 64 q
 
 Starts the server on localhost with the default serve config (the shipped model, the `documents` retriever first,
-the library's language detected from the PDF), uploads the PDF through `POST /v1/documents`, asks every question on
+the library's language detected from the PDFs), uploads the PDFs through `POST /v1/documents` into one library
+(`--set heldout`: the three of tests/data/heldout_pt, each question naming its `document`), asks every question on
 `/v1/ask`, and scores each answer by the key facts it must contain (accent- and case-folded substrings), whether
 it says the question back, whether it is in the question's language (Portuguese), and whether it cites a source
 holding the golden page. Writes answers.jsonl, summary.json and the resolved flags to --out; prints the table.
@@ -18,6 +20,7 @@ from __future__ import annotations
 import argparse
 import json
 import shlex
+import statistics
 import sys
 import tempfile
 import time
@@ -34,6 +37,13 @@ ROOT = Path(__file__).resolve().parents[1]
 MANUAL = ROOT / "data" / "documents" / "pt" / "debian-edu-bookworm-manual.pdf"
 GOLDEN = ROOT / "tests" / "data" / "golden_pt" / "debian_edu_golden.jsonl"
 KEY_FACTS = ROOT / "tests" / "data" / "golden_pt" / "debian_edu_key_facts.jsonl"
+SECOND = ROOT / "tests" / "data" / "second_pt"
+HELDOUT = ROOT / "tests" / "data" / "heldout_pt"
+SETS = {  # --set NAME: (PDFs, question files)
+    "golden": ([MANUAL], [GOLDEN]),
+    "second": ([SECOND / "libreoffice_calc_guia_pt_br.pdf"], [SECOND / "questions.jsonl"]),
+    "heldout": (sorted(HELDOUT.glob("*.pdf")), sorted(HELDOUT.glob("questions_*.jsonl"))),
+}
 
 
 def load_questions(path: Path, key_facts: Path | None) -> list[dict]:
@@ -83,7 +93,13 @@ def score(question: dict, body: dict) -> dict:
         "echo": echoes(answer, question["question"]),
         "language": guess_language(answer),
         "cited": bool(cited),
-        "cites_golden_page": any(s.get("page_start", 0) <= p <= s.get("page_end", -1) for s in cited for p in pages),
+        "cites_golden_page": any(
+            s.get("page_start", 0) <= p <= s.get("page_end", -1)
+            and (not question.get("document") or s.get("file") in (None, question["document"]))
+            for s in cited
+            for p in pages
+        ),
+        "words": len(answer.split()),
         "seconds": body.get("timings", {}).get("total_seconds"),
         # What the model's own refinements were worth: searched (a step after the question's own search), or
         # guarded and why (a query in another language than the question's, one that loops, ...).
@@ -109,6 +125,13 @@ def summarize(rows: list[dict]) -> dict:
         "with_citation": sum(r["cited"] for r in rows),
         "cites_golden_page": sum(r["cites_golden_page"] for r in rows),
         "answer_kinds": by_kind,
+        # How long what the reader reads is, for quotes (a quote should say the answer, not the whole page).
+        "quoted_median_words": statistics.median([r["words"] for r in rows if r["answer_kind"] == "quoted"] or [0]),
+        # Of the answers of each kind, the share holding all their key facts: is the label right?
+        "all_facts_by_kind": {
+            kind: round(sum(r["all_facts"] for r in rows if r["answer_kind"] == kind) / count, 3)
+            for kind, count in by_kind.items()
+        },
         "seconds_per_question": round(sum(r["seconds"] or 0 for r in rows) / n, 2),
         "refinements_searched": sum(r["refinements_searched"] for r in rows),
         "refinements_guarded": dict(Counter(reason for r in rows for reason in r["refinements_guarded"])),
@@ -117,15 +140,22 @@ def summarize(rows: list[dict]) -> dict:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--pdf", type=Path, default=MANUAL, help="the document to upload")
-    parser.add_argument("--questions", type=Path, default=GOLDEN, help="JSONL: id, question, evidence, key_facts")
+    parser.add_argument("--set", choices=sorted(SETS), default=None, help="a known set: its PDFs and questions")
+    parser.add_argument("--pdf", type=Path, nargs="+", default=[MANUAL], help="the documents to upload")
+    parser.add_argument(
+        "--questions", type=Path, nargs="+", default=[GOLDEN], help="JSONL files: id, question, evidence, key_facts"
+    )
     parser.add_argument("--key_facts", type=Path, default=KEY_FACTS, help="JSONL of {id, key_facts} (golden set)")
     parser.add_argument("--out", type=Path, default=ROOT / "runs" / "answers" / "golden_pt", help="output folder")
     parser.add_argument("--extra", default="", help='more `rqrag serve` flags, e.g. "--backend chat ..."')
     parser.add_argument("--limit", type=int, default=None, help="only the first N questions")
     args = parser.parse_args(argv)
 
-    questions = load_questions(args.questions, args.key_facts if args.questions == GOLDEN else None)[: args.limit]
+    if args.set:
+        args.pdf, args.questions = SETS[args.set]
+    questions = [
+        q for path in args.questions for q in load_questions(path, args.key_facts if path == GOLDEN else None)
+    ][: args.limit]
     args.out.mkdir(parents=True, exist_ok=True)
     (args.out / "resolved_config.json").write_text(json.dumps({k: str(v) for k, v in vars(args).items()}, indent=2))
     with tempfile.TemporaryDirectory() as tmp:
@@ -134,8 +164,9 @@ def main(argv: list[str] | None = None) -> int:
         rows = []
         try:
             with httpx.Client(base_url=server.base, timeout=1800) as client:
-                job = upload(client, args.pdf)
-                print(f"uploaded {args.pdf.name}: {job.get('progress')}", file=sys.stderr)
+                for pdf in args.pdf:
+                    job = upload(client, pdf)
+                    print(f"uploaded {pdf.name}: {job.get('result')}", file=sys.stderr)
                 with (args.out / "answers.jsonl").open("w") as out:
                     for i, question in enumerate(questions, 1):
                         ask = {"question": question["question"], "return_trajectories": True}
@@ -153,6 +184,10 @@ def main(argv: list[str] | None = None) -> int:
         finally:
             server.stop()
     summary = summarize(rows)
+    documents = sorted({q.get("document") for q in questions if q.get("document")})
+    if len(documents) > 1:
+        of = {q["id"]: q.get("document") for q in questions}
+        summary["by_document"] = {d: summarize([r for r in rows if of[r["id"]] == d]) for d in documents}
     (args.out / "summary.json").write_text(json.dumps(summary, indent=2) + "\n")
     print(json.dumps(summary, indent=2))
     return 0

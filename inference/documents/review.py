@@ -12,7 +12,10 @@
    optional reply cache) with a JSON schema (`REVIEW_SCHEMA`): summary, objectives, conclusions, and relevance
    to the topic on four levels (high / medium / low / none) with its reason. The instructions are in the
    review's language (`--language pt`: Portuguese; default: the library's or index's own language when it records one).
-4. `review_record` is what `review.json` holds (every document, its chunks and pages, its review or the reason
+4. Every field is checked as an answer is, against the document's excerpts (`review_check`): what fails (a loop,
+   a runaway identifier, another language, words the excerpts lack) or is missing is filled with the excerpts'
+   own sentences, quoted with their pages; `provenance` says which is which.
+5. `review_record` is what `review.json` holds (every document, its chunks and pages, its review or the reason
    it has none; `REVIEW_FILE_SCHEMA`); `rqrag review` writes it and `review.md` (one section per document, most
    relevant first, pages cited) to `--out`.
 
@@ -95,6 +98,7 @@ REVIEW_FILE_SCHEMA: dict[str, Any] = {
                     "chunks": {"type": "array", "items": _CHUNK_SCHEMA, "minItems": 1},
                     "review": {"oneOf": [{"type": "null"}, REVIEW_SCHEMA]},
                     "error": {"type": ["string", "null"]},
+                    "provenance": {"type": ["object", "null"]},
                 },
                 "required": ["key", "title", "file", "pages", "chunks", "review", "error"],
             },
@@ -124,6 +128,9 @@ class DocumentGroup:
     chunks: list[Chunk] = field(default_factory=list)
     review: dict[str, Any] | None = None
     error: str | None = None
+    # Per field, once checked (`review_check.check_review`): {"kind": generated | quoted | retrieval | none,
+    # "pages": the quote's pages, "why": why the model's text was not shown}.
+    provenance: dict[str, dict[str, Any]] | None = None
 
     @property
     def pages(self) -> list[int]:
@@ -326,6 +333,7 @@ def review_record(
                 ],
                 "review": d.review,
                 "error": d.error,
+                "provenance": d.provenance,
             }
             for d in documents
         ],

@@ -10,10 +10,10 @@
 A literature review of your own documents: the top `k` chunks of a library (`rqrag docs add`: a folder, or
 PostgreSQL + pgvector with `--database_url`) or of an index (`rqrag index build`) for the topic, grouped by
 document (at most `per_document` chunks each), and for every document a chat LLM's summary, objectives,
-conclusions and relevance to the topic (high / medium / low / none, with the reason). Without `--llm_base_url`
-the LLM is `--serve_model`, started on this machine for the run as `rqrag data build --serve_model` does. Writes
-review.md (one section per document, most relevant first, pages cited), review.json and resolved_config.yaml to
-`--out`. How the review is made: `rqrag.inference.documents.review`.
+conclusions and relevance to the topic (high / medium / low / none, with the reason), each field checked against
+the document's excerpts, or quoted from them with its page where the model's text fails the check. Without
+`--llm_base_url` the LLM is `--serve_model`, started on this machine for the run. Writes review.md, review.json
+and resolved_config.yaml to `--out`. How: `rqrag.inference.documents.review` and `review_check`.
 """
 
 from __future__ import annotations
@@ -30,6 +30,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from rqrag.config import ConfigError, log_config, make_parser, parse, save_resolved_config
+from rqrag.inference.documents.review_report import page_ranges, render_markdown  # noqa: F401  (re-exported)
 
 
 logger = logging.getLogger(__name__)
@@ -209,88 +210,6 @@ def index_language(index_dir: Path | None, extras: Sequence[dict]) -> str | None
     return review_language(said + [extra.get("language") for extra in extras])
 
 
-_LABELS = {
-    "en": {
-        "title": "Literature review",
-        "topic": "Topic",
-        "found": "{docs} documents in the top {retrieved} chunks of `{index}` (at most {cap} chunks each); model `{model}`.",
-        "summary": "Summary",
-        "objectives": "Objectives",
-        "conclusions": "Conclusions",
-        "relevance": "Relevance",
-        "pages": "Pages cited",
-        "no_pages": "no page numbers",
-        "file": "File",
-        "none_stated": "not stated in the excerpts",
-        "failed": "No review",
-        "levels": {"high": "high", "medium": "medium", "low": "low", "none": "none"},
-    },
-    "pt": {
-        "title": "Revisão de literatura",
-        "topic": "Tema",
-        "found": "{docs} documentos nos {retrieved} trechos mais próximos em `{index}` (no máximo {cap} por documento); modelo `{model}`.",
-        "summary": "Resumo",
-        "objectives": "Objetivos",
-        "conclusions": "Conclusões",
-        "relevance": "Relevância",
-        "pages": "Páginas citadas",
-        "no_pages": "sem números de página",
-        "file": "Arquivo",
-        "none_stated": "não indicado nos trechos",
-        "failed": "Sem revisão",
-        "levels": {"high": "alta", "medium": "média", "low": "baixa", "none": "nenhuma"},
-    },
-}
-
-
-def page_ranges(pages: Sequence[int]) -> str:
-    """[3, 4, 5, 9] -> "3-5, 9"."""
-    runs: list[list[int]] = []
-    for page in pages:
-        if runs and page == runs[-1][1] + 1:
-            runs[-1][1] = page
-        else:
-            runs.append([page, page])
-    return ", ".join(str(a) if a == b else f"{a}-{b}" for a, b in runs)
-
-
-def render_markdown(record: dict) -> str:
-    """review.md: a header, then one section per document in the record's order."""
-    words = _LABELS[record["language"]]
-    lines = [f"# {words['title']}", "", f"**{words['topic']}:** {record['topic']}", ""]
-    lines += [
-        words["found"].format(
-            docs=len(record["documents"]),
-            retrieved=record["chunks_retrieved"],
-            index=record.get("index", "?"),
-            cap=record.get("per_document", "?"),
-            model=record.get("model", "?"),
-        ),
-        "",
-    ]
-    for n, doc in enumerate(record["documents"], start=1):
-        review = doc["review"]
-        level = f" — {words['relevance'].lower()}: {words['levels'][review['relevance']]}" if review else ""
-        lines += [f"## {n}. {doc['title']}{level}", ""]
-        cited = page_ranges(doc["pages"]) if doc["pages"] else words["no_pages"]
-        where = f"**{words['pages']}:** {cited}"
-        if doc["file"]:
-            where = f"**{words['file']}:** `{doc['file']}` · " + where
-        lines += [where, ""]
-        if review is None:
-            lines += [f"**{words['failed']}:** {doc['error']}", ""]
-            continue
-        lines += [f"**{words['summary']}.** {review['summary'].strip()}", ""]
-        for key in ("objectives", "conclusions"):
-            items = review[key] or [f"*{words['none_stated']}*"]
-            lines += [f"**{words[key]}.**", "", *(f"- {item}" for item in items), ""]
-        lines += [
-            f"**{words['relevance']} ({words['levels'][review['relevance']]}).** {review['relevance_reason'].strip()}",
-            "",
-        ]
-    return "\n".join(lines)
-
-
 async def _review_all(client, topic, documents, language, config: ReviewConfig) -> None:
     from rqrag.inference.documents.review import review_documents, review_schema
 
@@ -355,6 +274,10 @@ def review(config: ReviewConfig, topic: str, stack: contextlib.ExitStack) -> int
     except openai.APIStatusError as error:  # 401/403/404: a wrong key, URL or model; no document would pass
         print(f"rqrag review: the LLM endpoint refused the run: HTTP {error.status_code}: {error}", file=sys.stderr)
         return 2
+    from rqrag.inference.documents.review_check import check_review
+
+    for document in documents:  # the model's text is shown where it holds up; quotes fill the rest
+        check_review(topic, document, language)
     info = {"index": source.label, "model": config.llm_model, "k": config.k}
     if config.llm_base_url is None:
         info["served_model"] = config.serve_model
@@ -366,7 +289,9 @@ def review(config: ReviewConfig, topic: str, stack: contextlib.ExitStack) -> int
     md_path = out / "review.md"
     md_path.write_text(render_markdown(record))
     reviewed = sum(d["review"] is not None for d in record["documents"])
-    print(f"Reviewed {reviewed} of {len(documents)} document(s) ({len(hits)} chunks retrieved) -> {md_path}")
+    quoted = sum(f["kind"] != "generated" for d in record["documents"] for f in (d["provenance"] or {}).values())
+    print(f"Reviewed {reviewed} of {len(documents)} document(s) ({len(hits)} chunks retrieved; {quoted} field(s) "
+          f"quoted or judged by words, the model's text did not hold up) -> {md_path}")  # fmt: skip
     for doc in record["documents"]:
         if doc["error"]:
             print(f"  no review for {doc['title']!r}: {doc['error']}", file=sys.stderr)

@@ -1,0 +1,113 @@
+"""review.md: the literature review as a person reads it, in the review's language, each field marked with
+where it comes from (generated and checked, quoted from the document with its pages, or judged by the topic's
+words). Written by `rqrag review` from the record `review.review_record` makes.
+
+    from rqrag.inference.documents.review_report import render_markdown
+    Path("review.md").write_text(render_markdown(record))
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+
+_LABELS = {
+    "en": {
+        "title": "Literature review",
+        "topic": "Topic",
+        "found": "{docs} documents in the top {retrieved} chunks of `{index}` (at most {cap} chunks each); model `{model}`.",
+        "summary": "Summary",
+        "objectives": "Objectives",
+        "conclusions": "Conclusions",
+        "relevance": "Relevance",
+        "pages": "Pages cited",
+        "no_pages": "no page numbers",
+        "file": "File",
+        "none_stated": "not stated in the excerpts",
+        "failed": "No review",
+        "quoted": "quoted from the document, {pages}",
+        "page": "p.",
+        "by_words": "judged by the topic's words",
+        "levels": {"high": "high", "medium": "medium", "low": "low", "none": "none"},
+    },
+    "pt": {
+        "title": "Revisão de literatura",
+        "topic": "Tema",
+        "found": "{docs} documentos nos {retrieved} trechos mais próximos em `{index}` (no máximo {cap} por documento); modelo `{model}`.",
+        "summary": "Resumo",
+        "objectives": "Objetivos",
+        "conclusions": "Conclusões",
+        "relevance": "Relevância",
+        "pages": "Páginas citadas",
+        "no_pages": "sem números de página",
+        "file": "Arquivo",
+        "none_stated": "não indicado nos trechos",
+        "failed": "Sem revisão",
+        "quoted": "citado do documento, {pages}",
+        "page": "p.",
+        "by_words": "avaliada pelas palavras do tema",
+        "levels": {"high": "alta", "medium": "média", "low": "baixa", "none": "nenhuma"},
+    },
+}
+
+
+def page_ranges(pages: Sequence[int]) -> str:
+    """[3, 4, 5, 9] -> "3-5, 9"."""
+    runs: list[list[int]] = []  # [first, last] of each run of consecutive pages
+    for page in pages:
+        if runs and page == runs[-1][1] + 1:
+            runs[-1][1] = page
+        else:
+            runs.append([page, page])
+    return ", ".join(str(a) if a == b else f"{a}-{b}" for a, b in runs)
+
+
+def render_markdown(record: dict) -> str:
+    """review.md: a header, then one section per document in the record's order."""
+    words = _LABELS[record["language"]]
+    lines = [f"# {words['title']}", "", f"**{words['topic']}:** {record['topic']}", ""]
+    lines += [
+        words["found"].format(
+            docs=len(record["documents"]),
+            retrieved=record["chunks_retrieved"],
+            index=record.get("index", "?"),
+            cap=record.get("per_document", "?"),
+            model=record.get("model", "?"),
+        ),
+        "",
+    ]
+    for n, doc in enumerate(record["documents"], start=1):
+        review = doc["review"]
+        level = f" — {words['relevance'].lower()}: {words['levels'][review['relevance']]}" if review else ""
+        lines += [f"## {n}. {doc['title']}{level}", ""]
+        cited = page_ranges(doc["pages"]) if doc["pages"] else words["no_pages"]
+        where = f"**{words['pages']}:** {cited}"
+        if doc["file"]:
+            where = f"**{words['file']}:** `{doc['file']}` · " + where
+        lines += [where, ""]
+        if review is None:
+            lines += [f"**{words['failed']}:** {doc['error']}", ""]
+            continue
+        provenance = doc.get("provenance") or {}
+        summary = _shown(provenance, "summary", review["summary"])
+        lines += [f"**{words['summary']}.**{_mark(provenance, 'summary', words)} {summary}", ""]
+        for key in ("objectives", "conclusions"):
+            items = [_shown(provenance, key, item) for item in review[key]] or [f"*{words['none_stated']}*"]
+            lines += [f"**{words[key]}.**{_mark(provenance, key, words)}", "", *(f"- {item}" for item in items), ""]
+        level, reason = words["levels"][review["relevance"]], review["relevance_reason"].strip()
+        lines += [f"**{words['relevance']} ({level}).**{_mark(provenance, 'relevance', words)} {reason}", ""]
+    return "\n".join(lines)
+
+
+def _mark(provenance: dict, key: str, words: dict) -> str:
+    """' *(quoted from the document, p. 12)*' after a field the model's text did not hold up for."""
+    field = provenance.get(key) or {}
+    if field.get("kind") == "quoted":
+        pages = f"{words['page']} {page_ranges(field['pages'])}" if field.get("pages") else ""
+        return f" *({words['quoted'].format(pages=pages).rstrip(', ')})*"
+    return f" *({words['by_words']})*" if field.get("kind") == "retrieval" else ""
+
+
+def _shown(provenance: dict, key: str, text: str) -> str:
+    """A quoted field between guillemets, as the document says it; generated text as it is."""
+    return f"«{text.strip()}»" if (provenance.get(key) or {}).get("kind") == "quoted" else text.strip()
