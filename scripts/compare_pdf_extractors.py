@@ -32,31 +32,31 @@ Backends that are not installed (a module, or the pdftotext binary) are reported
 Measured with `python scripts/compare_pdf_extractors.py --repeat 5` (2 shared cores, best of 5; pypdfium2 5.15.2 /
 PDFium 159.0.8149, pypdf 7.1.1, pdfminer.six 20260107, poppler-utils 22.12.0; PyMuPDF not installed: skipped):
 
-    pdf (pages, quotes)  backend           extract s  clean s  broken raw/clean  uncomposed  found raw/clean  run-tog.  lig.
-    acentos (1, -)       pypdfium2              0.00     0.00        66 /   0             0          - / -             0     0
-                         pypdf                  0.01     0.00        67 /   0             0          - / -             0     0
-                         pypdfium2-plain        0.00     0.00        67 /   1 a           0          - / -             0     0
-                         pdfminer               0.03     0.00        67 /   0             0          - / -             0     0
-                         pdftotext-layout       0.01     0.00         0 /   0             5 b        - / -             0     0
-                         pdftotext              0.01     0.00         0 /   0             5 b        - / -             0     0
-    xypic (26, 20)       pypdfium2              0.06     0.02       507 /   4 c           0      100 / 100 %           0     0
-                         pypdf                  0.37     0.02       927 / 406 c           0      100 / 100 %           0    90
-                         pypdfium2-plain        0.02     0.02       508 /   5 c           0      100 / 100 %           0     0
-                         pdfminer               0.88     0.03       503 /   0             0       95 /  95 % d         0    87
-                         pdftotext-layout       0.08     0.03         5 /   3 c          46 b     85 /  85 % b         0     0
-                         pdftotext              0.06     0.02         5 /   3 c          46 b     85 /  85 % b         0     0
-    lshort (181, 29)     pypdfium2              0.30     0.12        15 /   7 e           0      100 / 100 %           4 f   0
-                         pypdf                  2.74     0.14        22 /   7 e           0      100 / 100 %          25   746
-                         pypdfium2-plain        0.16     0.12        23 /   7 e           0      100 / 100 %           4 f   0
-                         pdfminer               4.74     0.13        23 /   8 e           0      100 / 100 %           4 f 746
-                         pdftotext-layout       0.75     0.15         7 /   6 e           2      100 / 100 %           4 f   0
-                         pdftotext              0.74     0.17         7 /   5 e           2      100 / 100 %           4 f   0
-    debian-edu (104, 50) pypdfium2              0.19     0.07         0 /   0             0      100 / 100 %           1 f   0
-                         pypdf                  1.62     0.07         0 /   0             0      100 / 100 %          27     8
-                         pypdfium2-plain        0.09     0.07         0 /   0             0       94 /  94 % g         1 f   0
-                         pdfminer               2.92     0.07         0 /   0             0       92 /  92 % g         1 f   8
-                         pdftotext-layout       0.11     0.09         0 /   0             0       92 /  92 % g         1 f   8
-                         pdftotext              0.10     0.07         0 /   0             0       92 /  92 % g         1 f   8
+    pdf (pages, quotes)  backend          extract s clean s broken raw/clean uncomposed  found raw/clean run-tog lig
+    acentos (1, -)       pypdfium2             0.00    0.00         66 /   0          0           - / -       0     0
+                         pypdf                 0.01    0.00         67 /   0          0           - / -       0     0
+                         pypdfium2-plain       0.00    0.00         67 /   1 a        0           - / -       0     0
+                         pdfminer              0.03    0.00         67 /   0          0           - / -       0     0
+                         pdftotext-layout      0.01    0.00          0 /   0          5 b         - / -       0     0
+                         pdftotext             0.01    0.00          0 /   0          5 b         - / -       0     0
+    xypic (26, 20)       pypdfium2             0.06    0.02        507 /   4 c        0     100 / 100 %       0     0
+                         pypdf                 0.37    0.02        927 / 406 c        0     100 / 100 %       0    90
+                         pypdfium2-plain       0.02    0.02        508 /   5 c        0     100 / 100 %       0     0
+                         pdfminer              0.88    0.03        503 /   0          0      95 /  95 % d     0    87
+                         pdftotext-layout      0.08    0.03          5 /   3 c       46 b    85 /  85 % b     0     0
+                         pdftotext             0.06    0.02          5 /   3 c       46 b    85 /  85 % b     0     0
+    lshort (181, 29)     pypdfium2             0.30    0.12         15 /   7 e        0     100 / 100 %       4 f   0
+                         pypdf                 2.74    0.14         22 /   7 e        0     100 / 100 %      25   746
+                         pypdfium2-plain       0.16    0.12         23 /   7 e        0     100 / 100 %       4 f   0
+                         pdfminer              4.74    0.13         23 /   8 e        0     100 / 100 %       4 f 746
+                         pdftotext-layout      0.75    0.15          7 /   6 e        2     100 / 100 %       4 f   0
+                         pdftotext             0.74    0.17          7 /   5 e        2     100 / 100 %       4 f   0
+    debian-edu (104, 50) pypdfium2             0.19    0.07          0 /   0          0     100 / 100 %       1 f   0
+                         pypdf                 1.62    0.07          0 /   0          0     100 / 100 %      27     8
+                         pypdfium2-plain       0.09    0.07          0 /   0          0      94 /  94 % g     1 f   0
+                         pdfminer              2.92    0.07          0 /   0          0      92 /  92 % g     1 f   8
+                         pdftotext-layout      0.11    0.09          0 /   0          0      92 /  92 % g     1 f   8
+                         pdftotext             0.10    0.07          0 /   0          0      92 /  92 % g     1 f   8
 
     a: the "É" whose accent PDFium emits at the end of the previous line; `_pdfium_page_text` places it by position.
     b: poppler composes OT1 accents itself but writes "í" as a dotless i plus U+0301, which NFC cannot join
@@ -66,7 +66,7 @@ PDFium 159.0.8149, pypdf 7.1.1, pdfminer.six 20260107, poppler-utils 22.12.0; Py
     e: lshort's own examples of accents and a "~" in a URL ("http://www.rich.edu/ ̃bush"), the same for every
        backend. f: real words ("allowUIDProposalModification", "supercalifragilisticexpialidocious").
     g: spaces invented inside monospace code ("debian -edu -amd64"), which `_pdfium_page_text` drops.
-    Times vary by about +-50 % between runs on these shared cores; the ranking does not.
+    Times vary by up to 2x between runs on these shared cores; the ranking does not.
 """
 
 from __future__ import annotations
@@ -283,8 +283,8 @@ def main(argv: list[str] | None = None) -> int:
         print(
             f"{r['pdf'][:22]:<22} {r['backend']:<16} {r['pages']:>5} {r['extract_seconds']:>9.2f} "
             f"{r['clean_seconds']:>7.2f} {r['broken_words_raw']:>10} {r['broken_words_cleaned']:>12} "
-            f"{r['uncomposed_cleaned']:>10} {_share(r['quotes_found_raw']):>9} {_share(r['quotes_found_cleaned']):>11} "
-            f"{r['run_together_words']:>12} {r['ligatures_raw']:>9}"
+            f"{r['uncomposed_cleaned']:>10} {_share(r['quotes_found_raw']):>9} "
+            f"{_share(r['quotes_found_cleaned']):>11} {r['run_together_words']:>12} {r['ligatures_raw']:>9}"
         )
         for quote in r["quotes_missed"][: args.missed]:
             print(f"    missed {quote}")

@@ -51,6 +51,9 @@ _LETTER = r"[^\W\d_]"
 _BEFORE = re.compile(rf"(?:([{_SPACING}])|(?:\s|^)([{_COMBINING}]))\s?({_LETTER})")
 _AFTER = re.compile(rf"({_LETTER})\s?([{_SPACING}])")
 _ORPHAN = re.compile(rf"[{_SPACING}]|(?:\s|^)[{_COMBINING}]")
+# poppler's pdftotext writes OT1's "í" as a dotless i followed by a combining acute ("visı́veis"), a pair NFC keeps
+# apart (Unicode has no precomposed dotless i with an accent): the word never matches "visíveis".
+_DOTLESS_MARKED = re.compile(rf"\u0131([{_COMBINING}])")
 
 
 # Marks that also serve as apostrophes or quotes ("rock´n´roll") only compose with the letters they accent in
@@ -72,7 +75,7 @@ def _composed(letter: str, mark: str) -> str | None:
 
 def recompose_accents(text: str) -> str:
     """`text` with separated accents joined to their letters, in NFC. Text without such accents is only NFC'd."""
-    if not _ORPHAN.search(text) and "`" not in text:
+    if not _ORPHAN.search(text) and "`" not in text and "\u0131" not in text:
         return unicodedata.normalize("NFC", text)
 
     def before(match: re.Match) -> str:
@@ -85,6 +88,7 @@ def recompose_accents(text: str) -> str:
     def grave(match: re.Match) -> str:
         return _composed(match.group(1), "\u0300") or match.group(0)
 
+    text = _DOTLESS_MARKED.sub(lambda m: _composed("\u0131", m.group(1)) or m.group(0), text)
     text = _BEFORE.sub(before, unicodedata.normalize("NFC", text))
     text = _AFTER.sub(after, text)  # what had no letter after it ("c¸ ã" from other producers)
     text = _ASCII_GRAVE.sub(grave, text)
