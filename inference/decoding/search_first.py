@@ -52,6 +52,11 @@ def not_found_message(library, text: str) -> str | None:
         hits = one.retriever("dense").search(" ".join(text.split()), k=1)
         if hits and hits[0].score >= floor:
             return None
+        # A document uploaded seconds ago is searchable by its words before it has vectors: the dense floor
+        # cannot judge it yet, so the question is outside only if none of its words lead to such a document.
+        waiting = one.pending() if hasattr(one, "pending") else frozenset()
+        if waiting and any(hit.extra.get("doc_id") in waiting for hit in one.retriever("bm25").search(text, k=3)):
+            return None
     return NOT_FOUND.get(library.settings.language, NOT_FOUND["en"])
 
 

@@ -275,6 +275,10 @@ class DocumentLibrary:
     def contains(self, doc_id: str) -> bool:
         return self.get(doc_id) is not None
 
+    def pending(self) -> frozenset[str]:
+        """The documents searchable by their words whose vectors are still being computed (see `add`)."""
+        return frozenset(r["doc_id"] for r in self.list() if r.get(VECTORS) == PENDING)
+
     def close(self) -> None:
         """Release what the store holds open (a database connection); local libraries hold nothing."""
 

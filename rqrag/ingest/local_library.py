@@ -132,6 +132,10 @@ class LocalLibrary(DocumentLibrary):
     def contains(self, doc_id: str) -> bool:
         return doc_id in self._refresh().records
 
+    def pending(self) -> frozenset[str]:
+        """The documents searchable by their words whose vectors are still being computed."""
+        return _pending(self._refresh())
+
     def retriever(self, mode: str = "hybrid") -> LibraryRetriever:
         return LibraryRetriever(self, check_search_mode(mode))
 

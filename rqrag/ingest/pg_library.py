@@ -137,6 +137,10 @@ class PgLibrary(DocumentLibrary):
     def remove(self, doc_id: str) -> bool:
         return self._settled_store() is not None and self.store.remove_document(doc_id)
 
+    def pending(self) -> frozenset[str]:
+        """The documents searchable by their words whose vectors are still being computed."""
+        return frozenset(self.store.pending_documents()) if self._settled_store() is not None else frozenset()
+
     def contains(self, doc_id: str) -> bool:
         return self._settled_store() is not None and self.store.has_document(doc_id)
 
