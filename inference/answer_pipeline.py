@@ -36,7 +36,7 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
-from rqrag.inference.decoding.config import DecodeConfig
+from rqrag.inference.decoding.config import DecodeConfig, quotes_only
 from rqrag.inference.decoding.search_first import not_found_message, nothing_found_message, search_question_first
 from rqrag.inference.decoding.tree import Question, QuestionResult
 from rqrag.inference.grounding import (
@@ -229,7 +229,7 @@ class AnswerPipeline:
     ) -> list[PipelineAnswer]:
         """Steps 4-6: the tree with this call's settings, selection, the grounded answer and its citations."""
         answers: dict[str, PipelineAnswer] = {}
-        if settings.decode.answerer == "extractive":
+        if any(quotes_only(settings.decode.answerer, p.language) for p in prepared):
             prepared = self._searched(prepared, source, settings)
         todo = []
         for p in prepared:
@@ -243,7 +243,7 @@ class AnswerPipeline:
                     strategy=settings.decode.strategy,
                     timings={"retrieval_seconds": round(p.seconds, 3)},
                 )
-            elif settings.decode.answerer == "extractive":
+            elif quotes_only(settings.decode.answerer, p.language):
                 answers[p.question.qid] = self._quoted(p)
             else:
                 todo.append(p)

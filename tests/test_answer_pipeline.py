@@ -134,6 +134,25 @@ def test_the_extractive_answerer_quotes_the_questions_own_search_without_a_model
     assert answer.trajectory[0]["action"] == "question" and answer.sources[0]["cited"]
 
 
+def test_auto_quotes_a_question_in_a_language_the_model_never_learned_and_decodes_english(
+    smollm2_tokenizer, retriever
+):
+    pipeline, decoder = _pipeline(smollm2_tokenizer, retriever, "Kilimanjaro is 5895 metres high.")
+    settings = AnswerSettings(dataclasses.replace(decoder.config, answerer="auto", max_depth=0), search_first=True)
+    calls = decoder.generator.stats.model_calls
+    (portuguese,) = pipeline.answer(
+        [Question("pt", [{"role": "user", "content": "Qual é a altura do vulcão Kilimanjaro na Tanzânia?"}])],
+        EvidenceSource(retriever),
+        dataclasses.replace(settings, language="pt"),
+    )
+    assert decoder.generator.stats.model_calls == calls  # a Portuguese question: no model call
+    assert portuguese.kind == "quoted" and portuguese.text == "It is 5895 metres high."
+    (english,) = pipeline.answer(
+        [Question("en", [{"role": "user", "content": QUESTION}])], EvidenceSource(retriever), settings
+    )
+    assert decoder.generator.stats.model_calls > calls and english.kind == "generated"
+
+
 def test_a_recorded_tree_decided_again_shows_what_the_live_pipeline_showed(smollm2_tokenizer, retriever):
     """scripts/replay_decisions.py decides `rqrag eval` records again; that is only the eval's figure if a tree
     read back from its record (QuestionResult.from_record) is decided exactly as the live one was."""

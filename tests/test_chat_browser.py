@@ -159,9 +159,18 @@ def test_upload_ask_and_see_the_answer_stream_with_page_citations(server, driver
 
     pdf = tmp / "manual.pdf"
     pdf.write_bytes(pdf_pages(86, 91))
+    # Every text the upload status shows, recorded as it changes (a poll may show a stage for under a second).
+    driver.execute_script(
+        "window.__statuses = []; new MutationObserver(() => { const s = document.getElementById('upload-status');"
+        " if (s) window.__statuses.push(s.textContent); }).observe(document.body,"
+        " {childList: true, characterData: true, subtree: true});"
+    )
     driver.find_element(By.ID, "upload-input").send_keys(str(pdf))
     driver.find_element(By.ID, "upload-button").click()
     wait_for(driver, lambda d: "manual.pdf" in d.find_element(By.ID, "document-list").text, 240)
+    statuses = driver.execute_script("return window.__statuses")
+    # The page said the document could be searched by its words before its passages were all indexed.
+    assert any("já pesquisável por palavras" in text for text in statuses), statuses
 
     message = ask(driver, "Que valor de tempo limite esconde o menu iPXE dos clientes LTSP?", "documents")
     assert message.find_element(By.CSS_SELECTOR, ".answer").text.strip()

@@ -186,11 +186,13 @@ class DecodeConfig:
             "help": "how the answer is chosen among trajectories (vote: best of six on held-out HotpotQA, README)"
         },
     )
-    answerer: Literal["model", "extractive"] = field(
+    answerer: Literal["model", "extractive", "auto"] = field(
         default="model",
         metadata={
             "help": "model: the tree decoder answers (grounded, see --grounded); extractive: no model at all, the "
-            "best sentence of the question's own search is quoted (scripts/eval_document_answers.py compares them)"
+            "best sentence of the question's own search is quoted (scripts/eval_document_answers.py compares them); "
+            "auto: extractive for a question in a language the model was not trained in (all but English), model "
+            "otherwise"
         },
     )
     grounded: bool = field(
@@ -271,3 +273,13 @@ class DecodeConfig:
         if action is Action.ANSWER:
             return SamplingParams(self.answer_temperature, self.answer_top_p, self.answer_max_tokens)
         return SamplingParams(self.query_temperature, self.query_top_p, self.query_max_tokens)
+
+
+# The languages the shipped model was trained to refine and answer in (English trajectories only): with
+# `answerer: auto` a question in any other language is answered by quoting its own search, no model at all.
+MODEL_LANGUAGES = frozenset({"en"})
+
+
+def quotes_only(answerer: str, language: str | None) -> bool:
+    """Whether a question in `language` is answered by the extractive path under `--answerer`."""
+    return answerer == "extractive" or (answerer == "auto" and (language or "en") not in MODEL_LANGUAGES)

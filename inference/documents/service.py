@@ -59,6 +59,8 @@ class DocumentsSettings:
     max_upload_bytes: int = 50 * 1024 * 1024
     language: str | None = None  # for libraries the server creates (None: detected from the first upload's text)
     embedding_model: str | None = None
+    chunk_size: int | None = None  # of libraries the server creates (None: `ChunkingConfig`'s default)
+    chunk_overlap: int | None = None
     retrieval_mode: str = "hybrid"
     max_queued_jobs: int = 8  # all users together; each waiting job holds its file in memory
     max_queued_jobs_per_user: int = 3  # one user's full quota leaves the others room (jobs.py)
@@ -81,6 +83,8 @@ class DocumentsSettings:
             "max_upload_bytes": "max_upload_bytes",
             "language": "documents_language",
             "embedding_model": "documents_embedding_model",
+            "chunk_size": "documents_chunk_size",
+            "chunk_overlap": "documents_chunk_overlap",
             "shared_libraries": "shared_libraries",
             "max_queued_jobs": "max_queued_uploads",
             "max_queued_jobs_per_user": "max_queued_uploads_per_user",
@@ -91,6 +95,18 @@ class DocumentsSettings:
         defaults = cls()
         values = {ours: getattr(serve, theirs, getattr(defaults, ours)) for ours, theirs in names.items()}
         return cls(**values, users=bool(getattr(serve, "users", None)))
+
+    def chunking(self):
+        """The chunking of a library the server creates: the library default, with the sizes the config gives."""
+        if self.chunk_size is None and self.chunk_overlap is None:
+            return None
+        from rqrag.ingest.chunking import ChunkingConfig
+
+        default = ChunkingConfig()
+        return ChunkingConfig(
+            chunk_size=self.chunk_size or default.chunk_size,
+            chunk_overlap=self.chunk_overlap if self.chunk_overlap is not None else default.chunk_overlap,
+        )
 
     def ingest_limits(self) -> IngestLimits:
         """What one upload may cost, for `precheck` and the library's `add` (`rqrag.ingest.limits.IngestLimits`)."""
@@ -208,6 +224,7 @@ class DocumentsService:
                         where,
                         language=self.settings.language,
                         embedding_model=self.settings.embedding_model,
+                        chunking=self.settings.chunking(),
                         **options,
                     )
                 except LibraryError as error:  # made with other settings (e.g. by `rqrag docs add`): it keeps them
