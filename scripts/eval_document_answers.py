@@ -161,11 +161,12 @@ def main(argv: list[str] | None = None) -> int:
     with tempfile.TemporaryDirectory() as tmp:
         flags = ["--retrievers", "documents", "corpus", "--documents_dir", f"{tmp}/libraries"]
         server = RQRAGServer(Path(tmp), Path(tmp) / "conversations.db", [*flags, *shlex.split(args.extra)])
-        rows = []
+        rows, uploads = [], {}
         try:
             with httpx.Client(base_url=server.base, timeout=1800) as client:
                 for pdf in args.pdf:
                     job = upload(client, pdf)
+                    uploads[pdf.name] = job.get("result")
                     print(f"uploaded {pdf.name}: {job.get('result')}", file=sys.stderr)
                 with (args.out / "answers.jsonl").open("w") as out:
                     for i, question in enumerate(questions, 1):
@@ -184,6 +185,8 @@ def main(argv: list[str] | None = None) -> int:
         finally:
             server.stop()
     summary = summarize(rows)
+    # What each upload was read as: its language (detected, with how sure), pages and chunks.
+    summary["uploads"] = uploads
     documents = sorted({q.get("document") for q in questions if q.get("document")})
     if len(documents) > 1:
         of = {q["id"]: q.get("document") for q in questions}
