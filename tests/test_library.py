@@ -186,7 +186,7 @@ def test_settings_are_kept_and_other_ones_refused(library, encoder, part_b, tmp_
     library.add(part_b, "b.pdf")
     saved = json.loads((library.path / "documents.json").read_text())["settings"]
     assert saved["language"] == "pt" and saved["embedding_model"] == MODEL
-    assert saved["chunking"]["strategy"] == "recursive" and saved["chunking"]["chunk_size"] == 1500
+    assert saved["chunking"]["strategy"] == "recursive" and saved["chunking"]["chunk_size"] == 1000
     assert open_library(library.path, encoder=encoder).settings.language == "pt"
     with pytest.raises(LibraryError, match="language"):
         open_library(library.path, language="en", encoder=encoder)
