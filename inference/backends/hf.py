@@ -260,7 +260,9 @@ class HFGenerator:
             cut = (sorted_probs.cumsum(-1) - sorted_probs) >= params.top_p
             sorted_probs[cut] = 0.0
             probs = torch.zeros_like(probs).scatter_(0, order, sorted_probs)
-        return int(torch.multinomial(probs, 1, generator=row.generator))
+        # The per-request generator lives on the CPU (seeded samples are the same on every device), and
+        # multinomial wants its probabilities on the generator's device: one vocabulary row a token, cheap.
+        return int(torch.multinomial(probs.float().cpu(), 1, generator=row.generator))
 
     def _completion(self, row: _Row) -> Completion:
         ids = row.token_ids
