@@ -28,7 +28,10 @@ pytestmark = pytest.mark.slow
 
 
 CHROMIUM, CHROMEDRIVER = "/usr/bin/chromium", "/usr/bin/chromedriver"
-FLAGS = ["--max_depth", "1", "--answer_max_tokens", "16", "--query_max_tokens", "16", "--batch_window_ms", "50"]
+# The model answers here even over the Portuguese library (the served default, `answerer: auto`, quotes its search
+# with no model): the page's trajectory, badge and confidence of a decoded answer are what these tests look at.
+FLAGS = ["--max_depth", "1", "--answer_max_tokens", "16", "--query_max_tokens", "16", "--batch_window_ms", "50",
+         "--answerer", "model"]  # fmt: skip
 KINDS = ["--retrievers", "documents+memories", "documents", "memories", "corpus"]
 WAIT_S = 300  # one answer of the CPU model, with room for a loaded CI machine
 
