@@ -143,17 +143,19 @@ def test_review_end_to_end(openai_server, paper_index, tmp_path, capsys):
     assert record["chunks_retrieved"] == 6 and record["chunks_over_cap"] == 2
     assert all(len(d["chunks"]) <= 2 for d in documents.values())
     assert documents["heat-study"]["pages"] == [1, 2, 3, 4]
-    # The over-long document failed alone, with the reason; the others were not lost.
+    # The over-long document failed alone, with the reason, and its fields are its own sentences, quoted with their
+    # pages; the others were not lost.
     long_report = documents["long-report"]
-    assert long_report["review"] is None and "rejected" in long_report["error"]
-    reviewed = [d for d in documents.values() if d["review"] is not None]
-    assert reviewed and code == 0, [d["error"] for d in documents.values()]
+    assert "rejected" in long_report["error"] and long_report["review"] is not None
+    assert {f["kind"] for f in long_report["provenance"].values()} <= {"quoted", "retrieval"}
+    assert "rejected" in long_report["provenance"]["summary"]["why"]
+    assert code == 0, [d["error"] for d in documents.values()]
     markdown = (out / "review.md").read_text()
     assert markdown.count("\n## ") == len(documents)
     assert "**Pages cited:** 1-4" in markdown and "papers/heat-study.pdf" in markdown
-    assert "No review" in markdown and "rejected" in markdown
+    assert "quoted from the document" in markdown
     assert "entry_point: rqrag review" in (out / "resolved_config.yaml").read_text()
-    assert "no review for 'Long Report'" in printed.err
+    assert "no model review for 'Long Report'" in printed.err and "quoted from it instead" in printed.err
 
 
 def test_the_review_language_follows_the_index(tmp_path):

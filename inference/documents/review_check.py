@@ -109,7 +109,7 @@ def check_review(topic: str, document, language: str, quoter=None) -> None:
     else:
         review["relevance"], review["relevance_reason"] = model_said["relevance"], reason
         provenance["relevance"] = {"kind": "generated", "pages": [], "why": None}
-    document.review, document.provenance, document.error = review, provenance, None
+    document.review, document.provenance = review, provenance  # `error` still says why the model's failed
 
 
 def _stating(hits: Sequence, field: str) -> list:

@@ -294,7 +294,7 @@ def review(config: ReviewConfig, topic: str, stack: contextlib.ExitStack) -> int
           f"quoted or judged by words, the model's text did not hold up) -> {md_path}")  # fmt: skip
     for doc in record["documents"]:
         if doc["error"]:
-            print(f"  no review for {doc['title']!r}: {doc['error']}", file=sys.stderr)
+            print(f"  no model review for {doc['title']!r} ({doc['error']}): quoted from it instead", file=sys.stderr)
     return 0 if reviewed else 1
 
 
