@@ -35,6 +35,7 @@ from rqrag.ingest.library import (
 )
 from rqrag.retrieval.atomic_dir import is_retired, leftovers, staging, swap_in
 from rqrag.retrieval.base import Hit, check_qids
+from rqrag.retrieval.documents import doc_id_of
 from rqrag.retrieval.registry import INDEX_MODES, check_search_mode
 from rqrag.retrieval.shared_encoder import SharedEncoder
 
@@ -132,10 +133,6 @@ class LocalLibrary(DocumentLibrary):
     def contains(self, doc_id: str) -> bool:
         return doc_id in self._refresh().records
 
-    def pending(self) -> frozenset[str]:
-        """The documents searchable by their words whose vectors are still being computed."""
-        return _pending(self._refresh())
-
     def retriever(self, mode: str = "hybrid") -> LibraryRetriever:
         return LibraryRetriever(self, check_search_mode(mode))
 
@@ -192,11 +189,11 @@ class LocalLibrary(DocumentLibrary):
 
     def _fill_pending(self, current: _Version, progress: Progress | None) -> _Version:
         """Embed the chunks of documents whose add was killed between its two stages (caller holds the lock)."""
-        waiting = {doc_id for doc_id, record in current.records.items() if record.get(VECTORS) == PENDING}
+        waiting = _pending(current)
         if not waiting:
             return current
         docs, vectors = self._stored(current)
-        rows = [i for i, doc in enumerate(docs) if _doc_id_of(doc) in waiting]
+        rows = [i for i, doc in enumerate(docs) if doc_id_of(doc) in waiting]
         logger.info("%s: embedding %d chunks an interrupted add left without vectors", self.path, len(rows))
         vectors = vectors.copy()
         vectors[rows] = self._embed([docs[i] for i in rows], progress)
@@ -212,7 +209,7 @@ class LocalLibrary(DocumentLibrary):
             if doc_id not in current.records:
                 return False
             docs, vectors = self._stored(current)
-            keep = [i for i, doc in enumerate(docs) if _doc_id_of(doc) != doc_id]
+            keep = [i for i, doc in enumerate(docs) if doc_id_of(doc) != doc_id]
             records = {key: value for key, value in current.records.items() if key != doc_id}
             self._write_version([docs[i] for i in keep], vectors[keep], records)
         return True
@@ -308,7 +305,8 @@ class LibraryRetriever:
         if version.index is None:
             return f"library:{self.library.path.name}:empty"
         # Pending vectors change what a search finds without changing the docids: the name (a cache key) says so.
-        waiting = f":pending{len(_pending(version))}" if _pending(version) else ""
+        waiting = len(_pending(version))
+        waiting = f":pending{waiting}" if waiting else ""
         return f"library:{self.library.path.name}:{self.mode}:{version.index.meta.get('fingerprint')}{waiting}"
 
     def search(self, query: str, k: int = 3, qid: str | None = None) -> list[Hit]:
@@ -322,10 +320,10 @@ class LibraryRetriever:
         waiting = _pending(version)
         if not waiting or self.mode == "bm25":
             retriever = version.index.retriever(self.mode)
-        elif self.mode == "dense":
-            retriever = _WithoutPending(version.index.dense(), waiting)
         else:
-            retriever = _HybridWhilePending(version.index.bm25(), _WithoutPending(version.index.dense(), waiting))
+            rows = sum(int(version.records[doc_id].get("chunk_count") or 0) for doc_id in waiting)
+            dense = _WithoutPending(version.index.dense(), waiting, rows)
+            retriever = dense if self.mode == "dense" else _HybridWhilePending(version.index.bm25(), dense)
         found = retriever.batch_search(list(queries), k=k)
         return [[_with_extra(hit, version.chunks) for hit in hits] for hits in found]
 
@@ -336,15 +334,15 @@ class _WithoutPending:
 
     uses_qids = False
 
-    def __init__(self, dense, waiting: frozenset[str]):
+    def __init__(self, dense, waiting: frozenset[str], rows: int):
         self.dense = dense
         self.waiting = waiting
+        self.rows = rows  # placeholders score 0, above a real chunk's negative similarity: ask for k beyond them
         self.name = f"{dense.name}:without{len(waiting)}"
 
     def batch_search(self, queries: Sequence[str], k: int = 3, qids: Sequence[str] | None = None) -> list[list[Hit]]:
-        rows = sum(1 for doc in self.dense.documents if _doc_id_of(doc) in self.waiting)
-        found = self.dense.batch_search(list(queries), k=k + rows)
-        return [[hit for hit in hits if _doc_id_of_hit(hit) not in self.waiting][:k] for hits in found]
+        found = self.dense.batch_search(list(queries), k=k + self.rows)
+        return [[hit for hit in hits if doc_id_of(hit) not in self.waiting][:k] for hits in found]
 
 
 class _HybridWhilePending:
@@ -372,17 +370,9 @@ def _pending(version: _Version) -> frozenset[str]:
     return frozenset(doc_id for doc_id, record in version.records.items() if record.get(VECTORS) == PENDING)
 
 
-def _doc_id_of_hit(hit: Hit) -> str:
-    return (hit.extra or {}).get("doc_id") or hit.docid.rsplit(":", 1)[0]
-
-
 def _with_extra(hit: Hit, chunks: dict[str, Any]) -> Hit:
     doc = chunks.get(hit.docid)
     return dataclasses.replace(hit, extra=dict(doc.extra) if doc is not None else {})
-
-
-def _doc_id_of(chunk) -> str:
-    return chunk.extra.get("doc_id") or chunk.docid.rsplit(":", 1)[0]
 
 
 def _saved_language(catalog: dict[str, Any] | None) -> str | None:

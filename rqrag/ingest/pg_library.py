@@ -105,12 +105,12 @@ class PgLibrary(DocumentLibrary):
             return _duplicate(self.get(doc_id))
         ingested = self._ingest(data, filename, progress, limits)
         language = self._document_language(ingested)
-        detected = None
-        if self._settled_store() is None:
-            detected = self._settle_language(ingested, language)
+        settled = self._settled_store() is not None
+        # No records: the tables' text-search configuration is fixed once made, so a document in another language
+        # is only reported; a library without a language takes this one's.
+        detected = self._settle_language(ingested, language)
+        if not settled:
             self.store = self._open_store()
-        else:  # the tables' text-search configuration is fixed: a document in another language is only reported
-            self._settle_language(ingested, language)
         self._fill_pending(progress)
         record = self._record(ingested, data, language)
         meta = {**record, "settings": dataclasses.asdict(self.settings), VECTORS: PENDING}

@@ -48,6 +48,12 @@ def content_docid(title: str, text: str) -> str:
     return f"doc-{digest[:16]}"
 
 
+def doc_id_of(item) -> str:
+    """The document a chunk or a hit of a document library belongs to: `extra["doc_id"]`, else its docid before the
+    last ':' (chunks of an ingested file are "DOC_ID:00012")."""
+    return (item.extra or {}).get("doc_id") or item.docid.rsplit(":", 1)[0]
+
+
 def indexed_text(doc: Document) -> str:
     """What the indexes see of a passage: the title on its own line, then the text.
 

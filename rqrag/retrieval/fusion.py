@@ -61,11 +61,13 @@ def with_borrowed_ranks(sparse: Sequence[Hit], dense: Sequence[Hit], waiting, de
 
     RRF of a chunk only one side can rank halves its score, so a just-uploaded document's words would outrank
     nothing; borrowing its word rank treats it as ranking on meaning as it ranks on words, until its vector says
-    otherwise. `waiting` holds doc_ids (`hit.extra["doc_id"]`, else the docid before its last ':').
+    otherwise. `waiting` holds doc_ids (`documents.doc_id_of`).
     """
+    from rqrag.retrieval.documents import doc_id_of
+
     dense = list(dense)
     for rank, hit in enumerate(sparse):
-        if ((hit.extra or {}).get("doc_id") or hit.docid.rsplit(":", 1)[0]) in waiting:
+        if doc_id_of(hit) in waiting:
             dense.insert(rank, hit)
     return dense[:depth]
 
