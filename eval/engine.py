@@ -5,7 +5,7 @@ batch, and each scored answer is appended to a resumable file the moment its bat
 
 A study is cells x questions. A benchmark run (`rqrag eval`, `eval/runner.py`) is a study whose one factor is
 the system (`eval/systems.py`: rqrag, no_retrieval, standard_rag); a designed experiment (`rqrag experiment
-run`, `eval/experiment_runner.py`) one whose factors are chunking, search mode, k, generator, refinement and any
+run`, `eval/experiments/runner.py`) one whose factors are chunking, search mode, k, generator, refinement and any
 decode setting. What they share is here:
 
 * **resume** — records go to `rqrag.resumable.ResumableJsonl` files (one per cell or one for all, as the study

@@ -35,7 +35,7 @@ import unicodedata
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from rqrag.eval.experiment_metrics import normalise_for_quotes
+from rqrag.eval.experiments.metrics import normalise_for_quotes
 from rqrag.inference.extractive import ExtractiveAnswerer, Weights
 from rqrag.sentences import is_title, split_sentences
 

@@ -31,7 +31,7 @@ from pathlib import Path
 
 import numpy as np
 
-from rqrag.eval.experiment_metrics import normalise_for_quotes
+from rqrag.eval.experiments.metrics import normalise_for_quotes
 from rqrag.retrieval.bm25 import BM25Retriever
 from rqrag.retrieval.dense import DenseRetriever
 from rqrag.retrieval.documents import Document, indexed_text
@@ -47,7 +47,7 @@ DEFAULT_CACHE = REPO_ROOT / ".cache" / "bench_pt_retrieval"
 KS = (1, 3, 5)
 
 
-# The experiment runner's quote matching (rqrag.eval.experiment_metrics): NFKC, straight quotes, hyphenated
+# The experiment runner's quote matching (rqrag.eval.experiments.metrics): NFKC, straight quotes, hyphenated
 # line breaks joined, whitespace collapsed, applied alike to quotes and chunks.
 normalise = normalise_for_quotes
 

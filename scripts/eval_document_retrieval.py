@@ -31,7 +31,7 @@ import time
 from collections import Counter
 from pathlib import Path
 
-from rqrag.eval.experiment_metrics import normalise_for_quotes
+from rqrag.eval.experiments.metrics import normalise_for_quotes
 
 
 ROOT = Path(__file__).resolve().parents[1]

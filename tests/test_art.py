@@ -15,8 +15,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from rqrag.eval.art import aligned_responses, alignment_check, art_anova
-from rqrag.eval.art_contrasts import art_contrasts
+from rqrag.eval.experiments.art import aligned_responses, alignment_check, art_anova
+from rqrag.eval.experiments.art_contrasts import art_contrasts
 
 
 FIXTURES = Path(__file__).resolve().parent / "data" / "artool"

@@ -11,10 +11,10 @@ from rqrag.commands.search import SearchConfig
 from rqrag.config import load_yaml_config
 from rqrag.data_construction.config import DataBuildConfig, DataImportConfig
 from rqrag.eval.config import EvalConfig
-from rqrag.eval.experiment_config import ExperimentConfig
-from rqrag.eval.self_training import SelfTrainConfig
+from rqrag.eval.experiments.config import ExperimentConfig
 from rqrag.inference.decoding.config import DecodeConfig
 from rqrag.inference.serve_config import ServeConfig
+from rqrag.self_training.loop import SelfTrainConfig
 
 
 CONFIGS = Path(__file__).resolve().parent.parent / "configs"

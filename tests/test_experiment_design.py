@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from rqrag.eval.experiment_config import ExperimentConfig, chunking_from_level, chunking_label, depth_of_refinement
-from rqrag.eval.experiment_design import build_cells, cell_decode_config, generator_key, write_design
+from rqrag.eval.experiments.config import ExperimentConfig, chunking_from_level, chunking_label, depth_of_refinement
+from rqrag.eval.experiments.design import build_cells, cell_decode_config, generator_key, write_design
 from rqrag.inference.decoding.config import DecodeConfig
 
 

@@ -19,7 +19,7 @@ import yaml
 from killing import kill_after_first_line
 from manual import GOLDEN, needs_manual, pdf_pages
 
-from rqrag.eval.experiment_metrics import normalise_for_quotes, quotes_found, summarize_cells
+from rqrag.eval.experiments.metrics import normalise_for_quotes, quotes_found, summarize_cells
 
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -58,7 +58,7 @@ def test_summary_counts_missing_scores_instead_of_hiding_them():
 
 
 def test_cut_retriever_searches_once_at_the_largest_k():
-    from rqrag.eval.experiment_runner import CutRetriever
+    from rqrag.eval.experiments.runner import CutRetriever
     from rqrag.retrieval.bm25 import BM25Retriever
     from rqrag.retrieval.documents import Document
 
@@ -118,8 +118,8 @@ def _records(path: Path) -> list[dict]:
 
 def _runner(config_path: Path):
     from rqrag.config import make_parser, parse
-    from rqrag.eval.experiment_config import ExperimentConfig
-    from rqrag.eval.experiment_runner import ExperimentRunner
+    from rqrag.eval.experiments.config import ExperimentConfig
+    from rqrag.eval.experiments.runner import ExperimentRunner
     from rqrag.inference.decoding.config import DecodeConfig
 
     decode, config, _ = parse(make_parser(DecodeConfig, ExperimentConfig), ["--config", str(config_path)])
@@ -219,7 +219,7 @@ def test_kill_9_mid_run_then_rerun_loses_and_repeats_nothing(tmp_path):
 
 
 def test_flat_rows_put_levels_and_metrics_in_columns():
-    from rqrag.eval.experiment_metrics import flatten_records
+    from rqrag.eval.experiments.metrics import flatten_records
 
     record = {
         "cell_id": "c1", "question_id": "q1", "category": "factual", "replicate": 0, "run_order": 4,
@@ -259,7 +259,7 @@ def test_ragas_is_retried_after_a_failure_and_for_empty_scores_only(monkeypatch)
     from types import SimpleNamespace
 
     from rqrag.eval import rag_metrics
-    from rqrag.eval.experiment_metrics import RAGAS_JUDGED, ragas_with_retries
+    from rqrag.eval.experiments.metrics import RAGAS_JUDGED, ragas_with_retries
 
     calls, pauses = [], []
     replies = iter(

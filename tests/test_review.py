@@ -8,14 +8,15 @@ import json
 import pytest
 
 from rqrag.commands import review as command
-from rqrag.commands.review import page_ranges, render_markdown
-from rqrag.inference.documents.review import (
+from rqrag.inference.review.report import page_ranges, render_markdown
+from rqrag.inference.review.reviewer import (
     REVIEW_FILE_SCHEMA,
     MalformedReview,
     group_by_document,
     parse_review,
     review_messages,
 )
+from rqrag.inference.review.sources import index_language
 from rqrag.retrieval.base import Hit
 
 
@@ -160,6 +161,6 @@ def test_review_end_to_end(openai_server, paper_index, tmp_path, capsys):
 
 def test_the_review_language_follows_the_index(tmp_path):
     (tmp_path / "meta.json").write_text(json.dumps({"language": "pt"}))
-    assert command.index_language(tmp_path, [{}]) == "pt"
-    assert command.index_language(None, [{"language": "pt-BR"}]) == "pt"
-    assert command.index_language(None, [{}, {"language": "de"}]) is None  # no instructions in German: English
+    assert index_language(tmp_path, [{}]) == "pt"
+    assert index_language(None, [{"language": "pt-BR"}]) == "pt"
+    assert index_language(None, [{}, {"language": "de"}]) is None  # no instructions in German: English

@@ -11,7 +11,7 @@ import pytest
 
 from rqrag.commands import review as command
 from rqrag.config import ConfigError
-from rqrag.inference.documents import review as reviewing
+from rqrag.inference.review import reviewer as reviewing
 from rqrag.ingest.libraries import open_library
 
 

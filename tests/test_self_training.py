@@ -1,4 +1,4 @@
-"""Self-training from the tree (`rqrag data self-train`, eval/self_training.py + eval/trajectory_selection.py).
+"""Self-training from the tree (`rqrag data self-train`, self_training/loop.py + self_training/selection.py).
 
 Selection logic on hand-built trajectories; the run (eval-id refusal, resume, report) with a scripted generator
 over real shipped benchmark records and their real BM25 candidates; one slow test with the shipped model."""
@@ -15,7 +15,10 @@ import pytest
 from fakes import FakeGenerator
 
 from rqrag.benchmarks.splits import load_split
-from rqrag.eval.self_training import (
+from rqrag.inference.decoding.config import DecodeConfig
+from rqrag.inference.decoding.decoder import TreeDecoder
+from rqrag.retrieval.base import Hit
+from rqrag.self_training.loop import (
     DATA_FILE,
     DIRECT_FILE,
     DROPPED_FILE,
@@ -26,7 +29,7 @@ from rqrag.eval.self_training import (
     load_training_questions,
     run_self_training,
 )
-from rqrag.eval.trajectory_selection import (
+from rqrag.self_training.selection import (
     DROP_REASONS,
     SelectionRules,
     choose,
@@ -37,9 +40,6 @@ from rqrag.eval.trajectory_selection import (
     states_gold,
     training_trajectory,
 )
-from rqrag.inference.decoding.config import DecodeConfig
-from rqrag.inference.decoding.decoder import TreeDecoder
-from rqrag.retrieval.base import Hit
 from rqrag.trajectory import Action, Step, Trajectory
 
 

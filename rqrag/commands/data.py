@@ -10,7 +10,7 @@ grounded answer, and append one JSONL record per example (HF chat `messages` plu
 LLM and search caches make repeated calls free. Output folder: data.jsonl, dropped.jsonl, report.json,
 lengths.png, resolved_config.yaml.
 
-    rqrag data self-train --config configs/data/self_train.yaml   # the model's own trajectories (eval/self_training.py)
+    rqrag data self-train --config configs/data/self_train.yaml   # the model's own trajectories (self_training/loop.py)
     rqrag data import --input rq_rag.jsonl --out_dir runs/data/released   # the RQ-RAG authors' released data
     # as trajectory records, with a parse report (data_construction/released_import.py)
 """
@@ -67,8 +67,8 @@ def build(argv: Sequence[str]) -> int:
 
 def self_train(argv: Sequence[str]) -> int:
     """rqrag data self-train --config configs/data/self_train.yaml [--sources hotpotqa:20 ...] [--model PATH]"""
-    from rqrag.eval import self_training
     from rqrag.inference.decoding.config import DecodeConfig
+    from rqrag.self_training import loop as self_training
 
     description = self_training.__doc__.split("\n\n")[2]
     parser = make_parser(

@@ -22,7 +22,7 @@ import sys
 from collections.abc import Sequence
 
 from rqrag.config import log_config, make_parser, parse
-from rqrag.eval.experiment_config import ExperimentConfig
+from rqrag.eval.experiments.config import ExperimentConfig
 from rqrag.inference.decoding.config import DecodeConfig
 
 
@@ -45,20 +45,20 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     if extra.action == "report":
         from rqrag.config import save_resolved_config
-        from rqrag.eval.experiment_analysis import make_report
+        from rqrag.eval.experiments.analysis import make_report
 
         path = make_report(config, extra.report_dir)
         save_resolved_config(path.parent, "rqrag experiment report", decode, config)
         print(f"report: {path}")
         return 0
     if extra.action == "queries":
-        from rqrag.eval.experiment_analysis import generated_query_retrieval
+        from rqrag.eval.experiments.analysis import generated_query_retrieval
 
         table = generated_query_retrieval(config, extra.llm_base_url, extra.llm_model)
         print(table.to_string(index=False) if not table.empty else "no index to search: run the experiment first")
         return 0 if not table.empty else 1
 
-    from rqrag.eval.experiment_design import build_cells, write_design
+    from rqrag.eval.experiments.design import build_cells, write_design
 
     if extra.action == "design":
         cells = build_cells(config)
@@ -68,7 +68,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"\n{len(cells)} runs; design written to {path}")
         return 0
 
-    from rqrag.eval.experiment_runner import run_experiment
+    from rqrag.eval.experiments.runner import run_experiment
 
     summary = run_experiment(config, decode)
     missing = {m: n for m, n in summary["missing_scores"].items() if n}

@@ -4,7 +4,7 @@
         --out runs/review            # no --llm_base_url: SmolLM2-135M-Instruct is served locally for the run
 
 1. The topic is searched in the library `--index` names (a folder or PostgreSQL + pgvector, as `rqrag docs` opens
-   it) or in a plain index (`rqrag index build`): the top `k` chunks (`rqrag.commands.review.open_source`).
+   it) or in a plain index (`rqrag index build`): the top `k` chunks (`rqrag.inference.review.sources.open_source`).
 2. Chunks are grouped by the document they come from — `extra.doc_id` (then `extra.file`) when the index was
    built by the document ingestion, else the title — keeping at most `per_document` chunks of each, best first.
    Documents are ordered by their best chunk.
@@ -12,7 +12,7 @@
    optional reply cache) with a JSON schema (`REVIEW_SCHEMA`): summary, objectives, conclusions, and relevance
    to the topic on four levels (high / medium / low / none) with its reason. The instructions are in the
    review's language (`--language pt`: Portuguese; default: the library's or index's own language when it records one).
-4. Every field is checked as an answer is, against the document's excerpts (`review_check`): what fails (a loop,
+4. Every field is checked as an answer is, against the document's excerpts (`check.py`): what fails (a loop,
    a runaway identifier, another language, words the excerpts lack) or is missing is filled with the excerpts'
    own sentences, quoted with their pages; `provenance` says which is which.
 5. `review_record` is what `review.json` holds (every document, its chunks and pages, its review or the reason
@@ -128,7 +128,7 @@ class DocumentGroup:
     chunks: list[Chunk] = field(default_factory=list)
     review: dict[str, Any] | None = None
     error: str | None = None
-    # Per field, once checked (`review_check.check_review`): {"kind": generated | quoted | retrieval | none,
+    # Per field, once checked (`check.check_review`): {"kind": generated | quoted | retrieval | none,
     # "pages": the quote's pages, "why": why the model's text was not shown}.
     provenance: dict[str, dict[str, Any]] | None = None
 

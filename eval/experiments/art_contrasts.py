@@ -30,7 +30,7 @@ from scipy.stats import t as t_distribution
 from statsmodels.stats.multitest import multipletests
 from statsmodels.tools.sm_exceptions import SingularMatrixWarning
 
-from rqrag.eval.art import RANK_ROUNDING_DIGITS, Design, validate_design
+from rqrag.eval.experiments.art import RANK_ROUNDING_DIGITS, Design, validate_design
 
 
 ADJUSTMENTS = ("holm", "bonferroni", "none")

@@ -10,7 +10,7 @@ The sampled tree (queries at temperature 1.0, `width` samples per refinement kin
 TRAINING ids of HotpotQA, 2WikiMultihopQA and MuSiQue (`rqrag/benchmarks/splits/`; an eval id is refused even
 when a file of your own holds it), each question searching its own candidate paragraphs, batched by the
 evaluation engine (`eval/engine.py`: the same answer pipeline, resume and progress bar as `rqrag eval`).
-`eval/trajectory_selection.py` keeps per question the right trajectory that found the gold with the fewest
+`self_training/selection.py` keeps per question the right trajectory that found the gold with the fewest
 searches and passes the query filter, its answer replaced by the short gold span; when the model's own direct
 answer already held the gold, a second record teaches that direct answer as the short span. Output, as `rqrag
 data build`: `data.jsonl` (records `training/data.py` reads; `metadata.origin = "self_train"`), `direct.jsonl`
@@ -36,14 +36,6 @@ from rqrag.config import save_resolved_config
 from rqrag.eval.engine import Answerer, Study, StudyCell, StudyQuestion, run_study
 from rqrag.eval.runner import build_task_retriever
 from rqrag.eval.tasks import EvalExample, MultiHopTask, get_task
-from rqrag.eval.trajectory_selection import (
-    Candidate,
-    SelectionRules,
-    choose,
-    knew_directly,
-    score_trajectory,
-    training_trajectory,
-)
 from rqrag.inference.answer_pipeline import AnswerPipeline, AnswerSettings, EvidenceSource
 from rqrag.inference.decoding.config import DecodeConfig
 from rqrag.inference.decoding.tree import Question, QuestionResult
@@ -51,6 +43,14 @@ from rqrag.records import ReadStats, read_records
 from rqrag.resumable import ResumableJsonl
 from rqrag.retrieval.base import Hit
 from rqrag.retrieval.candidates import candidate_docid
+from rqrag.self_training.selection import (
+    Candidate,
+    SelectionRules,
+    choose,
+    knew_directly,
+    score_trajectory,
+    training_trajectory,
+)
 from rqrag.trajectory import Step, Trajectory, render_assistant
 
 

@@ -4,10 +4,10 @@ written as `report.md` with CSVs a statistician can reload.
     rqrag experiment report runs/experiments/pt_manual_small          # after `rqrag experiment run`
 
 Answer-quality scores are bounded (0-1) and far from normal — most answers score 0 or 1 — so the effects are
-tested with the Aligned Rank Transform (Wobbrock et al., CHI 2011; `eval/art.py`), with the question as the
+tested with the Aligned Rank Transform (Wobbrock et al., CHI 2011; `eval/experiments/art.py`), with the question as the
 subject: every cell answers the same questions, so each factor is a within-question factor and question
 difficulty is taken out of the error term. Replicates of a cell are averaged per question first. Post-hoc
-contrasts of the significant effects use ART-C (Elkin et al., 2021; `eval/art_contrasts.py`) with Holm's
+contrasts of the significant effects use ART-C (Elkin et al., 2021; `eval/experiments/art_contrasts.py`) with Holm's
 correction by default.
 """
 
@@ -75,8 +75,8 @@ def analyse_metric(
     data: pd.DataFrame, factors: Sequence[str], metric: str, max_order: int = 4, adjust: str = "holm"
 ) -> dict:
     """ART ANOVA of one metric over the varying factors, and ART-C contrasts of each significant effect."""
-    from rqrag.eval.art import art_anova
-    from rqrag.eval.art_contrasts import art_contrasts
+    from rqrag.eval.experiments.art import art_anova
+    from rqrag.eval.experiments.art_contrasts import art_contrasts
 
     factors = varying_factors(data, factors)
     table, dropped = per_question(data, factors, metric)

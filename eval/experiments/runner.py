@@ -40,9 +40,9 @@ from typing import Any
 
 from rqrag.config import save_resolved_config
 from rqrag.eval.engine import Answerer, Study, StudyCell, StudyQuestion, run_study
-from rqrag.eval.experiment_config import ExperimentConfig, chunking_from_level, chunking_label, resolve_path
-from rqrag.eval.experiment_design import Cell, build_cells, cell_decode_config, generator_key, write_design
-from rqrag.eval.experiment_metrics import (
+from rqrag.eval.experiments.config import ExperimentConfig, chunking_from_level, chunking_label, resolve_path
+from rqrag.eval.experiments.design import Cell, build_cells, cell_decode_config, generator_key, write_design
+from rqrag.eval.experiments.metrics import (
     BASE_METRICS,
     RAGAS_JUDGED,
     AnswerSimilarity,
