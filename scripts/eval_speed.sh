@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Held-out accuracy of the demo's decoding configurations, side by side (README "Speed"): the demo as the speed
+# Held-out accuracy of the demo's decoding configurations, side by side (docs/speed.md): the demo as the speed
 # issue measured it (all three refinements, float32, no merging, no guards) against today's default and the
 # adaptive-stopping thresholds, on the same 100 held-out HotpotQA questions with the demo's token budgets and greedy
 # queries. Then the accuracy-vs-compute table and chart (scripts/speed_curve.py).

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The GPU check: what README "What is verified where" lists as configured for GPU but never run, on one GPU
+# The GPU check: what docs/verified.md lists as configured for GPU but never run, on one GPU
 # machine without internet, in well under 10 minutes (a tiny Llama built at run time: only code paths matter).
 #
 #   bash scripts/gpu_wheels.sh                        # here, once: .gpu_wheels/ (trl, datasets, bm25s, ...)
