@@ -1,13 +1,21 @@
-"""Settings of `rqrag data build` and `rqrag data import` (YAML under configs/data/, fields overridable on the CLI)."""
+"""Settings of `rqrag data build` and `rqrag data import` (YAML under configs/data/, fields overridable on the CLI);
+the build's are made of concerns (sources, annotator, retrieval, run), each one group of its `--help`."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 from typing import Literal
 
+from rqrag.config import concern
 
+
+@concern(
+    "sources",
+    "which datasets are read, from where, and where the records go",
+    common=("out_dir", "sources", "split"),
+)
 @dataclass
-class DataBuildConfig:
+class DataSourcesConfig:
     out_dir: str = field(default="runs/data/offline", metadata={"help": "output folder (data.jsonl, report, plots)"})
     sources: list[str] = field(
         default_factory=lambda: ["hotpotqa", "2wikimultihopqa", "musique", "asqa", "arc_challenge", "openbookqa"],
@@ -28,7 +36,15 @@ class DataBuildConfig:
         default="train", metadata={"help": "ids to use from sources with a split file (train keeps eval ids out)"}
     )
 
-    # --- annotators
+
+@concern(
+    "annotator",
+    "the LLM (or the dataset's own refinements) that writes each example's queries and answer, and what is "
+    "kept of them",
+    common=("annotator", "llm_base_url", "llm_model"),
+)
+@dataclass
+class AnnotatorConfig:
     annotator: Literal["auto", "llm", "gold"] = field(
         default="auto",
         metadata={"help": "auto: the dataset's own refinements where it has them (MuSiQue, ASQA), else the LLM"},
@@ -69,7 +85,10 @@ class DataBuildConfig:
         default=True, metadata={"help": "drop regenerated answers that miss every gold answer (QA sources only)"}
     )
 
-    # --- retrieval
+
+@concern("retrieval", "where each refined query is searched", common=("retriever",))
+@dataclass
+class DataRetrievalConfig:
     retriever: Literal["web", "corpus"] = field(
         default="web",
         metadata={"help": "search for sources without candidate paragraphs: DuckDuckGo or a local index"},
@@ -86,7 +105,10 @@ class DataBuildConfig:
         default="all", metadata={"help": "multi-hop: drop examples whose searches missed the supporting paragraphs"}
     )
 
-    # --- run
+
+@concern("run", "length checks, batching and stopping")
+@dataclass
+class DataRunConfig:
     tokenizer: str = field(
         default="smollm2-135m-instruct", metadata={"help": "tokenizer for length statistics and the max_length check"}
     )
@@ -96,6 +118,12 @@ class DataBuildConfig:
         default=40, metadata={"help": "stop early when this many examples in a row hit an unreachable endpoint"}
     )
     seed: int = field(default=0, metadata={"help": "seed of the retention draw"})
+
+
+# Bases in reverse of the order their fields are listed in (dataclasses collect fields from the last base first).
+@dataclass
+class DataBuildConfig(DataRunConfig, DataRetrievalConfig, AnnotatorConfig, DataSourcesConfig):
+    """`rqrag data build`: the offline pipeline from benchmark questions to trajectory records."""
 
 
 @dataclass

@@ -84,7 +84,7 @@ class Rejected(Exception):
 
 
 @dataclass(frozen=True)
-class Turn:
+class ReleasedTurn:
     """One parsed assistant turn: query steps then the answer step, and what is released beside them."""
 
     steps: tuple[Step, ...]
@@ -111,7 +111,7 @@ def _evidence(body: str) -> tuple[Hit, ...]:
     return tuple(Hit(docid="", title=clean_text(h.title), text=clean_text(h.text), score=0.0) for h in hits)
 
 
-def parse_turn(content: str) -> Turn:
+def parse_turn(content: str) -> ReleasedTurn:
     """Parse one released assistant turn; raises `Rejected` on anything outside the three shapes."""
     tokens = _TOKEN_RE.findall(content)
     pieces = _TOKEN_RE.split(content)  # pieces[k + 1] is the text right after tokens[k]
@@ -150,7 +150,7 @@ def parse_turn(content: str) -> Turn:
                 steps.append(Step(Action.ANSWER, clean_text("; ".join(lines))))
             else:
                 steps.append(Step(Action.ANSWER, clean_text(answer)))
-            return Turn(tuple(steps), tuple(intermediate), answer)
+            return ReleasedTurn(tuple(steps), tuple(intermediate), answer)
         if token not in _QUERY_ACTIONS:
             raise Rejected("unexpected_token", f"{token} where a query or the answer should start")
         query = clean_text(pieces[i + 1])

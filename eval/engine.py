@@ -127,7 +127,7 @@ def pending_questions(study: Study) -> dict[str, list[StudyQuestion]]:
     }
 
 
-class _Run:
+class _StudyRun:
     """One call of `run_study`: the progress bar, the write lock and the counts shared by the cells' threads."""
 
     def __init__(self, study: Study, pending: dict[str, list[StudyQuestion]], todo: list[StudyCell]):
@@ -192,7 +192,7 @@ def run_study(study: Study) -> RunStats:
         if not todo:
             return RunStats()
         study.open(todo)
-        run = _Run(study, pending, todo)
+        run = _StudyRun(study, pending, todo)
         run.run()
         if run.stats.transient_failures:
             logger.warning("%d answers failed on an unreachable server: run again", run.stats.transient_failures)

@@ -29,6 +29,7 @@ from pathlib import Path
 
 from rqrag.config import log_config, make_parser, parse, save_resolved_config
 from rqrag.eval import metrics
+from rqrag.records import jsonl_objects
 
 
 logger = logging.getLogger(__name__)
@@ -77,15 +78,16 @@ def samples_from_run(path: str | os.PathLike, limit: int | None = None) -> tuple
     """Samples of the answered records of a run file, and counts of what was skipped (and why)."""
     counts = {"records": 0, "unanswered": 0, "malformed_lines": 0}
     samples: list[Sample] = []
+
+    def malformed(_line_no: int, _reason: str) -> None:
+        counts["malformed_lines"] += 1
+
     with open(path, encoding="utf-8") as f:
-        for line in f:
-            if not line.strip():
-                continue
+        for line_no, record in jsonl_objects(f, malformed, str(path)):
             try:
-                record = json.loads(line)
                 question, gold = record["question"], record["gold"]["answers"]
-            except (json.JSONDecodeError, KeyError, TypeError):
-                counts["malformed_lines"] += 1
+            except (KeyError, TypeError):
+                malformed(line_no, "no question or gold answers")
                 continue
             counts["records"] += 1
             index = (record.get("selected") or {}).get(record.get("strategy", "ppl"))

@@ -5,7 +5,7 @@
 `summarize_task` turns the per-question records of each system into means: every selection strategy's
 scores, the oracle upper bound, retrieval recall/MR/MRR/P@1 where gold paragraphs are known, the share of
 well-formed trajectories and the time per question. `write_reports` saves `summary.json` and
-`strategies.png`; `markdown_table` lays several summaries side by side for the README.
+`strategies.png`; `markdown_table` lays several summaries side by side for docs/eval.md.
 """
 
 from __future__ import annotations

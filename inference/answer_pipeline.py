@@ -22,8 +22,9 @@ The steps, in order (each surface — `rqrag ask`, `/v1/ask`, `/v1/chat`, `/v1/c
 6. **citations** — the passages the shown text stands on first (`cited: true`), then the rest of its path's.
 
 Events (`on_event(qid, name, data)`, called on the thread that runs the step): `step` for each search — the
-question's own first (`action: "question"`), then each refinement of the tree (`path_id`, `action`, `query`,
-`evidence`) — and `answer` once the grounded answer is known. `prepare` (steps 1-3, retrieval only) and `decode`
+question's own first (`action: "question"`), or, when the tree makes the first search, one `searching` step with
+no evidence as soon as work starts; then each refinement of the tree (`path_id`, `action`, `query`, `evidence`) —
+and `answer` once the grounded answer is known. `prepare` (steps 1-3, retrieval only) and `decode`
 (steps 4-6, the model) are separate so a server can run the first off its model thread and stream it at once.
 """
 
@@ -41,15 +42,18 @@ from rqrag.inference.decoding.search_first import not_found_message, nothing_fou
 from rqrag.inference.decoding.tree import Question, QuestionResult
 from rqrag.inference.grounding import (
     NO_ANSWER,
+    NO_ANSWER_MESSAGES,
     NOT_FOUND,
-    NOTHING_FOUND,
     QUOTED,
+    ExtractiveQuoter,
     GroundedAnswer,
+    QuoteFunction,
+    Quoter,
     decide,
     trajectory_hits,
 )
+from rqrag.languages import question_language
 from rqrag.retrieval.base import Hit, Retriever
-from rqrag.text_quality import guess_language
 
 
 logger = logging.getLogger(__name__)
@@ -140,6 +144,12 @@ class Prepared:
     seconds: float = 0.0
 
 
+def searching_step(question: str) -> dict:
+    """The step event that says the sources are about to be searched for `question`: no query of its own yet,
+    no evidence (the page lists it with the live steps, which the answer's trajectory replaces)."""
+    return {"action": "searching", "text": question, "query": question, "evidence": []}
+
+
 def told_back(shown: GroundedAnswer, language: str) -> GroundedAnswer:
     """A quote of one of the user's memories, read back as what they said and when they said it ("Você me
     contou em 25/11/2026: «Ontem à noite eu jantei com a Marta.»"): the memory's third-person bookkeeping ("O
@@ -166,13 +176,10 @@ class AnswerPipeline:
     ):
         """`quoter(question, hits, language, asked=..., answers=...)` returns the extractive answer
         (`extractive.Quote`) when no generated answer is confident; by default `extractive.ExtractiveAnswerer` with
-        the multilingual encoder. `verifier` (`rqrag.inference.verifier.Verifier`): by default the one saved beside
-        the decoder's model, else the default model's."""
+        the multilingual encoder (`grounding.ExtractiveQuoter`). `verifier` (`rqrag.inference.verifier.Verifier`):
+        by default the one saved beside the decoder's model, else the default model's."""
         self.decoder = decoder
-        self._quoter = quoter
-        # A caller's own quoter brings no sentence scorer: its answers are checked against whole passages. (Not
-        # `self._quoter is None`: the default quoter is set on first use, and the next answer must be judged alike.)
-        self._custom_quoter = quoter is not None
+        self.quoter: Quoter = ExtractiveQuoter() if quoter is None else QuoteFunction(quoter)
         self.max_source_chars = max_source_chars
         self._verifier = verifier
 
@@ -193,12 +200,17 @@ class AnswerPipeline:
         settings: AnswerSettings,
         on_event: EventSink | None = None,
     ) -> list[Prepared]:
-        """Steps 1-3 (retrieval only, no model): language, not found, the question searched first."""
+        """Steps 1-3 (retrieval only, no model): language, not found, the question searched first. When the tree
+        makes the first search (no search first), a `searching` step says so at once: that search waits on the
+        model's first call, seconds away on a CPU, and the reader should see the work start."""
         started = time.perf_counter()
+        if on_event is not None and not settings.search_first:
+            for q in questions:
+                on_event(q.qid, "step", searching_step(q.text))
         library_language = getattr(getattr(source.library, "settings", None), "language", None) or None
         prepared: list[Prepared] = []
         for q in questions:
-            language = settings.language or library_language or guess_language(q.text) or "en"
+            language = question_language(q.text, given=settings.language or library_language)
             outside = not_found_message(source.library, q.text) if source.library and source.not_found else None
             prepared.append(Prepared(dataclasses.replace(q, language=language), language, outside))
         if settings.search_first:
@@ -300,11 +312,11 @@ class AnswerPipeline:
     def _quoted(self, p: Prepared) -> PipelineAnswer:
         """No model: the best sentence of the question's own search, quoted with its source."""
         hits = [h for step in p.question.steps for h in step.evidence]
-        found = self._quote(p.language)(p.question.text, hits) if hits else None
+        found = self.quoter.quote(p.question.text, hits, p.language) if hits else None
         answer = PipelineAnswer(p.question.qid, p.question.text, "", NO_ANSWER, p.language, strategy="extractive")
         answer.trajectory = [self._step_event(s, given=True) for s in p.question.steps]
         if found is None:
-            answer.text = NOTHING_FOUND.get(p.language, NOTHING_FOUND["en"])
+            answer.text = NO_ANSWER_MESSAGES.get(p.language, NO_ANSWER_MESSAGES["en"])
             return answer
         cited = [h for h in hits if h.docid == found.docid][:1]
         answer.grounded = told_back(GroundedAnswer(found.text, QUOTED, cited), p.language)
@@ -325,10 +337,9 @@ class AnswerPipeline:
                 result,
                 question,
                 p.language,
-                self._quote(p.language),
+                self.quoter,
                 self.verifier,
                 choices=p.question.choices,
-                rank_sentences=self.rank_sentences(p.language),
                 min_confidence=settings.decode.min_confidence,
             )
         else:
@@ -350,31 +361,10 @@ class AnswerPipeline:
         answer.sources = self._sources(shown.cited, trajectory_hits(path.trajectory), path.trajectory.steps)
         return answer
 
-    def _quote(self, language: str):
-        def quote(question: str, hits: Sequence[Hit], **asked):
-            if self._quoter is None:
-                from rqrag.inference.extractive import default_quoter
-
-                self._quoter = default_quoter()
-            return self._quoter(question, hits, language, **asked)
-
-        return quote
-
-    def rank_sentences(self, language: str):
-        """(score, sentence) for every quotable sentence of the hits, by the extractive scorer without its dense
-        part: how well each answers the question, for the verifier's sentence features. Lexical on purpose: a
-        tree reads ~40 sentences, and embedding them for every question cost more than the decision is worth
-        (the quote, made only when no answer is confident, still uses the dense part). None with a custom
-        quoter."""
-        if self._custom_quoter:
-            return None
-
-        def rank(question: str, hits: Sequence[Hit]) -> list[tuple[float, str]]:
-            from rqrag.inference.extractive import lexical_answerer_for
-
-            return [(score, c.text) for score, c in lexical_answerer_for(language).scored([question], [hits])[0]]
-
-        return rank
+    def rank_sentences(self, language: str) -> Callable[[str, Sequence[Hit]], list[tuple[float, str]] | None]:
+        """`rank(question, hits)`: (score, sentence) for every quotable sentence of the hits, as the verifier's
+        sentence features read them (`Quoter.rank_sentences`; None with a caller's own quoter)."""
+        return lambda question, hits: self.quoter.rank_sentences(question, hits, language)
 
     def _source(self, hit: Hit) -> dict:
         return {

@@ -5,8 +5,11 @@ goes to the decoder in one `decode` call on the single model thread; the next gr
 Requests whose decoding settings differ (depth, retriever) are decoded in separate calls of the same round,
 since one tree search has one shape. A failure is delivered to the requests of the call that failed only.
 
-    batcher = DecodeBatcher(decode_fn, window_s=0.02, max_questions=16)
-    result = await batcher.submit(Question(...), settings=("corpus", 2))
+    batcher: DecodeBatcher[Prepared, PipelineAnswer] = DecodeBatcher(decode_fn, window_s=0.02, max_questions=16)
+    answer = await batcher.submit(prepared, settings=(batch, "en"))
+
+It knows nothing of what it batches: `decode_fn` takes a group of items (the answer service's: questions after
+the pipeline's retrieval steps, `Prepared`) and returns one outcome per item, in order (`PipelineAnswer`).
 """
 
 from __future__ import annotations
@@ -17,18 +20,19 @@ import logging
 from collections import defaultdict
 from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass, field
-
-from rqrag.inference.decoding.tree import Question, QuestionResult
+from typing import Generic, TypeVar
 
 
 logger = logging.getLogger(__name__)
 
-DecodeFn = Callable[[Sequence[Question], Hashable], list[QuestionResult]]
+Item = TypeVar("Item")  # what a request submits
+Outcome = TypeVar("Outcome")  # what it gets back
+DecodeFn = Callable[[Sequence[Item], Hashable], list[Outcome]]  # a group sharing settings -> one outcome each
 
 
 @dataclass
-class _Pending:
-    question: Question
+class _Pending(Generic[Item]):
+    item: Item
     settings: Hashable
     future: asyncio.Future
 
@@ -40,8 +44,8 @@ class BatchStats:
     sizes: list[int] = field(default_factory=list)  # questions per decode call (for /metrics)
 
 
-class DecodeBatcher:
-    def __init__(self, decode_fn: DecodeFn, window_s: float = 0.02, max_questions: int = 16):
+class DecodeBatcher(Generic[Item, Outcome]):
+    def __init__(self, decode_fn: DecodeFn[Item, Outcome], window_s: float = 0.02, max_questions: int = 16):
         if window_s < 0 or max_questions < 1:
             raise ValueError("window_s >= 0 and max_questions >= 1 are required")
         self.decode_fn = decode_fn
@@ -49,7 +53,7 @@ class DecodeBatcher:
         self.max_questions = max_questions
         self.stats = BatchStats()
         self.on_batch: Callable[[int], None] | None = None  # called with each decode call's size
-        self._queue: asyncio.Queue[_Pending] | None = None
+        self._queue: asyncio.Queue[_Pending[Item]] | None = None
         self._task: asyncio.Task | None = None
         # One thread: the model is not re-entrant, and one batch at a time is what batching is for.
         self._executor = concurrent.futures.ThreadPoolExecutor(max_workers=1, thread_name_prefix="rqrag-decode")
@@ -67,14 +71,15 @@ class DecodeBatcher:
                 pass
         self._executor.shutdown(wait=True, cancel_futures=True)
 
-    async def submit(self, question: Question, settings: Hashable = None) -> QuestionResult:
+    async def submit(self, item: Item, settings: Hashable = None) -> Outcome:
+        """`decode_fn`'s outcome for `item`, decoded with the items of the same `settings` that arrive meanwhile."""
         if self._queue is None:
             raise RuntimeError("DecodeBatcher.start() was not called")
         future = asyncio.get_running_loop().create_future()
-        await self._queue.put(_Pending(question, settings, future))
+        await self._queue.put(_Pending(item, settings, future))
         return await future
 
-    async def _gather(self) -> list[_Pending]:
+    async def _gather(self) -> list[_Pending[Item]]:
         batch = [await self._queue.get()]
         loop = asyncio.get_running_loop()
         deadline = loop.time() + self.window_s
@@ -93,18 +98,18 @@ class DecodeBatcher:
         while True:
             batch = await self._gather()
             batch = [p for p in batch if not p.future.done()]  # a client that gave up is not decoded
-            groups: dict[Hashable, list[_Pending]] = defaultdict(list)
+            groups: dict[Hashable, list[_Pending[Item]]] = defaultdict(list)
             for pending in batch:
                 groups[pending.settings].append(pending)
             for settings, group in groups.items():
-                questions = [p.question for p in group]
+                items = [p.item for p in group]
                 self.stats.batches += 1
                 self.stats.questions += len(group)
                 self.stats.sizes.append(len(group))
                 if self.on_batch is not None:
                     self.on_batch(len(group))
                 try:
-                    results = await loop.run_in_executor(self._executor, self.decode_fn, questions, settings)
+                    results = await loop.run_in_executor(self._executor, self.decode_fn, items, settings)
                 except Exception as error:  # the whole call failed: its requests get the error, others go on
                     logger.exception("decode call of %d question(s) failed", len(group))
                     for p in group:

@@ -39,7 +39,7 @@ from rqrag.inference.memory.conversations import ConversationStore, UnknownConve
 from rqrag.inference.memory.shown import happened_words
 from rqrag.inference.memory.writer import just_telling
 from rqrag.inference.serve_config import ServeConfig
-from rqrag.inference.service import AnswerService
+from rqrag.inference.service import AnswerService, Batch
 
 
 logger = logging.getLogger(__name__)
@@ -65,11 +65,16 @@ class Turn:
     user: str | None
     question: str
     messages: list[dict]  # the history window, then the question
-    kind: str  # the retriever kind that answers it
+    batch: Batch  # the settings it is answered with, checked by the answer service
     options: AnswerOptions = field(default_factory=AnswerOptions)
     conversation_id: str | None = None
     new: bool = True  # the conversation starts with this turn
     kept: bool = True  # stored with its memory; False for stateless chat completions
+
+    @property
+    def kind(self) -> str:
+        """The retriever kind that answers it."""
+        return self.batch.kind
 
     @property
     def history_turns(self) -> int:
@@ -109,11 +114,10 @@ class ConversationService:
     ) -> Turn:
         """The turn `question` adds to the user's conversation (a new one when `conversation_id` is None)."""
         options = options or AnswerOptions()
-        self.answers.check_question(question)
+        batch = self.answers.check(
+            question, retriever=options.retriever, strategy=options.strategy, max_depth=options.max_depth, user=user
+        )
         question = " ".join(question.split())
-        if not question:
-            raise BadRequest("question must not be empty", param="question")
-        batch = self.answers.check_options(options.retriever, options.max_depth, user, options.strategy)
         history: list[dict] = []
         if conversation_id:
             try:
@@ -129,7 +133,7 @@ class ConversationService:
             user,
             question,
             [*history, {"role": "user", "content": question}],
-            batch.kind,
+            batch,
             options,
             conversation_id=conversation_id or uuid.uuid4().hex,
             new=not conversation_id,
@@ -148,9 +152,15 @@ class ConversationService:
                 self.answers.check_question(message["content"], param=f"messages.{i}.content")
         if messages[-1]["role"] != "user" or not messages[-1]["content"].strip():
             raise BadRequest("the last message must be a non-empty user turn (the question)", param="messages")
-        self.answers.check_question(messages[-1]["content"], param=f"messages.{len(messages) - 1}.content")
-        batch = self.answers.check_options(options.retriever, options.max_depth, user, options.strategy)
-        return Turn(user, messages[-1]["content"], messages, batch.kind, options, new=False, kept=False)
+        batch = self.answers.check(
+            messages[-1]["content"],
+            retriever=options.retriever,
+            strategy=options.strategy,
+            max_depth=options.max_depth,
+            user=user,
+            param=f"messages.{len(messages) - 1}.content",
+        )
+        return Turn(user, messages[-1]["content"], messages, batch, options, new=False, kept=False)
 
     async def events(self, turn: Turn) -> AsyncIterator[tuple[str, dict]]:
         """The pipeline's `step`s and its `answer` (data key "answer": the `PipelineAnswer`) as they happen;
@@ -166,34 +176,26 @@ class ConversationService:
                 memory = await self._keep(turn, decision)
                 answer = acknowledgement(turn, memory, self._language(turn))
                 yield "answer", {"answer": answer}
-                async for event in self._stored(turn, answer):
-                    yield event
+                yield "stored", await self._stored(turn, answer)
                 yield "memory", memory
                 return
-        async for name, data in self.answers.events(
-            turn.messages,
-            retriever=turn.options.retriever,
-            strategy=turn.options.strategy,
-            max_depth=turn.options.max_depth,
-            user=turn.user,
-            language=turn.options.language,
-        ):
+        async for name, data in self.answers.events(turn.messages, turn.batch, turn.options.language):
             if name == "answer":
                 answer = data["answer"]
             yield name, data
         if not turn.kept or answer is None:
             return
-        async for event in self._stored(turn, answer):
-            yield event
+        yield "stored", await self._stored(turn, answer)
         yield "memory", await self._remember(turn, answer)
 
-    async def _stored(self, turn: Turn, answer: PipelineAnswer):
+    async def _stored(self, turn: Turn, answer: PipelineAnswer) -> dict:
+        """The exchange saved: the `stored` event's data."""
         try:
             await asyncio.to_thread(self._store, turn, answer)
         except Exception as error:
             logger.exception("storing the exchange failed")
             raise ServiceFailure(f"the answer could not be saved: {error}", code="store_failed") from error
-        yield "stored", {"conversation_id": turn.conversation_id}
+        return {"conversation_id": turn.conversation_id}
 
     async def ask(self, turn: Turn) -> Reply:
         """The turn answered, stored and remembered: `events`, drained."""
@@ -225,10 +227,10 @@ class ConversationService:
         return await self._keep(turn, decision)
 
     def _language(self, turn: Turn) -> str:
-        from rqrag.text_quality import guess_language
+        from rqrag.languages import ANSWER_LANGUAGES, question_language
 
-        language = turn.options.language or guess_language(turn.question) or "pt"
-        return language if language in ("pt", "en") else "pt"
+        # the chat page's users write Portuguese: a question too short to tell is taken as theirs
+        return question_language(turn.question, given=turn.options.language, default="pt", among=ANSWER_LANGUAGES)
 
     async def _decide(self, turn: Turn, answer_text: str):
         """The judge's (or the rule's) decision on the exchange; None when deciding failed."""

@@ -133,7 +133,7 @@ def _scaled(values: np.ndarray) -> np.ndarray:
 
 
 @dataclass
-class Candidate:
+class CandidateSentence:
     """One evidence sentence that may be quoted."""
 
     text: str
@@ -226,7 +226,9 @@ class ExtractiveAnswerer:
             quotes.append(found)
         return quotes
 
-    def scored(self, questions: Sequence[str], hits: Sequence[Sequence[Hit]]) -> list[list[tuple[float, Candidate]]]:
+    def scored(
+        self, questions: Sequence[str], hits: Sequence[Sequence[Hit]]
+    ) -> list[list[tuple[float, CandidateSentence]]]:
         """Every quotable sentence of each question's hits with its score, in evidence order."""
         if len(questions) != len(hits):
             raise ValueError(f"got {len(questions)} questions but {len(hits)} hit lists")
@@ -249,7 +251,7 @@ class ExtractiveAnswerer:
 
     # ------------------------------------------------------------------------------------------- helpers
 
-    def _candidates(self, question: str, hits: Sequence[Hit]) -> list[Candidate]:
+    def _candidates(self, question: str, hits: Sequence[Hit]) -> list[CandidateSentence]:
         found = []
         for rank, hit in enumerate(hits):
             passage = split_sentences(hit.text)
@@ -257,10 +259,10 @@ class ExtractiveAnswerer:
                 if position == 0 and _cut_head(sentence):
                     continue  # a chunk that begins inside a sentence (chunks overlap by words): a fragment
                 if not is_title(sentence) and not says_nothing_new(sentence, question, self.language):
-                    found.append(Candidate(sentence, rank, position, passage))
+                    found.append(CandidateSentence(sentence, rank, position, passage))
         return found
 
-    def _dense(self, questions: Sequence[str], candidates: list[list[Candidate]]) -> list[np.ndarray]:
+    def _dense(self, questions: Sequence[str], candidates: list[list[CandidateSentence]]) -> list[np.ndarray]:
         if self.weights.dense == 0 or not any(candidates):
             return [np.zeros(len(found)) for found in candidates]
         queries = self.encoder.encode_queries([" ".join(q.split()) for q in questions])
@@ -276,7 +278,7 @@ class ExtractiveAnswerer:
             for i, found in enumerate(candidates)
         ]
 
-    def _lexical(self, questions: Sequence[str], candidates: list[list[Candidate]]) -> list[np.ndarray]:
+    def _lexical(self, questions: Sequence[str], candidates: list[list[CandidateSentence]]) -> list[np.ndarray]:
         if self.weights.bm25 == 0:
             return [np.zeros(len(c)) for c in candidates]
         from rqrag.retrieval.bm25 import tokenize
@@ -289,7 +291,7 @@ class ExtractiveAnswerer:
             start += len(found)
         return out
 
-    def _best_window(self, scored: list[tuple[float, Candidate]], longest: int) -> tuple[list[int], float]:
+    def _best_window(self, scored: list[tuple[float, CandidateSentence]], longest: int) -> tuple[list[int], float]:
         """The indices of the best run of consecutive sentences of one passage (see the module docstring)."""
         best: list[int] = []
         best_score = -math.inf
@@ -312,7 +314,7 @@ class ExtractiveAnswerer:
                 window.append(following)
         return best, best_score
 
-    def _quote(self, window: list[Candidate], hits: Sequence[Hit], score: float) -> Quote:
+    def _quote(self, window: list[CandidateSentence], hits: Sequence[Hit], score: float) -> Quote:
         """The window's sentences; past one ending in ":" also the list or commands it introduces, while they fit
         (never a heading or a question: those start something else)."""
         chosen = [c.text for c in window]

@@ -36,10 +36,12 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from typing import Protocol
 
 from rqrag.answer_types import OPTION, asked_type, entities, options
 from rqrag.answers import normalize_answer
 from rqrag.inference.answer_candidates import gather, trajectory_hits
+from rqrag.inference.extractive import Quote, answerer_for, lexical_answerer_for
 from rqrag.inference.quote_span import share_held
 from rqrag.retrieval.base import Hit
 from rqrag.sentences import split_sentences
@@ -68,7 +70,7 @@ GENERATED, QUOTED, NOT_FOUND, NO_ANSWER = "generated", "quoted", "not_found", "n
 LEAD_RATIO = 1.5
 LEAD_WORDS = 5
 # Said, in the question's language, when no answer is supported and no passage could be quoted: nothing is made up.
-NOTHING_FOUND = {
+NO_ANSWER_MESSAGES = {
     "pt": "Não encontrei nas fontes consultadas nada que responda a isso.",
     "es": "No encontré en las fuentes consultadas nada que responda a esto.",
     "en": "I found nothing in the sources I searched that answers this.",
@@ -80,6 +82,54 @@ COULD_NOT_SEARCH = {
     "es": "No pude consultar las fuentes ({reason}); no tengo una respuesta verificada.",
     "en": "I could not search the sources ({reason}), so I have no checked answer.",
 }
+
+
+class Quoter(Protocol):
+    """How the evidence is read when no answer is shown as generated: `quote` picks the span shown instead (None:
+    nothing quotable), `rank_sentences` scores the tree's evidence sentences for the verifier's sentence features
+    (None: this quoter ranks none, and the verifier judges by whole passages)."""
+
+    def quote(
+        self,
+        question: str,
+        hits: Sequence[Hit],
+        language: str | None,
+        *,
+        asked: str | None = None,
+        answers: Sequence[str] = (),
+        trust: float = 1.0,
+    ) -> Quote | None: ...
+
+    def rank_sentences(
+        self, question: str, hits: Sequence[Hit], language: str | None
+    ) -> list[tuple[float, str]] | None: ...
+
+
+class ExtractiveQuoter:
+    """The default quoter: the extractive answerer of the language (`rqrag.inference.extractive`). Sentences are
+    ranked by its scorer without the dense part: how well each answers the question. Lexical on purpose: a tree
+    reads ~40 sentences, and embedding them for every question cost more than the decision is worth (the quote,
+    made only when no answer is confident, still uses the dense part)."""
+
+    def quote(self, question, hits, language, **asked) -> Quote | None:
+        return answerer_for(language).quote(question, hits, **asked)
+
+    def rank_sentences(self, question, hits, language) -> list[tuple[float, str]]:
+        return [(score, c.text) for score, c in lexical_answerer_for(language).scored([question], [hits])[0]]
+
+
+@dataclass(frozen=True)
+class QuoteFunction:
+    """A caller's own `quote(question, hits, language, asked=..., answers=..., trust=...)` as a quoter. It brings no
+    sentence scorer: its answers are checked against whole passages."""
+
+    function: Callable[..., Quote | None]
+
+    def quote(self, question, hits, language, **asked) -> Quote | None:
+        return self.function(question, hits, language, **asked)
+
+    def rank_sentences(self, question, hits, language) -> None:
+        return None
 
 
 def search_failure(result) -> str | None:
@@ -188,20 +238,18 @@ def decide(
     result,
     question: str,
     language: str | None,
-    quote: Callable[..., object | None],
+    quoter: Quoter,
     verifier,
     choices: Sequence = (),
     quote_candidates: int = 2,
-    rank_sentences: Callable[[str, Sequence[Hit]], list[tuple[float, str]]] | None = None,
     min_confidence: float | None = None,
 ) -> GroundedAnswer:
     """What to show for a decoded question (`QuestionResult`), decided over its candidate answers (module
-    docstring). `quote(question, hits, asked=..., answers=..., trust=...)` returns an `extractive.Quote` or None;
-    `rank_sentences(question, hits)` scores the tree's evidence sentences for the verifier's sentence features;
-    `min_confidence` replaces the verifier's threshold."""
+    docstring). `quoter` ranks the tree's evidence sentences for the verifier and quotes the evidence when no
+    answer is shown; `min_confidence` replaces the verifier's threshold."""
     threshold = verifier.threshold if min_confidence is None else min_confidence
     read = all_hits(result)
-    sentences = rank_sentences(question, read) if rank_sentences is not None and read else None
+    sentences = quoter.rank_sentences(question, read, language) if read else None
     candidates = verifier.score(gather(result, question, language, choices, sentences))
     asked = asked_type(question, choices)
     best = candidates[0] if candidates else None
@@ -241,12 +289,12 @@ def decide(
         # quote is taken from the passages that say it ("Paris" p 0.38 over a sentence about Strasbourg's capital
         # status that the question's words favoured), so the reader sees the evidence for the tree's answer.
         saying = _sentences_saying(evidence, answers)
-        found = quote(question, saying, asked=asked, answers=answers, trust=1.0) if saying else None
+        found = quoter.quote(question, saying, language, asked=asked, answers=answers, trust=1.0) if saying else None
     if found is None and evidence:
-        found = quote(question, evidence, asked=asked, answers=answers, trust=trust)
+        found = quoter.quote(question, evidence, language, asked=asked, answers=answers, trust=trust)
     generated = best.text if best is not None else None
     if found is None:
-        said = NOTHING_FOUND.get(language or "en", NOTHING_FOUND["en"])
+        said = NO_ANSWER_MESSAGES.get(language or "en", NO_ANSWER_MESSAGES["en"])
         failure = None if read else search_failure(result)
         if failure:
             said = COULD_NOT_SEARCH.get(language or "en", COULD_NOT_SEARCH["en"]).format(reason=failure)

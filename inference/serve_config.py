@@ -1,14 +1,21 @@
-"""`ServeConfig`: the HTTP side of `rqrag serve` (the model and decoding are a `DecodeConfig` in the same YAML)."""
+"""`ServeConfig`: the HTTP side of `rqrag serve` (the model and decoding are a `DecodeConfig` in the same YAML), made
+of its concerns (server, requests, documents, memory), each one group of `rqrag serve --help`."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from rqrag.config import concern
 from rqrag.retrieval.registry import MEMORY_KINDS, SERVER_KINDS
 
 
+@concern(
+    "server",
+    "where it listens, who may call it, and where conversations are kept",
+    common=("host", "port", "api_key_env", "users", "database_url"),
+)
 @dataclass
-class ServeConfig:
+class ServerConfig:
     host: str = field(
         default="127.0.0.1", metadata={"help": "bind address (0.0.0.0 exposes the server; set an API key)"}
     )
@@ -34,6 +41,15 @@ class ServeConfig:
         default="sqlite:///runs/serve/conversations.db",
         metadata={"help": "conversation store (SQLAlchemy URL): SQLite file, or postgresql+psycopg://..."},
     )
+
+
+@concern(
+    "requests",
+    "what a request may ask for, how long it may take, and how requests share the model",
+    common=("retrievers",),
+)
+@dataclass
+class RequestLimitsConfig:
     batch_window_ms: float = field(
         default=20.0, metadata={"help": "how long a request waits for others to share its decoder batch"}
     )
@@ -62,7 +78,16 @@ class ServeConfig:
         metadata={"help": "retriever kinds requests may choose (the first is the default)"},
     )
     max_source_chars: int = field(default=1000, metadata={"help": "evidence text returned per source"})
-    # The user's documents (rqrag.ingest.library, `/v1/documents`; the `documents` retriever searches them).
+
+
+@concern(
+    "documents",
+    "the user's documents (rqrag.ingest.library, `/v1/documents`; the `documents` retriever searches them) and "
+    "the limits on uploads",
+    common=("documents_index",),
+)
+@dataclass
+class DocumentsConfig:
     documents_index: str = field(
         default="documents", metadata={"help": "library the document endpoints and the documents retriever use"}
     )
@@ -111,7 +136,15 @@ class ServeConfig:
         default=3, metadata={"help": "uploads one user may have waiting; more get 429 (others still upload)"}
     )
     max_queued_uploads: int = field(default=8, metadata={"help": "uploads waiting, all users together; more get 429"})
-    # Episodic memory (inference/memory/store.py): kept in `database_url` beside the conversations.
+
+
+@concern(
+    "memory",
+    "episodic memory (inference/memory/store.py), kept in `database_url` beside the conversations",
+    common=("memories",),
+)
+@dataclass
+class MemoryConfig:
     memories: bool = field(
         default=True,
         metadata={
@@ -131,6 +164,12 @@ class ServeConfig:
         },
     )
     memory_llm_model: str | None = field(default=None, metadata={"help": "model name at memory_llm_base_url"})
+
+
+# Bases in reverse of the order their fields are listed in (dataclasses collect fields from the last base first).
+@dataclass
+class ServeConfig(MemoryConfig, DocumentsConfig, RequestLimitsConfig, ServerConfig):
+    """Every setting of the server; validated together, since some read others (memories need a retriever)."""
 
     def __post_init__(self):
         if not self.retrievers:

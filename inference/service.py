@@ -1,9 +1,11 @@
 """The answering service behind the HTTP server: the answer pipeline, the server's retrievers, the batcher, metrics.
 
-Every endpoint that answers (`/v1/ask`, `/v1/chat`, `/v1/chat/completions`) goes through `AnswerService.events`,
-an async stream of the pipeline's events (`rqrag.inference.answer_pipeline`): the question's own search as soon as
-it is done (off the model thread, so it reaches the page while the model is busy), each refinement of the tree as
-it is searched, then the grounded answer. `answer` is the same stream, drained, for the endpoints that reply once.
+Every endpoint that answers (`/v1/ask`, `/v1/chat`, `/v1/chat/completions`) has its request checked by
+`AnswerService.check` before any stream starts, then answered by `AnswerService.events`, an async stream of the
+pipeline's events (`rqrag.inference.answer_pipeline`): the question's own search as soon as it is done, or a
+`searching` step as soon as work starts when the tree makes the first search (off the model thread, so it
+reaches the page while the model is busy), each refinement of the tree as it is searched, then the grounded
+answer. `answer` is the same stream, drained, for the endpoints that reply once.
 Concurrent questions with the same settings share one decoder call (`inference/batcher.py`).
 """
 
@@ -50,7 +52,7 @@ def rqrag_object(answer: PipelineAnswer, include_all: bool) -> dict:
 
 
 @dataclasses.dataclass(frozen=True)
-class _Batch:
+class Batch:
     """What questions must share to be decoded together."""
 
     kind: str
@@ -84,7 +86,10 @@ class AnswerService:
         own = serve.retrievers[0] not in SEARCH_FIRST_KINDS
         self._retrievers = {serve.retrievers[0]: decoder.retriever} if own else {}
         self._listeners: dict[str, Callable[[str, dict], None]] = {}  # question id -> where its events go
-        self.batcher = DecodeBatcher(self._decode, serve.batch_window_ms / 1000, serve.max_batch_questions)
+        # Questions after the pipeline's retrieval steps go in, their answers come out (on the model thread).
+        self.batcher = DecodeBatcher[Prepared, PipelineAnswer](
+            self._decode, serve.batch_window_ms / 1000, serve.max_batch_questions
+        )
         if metrics is not None:
             self.batcher.on_batch = metrics.batch_size.observe
 
@@ -123,7 +128,7 @@ class AnswerService:
 
         return MemoryRetriever(self.memories, user or DEFAULT_USER, now=self.clock)
 
-    def settings(self, batch: _Batch, language: str | None) -> AnswerSettings:
+    def settings(self, batch: Batch, language: str | None) -> AnswerSettings:
         decode = dataclasses.replace(
             self.decode_config, max_depth=batch.depth, retriever=batch.kind, strategy=batch.strategy
         )
@@ -182,7 +187,7 @@ class AnswerService:
 
     def check_options(
         self, retriever: str | None, max_depth: int | None, user: str | None = None, strategy: str | None = None
-    ) -> _Batch:
+    ) -> Batch:
         """The batch settings of a request, or a `BadRequest` saying what is wrong. The user is part of the
         settings only for memory kinds: two users' memory questions never share a batch."""
         kind = retriever or self.default_retriever
@@ -200,65 +205,77 @@ class AnswerService:
         # Documents are per user only when keys name users; memories always are.
         per_user = kind in MEMORY_KINDS or (kind == "documents" and self.documents.settings.users)
         user = (user or DEFAULT_USER) if per_user else None
-        return _Batch(kind, depth, user, strategy or self.decode_config.strategy)
+        return Batch(kind, depth, user, strategy or self.decode_config.strategy)
 
-    async def events(
+    def check(
         self,
-        messages: list[dict],
+        question: str,
         *,
         retriever: str | None,
         strategy: str | None,
         max_depth: int | None,
         user: str | None = None,
-        language: str | None = None,
-    ) -> AsyncIterator[tuple[str, dict]]:
-        """The pipeline's events for the last user message, as they happen: `step`s, then one `answer` whose
-        data holds the `PipelineAnswer` (key "answer"). Errors are `ServiceError`s (`rqrag.inference.errors`) raised
-        from the stream."""
+        param: str = "question",
+    ) -> Batch:
+        """Everything a request must pass before any stream starts (a bad request is an error, never a broken
+        stream): its question's length and content, its options. Returns the settings it is answered with; a
+        question about the user ("Com quem eu jantei ontem?") reads their memories first."""
+        self.check_question(question, param)
+        if not question.strip():
+            raise BadRequest(f"{param} must not be empty", param=param)
         batch = self.check_options(retriever, max_depth, user, strategy)
-        if self.memories is not None and user is not None and about_the_user(messages[-1]["content"]):
+        if self.memories is not None and user is not None and about_the_user(question):
             batch = dataclasses.replace(batch, user=user, personal=True)
+        return batch
+
+    async def events(
+        self, messages: list[dict], batch: Batch, language: str | None = None
+    ) -> AsyncIterator[tuple[str, dict]]:
+        """The pipeline's events for the last user message (settings `batch`, from `check`), as they happen:
+        `step`s, then one `answer` whose data holds the `PipelineAnswer` (key "answer"). Errors are
+        `ServiceError`s (`rqrag.inference.errors`) raised from the stream.
+
+        The work runs as one task (retrieval on a worker thread, the model on the batcher's); its events come
+        back through one queue, closed by `None` once the answer is known, so this generator is the only layer
+        between the pipeline and the caller."""
         started = time.perf_counter()
-        source = await asyncio.to_thread(self.source, batch.kind, batch.user, batch.personal)
         settings = self.settings(batch, language)
         # The budget starts now, queueing included: what it bounds is how long others can be kept waiting.
         question = Question(uuid.uuid4().hex, messages, deadline=time.monotonic() + self.serve.decode_budget_s)
         loop = asyncio.get_running_loop()
-        queue: asyncio.Queue[tuple[str, dict]] = asyncio.Queue()
+        queue: asyncio.Queue[tuple[str, dict] | None] = asyncio.Queue()
         self._listeners[question.qid] = lambda name, data: loop.call_soon_threadsafe(queue.put_nowait, (name, data))
-        try:
+
+        async def work() -> PipelineAnswer:
+            source = await asyncio.to_thread(self.source, batch.kind, batch.user, batch.personal)
             (prepared,) = await asyncio.to_thread(self.pipeline.prepare, [question], source, settings, self._dispatch)
-            while not queue.empty():
-                yield queue.get_nowait()  # the question's own search: before the model starts
             if prepared.outside is not None:
-                (answer,) = self.pipeline.decode([prepared], source, settings)
-            else:
-                key = (batch, prepared.language)
-                task = asyncio.ensure_future(self.batcher.submit(prepared, key))
-                deadline = loop.time() + self.serve.request_timeout_s
-                while not task.done():
-                    waiter = asyncio.ensure_future(queue.get())
-                    done, _ = await asyncio.wait(
-                        {task, waiter}, timeout=max(0.0, deadline - loop.time()), return_when=asyncio.FIRST_COMPLETED
-                    )
-                    if waiter in done and waiter.result()[0] == "step":  # the answer comes with the result
-                        yield waiter.result()
-                    else:
-                        waiter.cancel()
-                    if not done:
-                        task.cancel()
-                        raise Timeout(f"no answer within {self.serve.request_timeout_s:.0f} s", code="timeout")
+                (answer,) = self.pipeline.decode([prepared], source, settings)  # the not-found message: no model
+                return answer
+            try:
+                return await self.batcher.submit(prepared, (batch, prepared.language))
+            except Exception as error:
+                raise ServiceFailure(
+                    f"decoding failed: {type(error).__name__}: {error}", code="decoder_error"
+                ) from error
+
+        # Thread callbacks run in the order they were scheduled: every step is queued before the end mark.
+        task = asyncio.ensure_future(work())
+        task.add_done_callback(lambda _: queue.put_nowait(None))
+        deadline = loop.time() + self.serve.request_timeout_s
+        try:
+            while True:
                 try:
-                    answer = task.result()
-                except Exception as error:
-                    raise ServiceFailure(
-                        f"decoding failed: {type(error).__name__}: {error}", code="decoder_error"
-                    ) from error
-                while not queue.empty():
-                    name, data = queue.get_nowait()
-                    if name == "step":
-                        yield name, data
+                    event = await asyncio.wait_for(queue.get(), max(0.0, deadline - loop.time()))
+                except asyncio.TimeoutError:
+                    raise Timeout(f"no answer within {self.serve.request_timeout_s:.0f} s", code="timeout") from None
+                if event is None:
+                    break
+                if event[0] == "step":  # the answer comes with the task's result
+                    yield event
+            answer = task.result()
         finally:
+            task.cancel()  # a client that gave up (or timed out) is not decoded
             self._listeners.pop(question.qid, None)
         if answer.error is not None:
             reason = answer.error
@@ -270,9 +287,9 @@ class AnswerService:
         answer.timings["total_seconds"] = round(time.perf_counter() - started, 3)
         yield "answer", {"answer": answer}
 
-    async def answer(self, messages: list[dict], **options) -> PipelineAnswer:
+    async def answer(self, messages: list[dict], batch: Batch, language: str | None = None) -> PipelineAnswer:
         """The grounded answer to the last user message (the `events` stream, drained)."""
-        async for name, data in self.events(messages, **options):
+        async for name, data in self.events(messages, batch, language):
             if name == "answer":
                 return data["answer"]
         raise ServiceFailure("the answer stream ended without an answer", code="no_answer")

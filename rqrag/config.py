@@ -6,6 +6,11 @@ uses too: `--config FILE.yaml` sets the defaults (and its `env:` mapping sets en
 on the command line override them. `parse` adds what a CLI user needs on top: a missing file or a key the
 dataclasses do not know is a `ConfigError` that names the known keys. Every entry point then logs the
 resolved config and saves it next to its outputs with `save_resolved_config`.
+
+A config made of several concerns (`DecodeConfig`: backend, tree, retrieval, ...) declares each as its own
+dataclass marked with `@concern(title, description, common=...)` and inherits them all, so `config.field` and
+flat YAML keep working. `--help` then shows the everyday flags first, under "common options" (the entry point's
+own dataclasses, and each concern's `common` fields), and every other field in its concern's group.
 """
 
 from __future__ import annotations
@@ -30,25 +35,107 @@ logger = logging.getLogger(__name__)
 RESOLVED_CONFIG_NAME = "resolved_config.yaml"
 
 
+COMMON_TITLE = "common options"
+
+
 class ConfigError(ValueError):
     """A config file or override that cannot be applied (unknown key, wrong type, missing file)."""
+
+
+@dataclasses.dataclass(frozen=True)
+class Concern:
+    """One part of a config: its fields are one argparse group, titled and described, in every `--help`; its
+    `common` fields (the everyday ones) are listed among the common options instead."""
+
+    title: str
+    description: str | None = None
+    common: frozenset[str] = frozenset()
+
+
+def concern(title: str, description: str | None = None, common: Sequence[str] = ()):
+    """Class decorator marking a config dataclass as the concern `title` (put it above `@dataclass`)."""
+
+    def mark(cls: type) -> type:
+        unknown = set(common) - {f.name for f in dataclasses.fields(cls)}
+        if unknown:
+            raise TypeError(f"{cls.__name__}: common names no field of it: {sorted(unknown)}")
+        cls._concern = Concern(title, description, frozenset(common))
+        return cls
+
+    return mark
+
+
+def concerns_of(dataclass_type: type) -> dict[str, Concern]:
+    """Field name -> the concern that declares it, for the concerns `dataclass_type` is made of (or is)."""
+    found: dict[str, Concern] = {}
+    for klass in reversed(dataclass_type.__mro__):  # a base concern claims its fields before a derived one
+        mark = klass.__dict__.get("_concern")
+        if mark is not None:
+            for f in dataclasses.fields(klass):
+                found.setdefault(f.name, mark)
+    return found
 
 
 def make_parser(*dataclass_types: type, prog: str | None = None, description: str | None = None):
     """An argument parser over the given dataclasses plus `--config FILE.yaml`.
 
-    Callers may add positional arguments (e.g. the query of `rqrag search`) before calling `parse`.
+    Callers may add positional arguments (e.g. the query of `rqrag search`) before calling `parse`; options
+    they add join the common ones.
     """
     from trl import TrlParser  # deferred: importing trl/transformers costs ~1 s
 
     parser = TrlParser(dataclass_types, prog=prog, description=description)
-    parser.add_argument(
+    config = parser.add_argument(
         "--config",
         type=str,
         default=None,
         help="YAML file whose keys set the defaults; command-line flags override it.",
     )
+    _group_by_concern(parser, dataclass_types)
+    common = parser._optionals._group_actions
+    common.insert(1, common.pop(common.index(config)))  # right after -h: the first thing a user sets
     return parser
+
+
+def _group_by_concern(parser: argparse.ArgumentParser, dataclass_types: Sequence[type]) -> None:
+    """Move each concern's flags (`--x` and its `--no_x`) from the common options to the concern's group.
+
+    TrlParser makes a group only per dataclass with an `_argument_group_name`, and a config inherits its
+    concerns' fields into one dataclass, so the groups are made here, from argparse's group lists.
+    """
+    parser._optionals.title = COMMON_TITLE
+    groups: dict[str, argparse._ArgumentGroup] = {}
+    for dataclass_type in dataclass_types:
+        declared = concerns_of(dataclass_type)
+        for f in dataclasses.fields(dataclass_type):
+            mark = declared.get(f.name)
+            if mark is None or f.name in mark.common:
+                continue
+            if mark.title not in groups:
+                groups[mark.title] = parser.add_argument_group(mark.title, mark.description)
+            for action in [a for a in parser._actions if a.dest == f.name]:
+                for group in parser._action_groups:
+                    if action in group._group_actions:
+                        group._group_actions.remove(action)
+                groups[mark.title]._group_actions.append(action)
+    parser._concern_titles = list(groups)
+
+
+def _short_usage(parser: argparse.ArgumentParser) -> str:
+    """The usage line with the common options and the positionals only, each concern's group named once:
+    listing every flag there would repeat the whole help before it starts."""
+    prefix = "usage: "
+    shown = [*parser._optionals._group_actions, *(a for a in parser._actions if not a.option_strings)]
+    formatter = parser._get_formatter()
+    formatter.add_usage(None, shown, [], prefix=prefix)
+    line = formatter.format_help().strip().removeprefix(prefix)
+    indent = " " * (len(prefix) + len(parser.prog) + 1)
+    lines = [indent]
+    for name in (f"[{title.split(':')[0]} options]" for title in parser._concern_titles):
+        if lines[-1] != indent and len(lines[-1]) + 1 + len(name) > formatter._width:
+            lines.append(indent)
+        lines[-1] += name if lines[-1] == indent else " " + name
+    return "\n".join([line, *lines]).replace("%", "%%")
 
 
 def _known_fields(dataclass_types: Sequence[type]) -> set[str]:
@@ -78,6 +165,8 @@ def parse(parser, argv: Sequence[str] | None = None) -> tuple:
     (non-dataclass) arguments the caller added, such as positionals.
     """
     argv = list(sys.argv[1:] if argv is None else argv)
+    if parser.usage is None and getattr(parser, "_concern_titles", None):
+        parser.usage = _short_usage(parser)  # here, once the caller's positionals are added
     # TrlParser reads `--config PATH` only; accept the `--config=PATH` spelling argparse users also write.
     argv = [part for arg in argv for part in (arg.split("=", 1) if arg.startswith("--config=") else [arg])]
     config_path = argv[argv.index("--config") + 1] if "--config" in argv[:-1] else None

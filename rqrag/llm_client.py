@@ -3,9 +3,9 @@
 Core, because every stage that asks a chat model for JSON uses it: the data builder's annotators
 (`rqrag.data_construction`), the memory writer's judge, the literature review, the experiments' analysis.
 
-- Transport: `openai.AsyncOpenAI` with a per-call timeout and the client's own retries, which back off
-  exponentially on connection errors, timeouts, 408/409/429 and 5xx (honouring `Retry-After`).
-- Concurrency: at most `concurrency` calls in flight (an `asyncio.Semaphore`), however many examples wait.
+- Transport, concurrency and errors: `rqrag.openai_endpoint.OpenAIEndpoint`, shared with the tree decoder's
+  endpoint backends: the SDK's own retries with backoff, at most `concurrency` calls in flight however many
+  examples wait, one error policy.
 - Cache: every successful reply is stored in SQLite under a hash of (model, messages, parameters), so a rerun
   or a resumed run pays nothing for what it already asked; failures are never cached, so they are retried.
 - Structured output: `response_format` is `json_schema` (OpenAI and vLLM enforce the schema), `json_object`
@@ -13,12 +13,12 @@ Core, because every stage that asks a chat model for JSON uses it: the data buil
 
 A call that still fails after its retries raises `LLMUnavailable`; the data builder leaves that example for the
 next run instead of recording it as dropped. A request the endpoint rejects as invalid (`LLMRejected`) is
-the example's fault and is dropped with a reason; a wrong key, model or URL (401/403/404) stops the run.
+the example's fault and is dropped with a reason; a wrong key, model or URL (401/403/404, `EndpointRefused`)
+stops the run.
 """
 
 from __future__ import annotations
 
-import asyncio
 import hashlib
 import json
 import os
@@ -29,15 +29,17 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from rqrag.openai_endpoint import EndpointRejected, EndpointStats, EndpointUnavailable, OpenAIEndpoint
+
 
 RESPONSE_FORMATS = ("json_schema", "json_object", "text")
 
 
-class LLMUnavailable(RuntimeError):
+class LLMUnavailable(EndpointUnavailable):
     """The endpoint could not be reached or kept failing after retries (not the example's fault)."""
 
 
-class LLMRejected(ValueError):
+class LLMRejected(EndpointRejected, ValueError):
     """The endpoint refused this request as invalid (HTTP 400/413/422, e.g. a prompt beyond its context)."""
 
 
@@ -69,16 +71,10 @@ class Reply:
 
 
 @dataclass
-class LLMStats:
-    calls: int = 0  # requests that reached the endpoint and returned
-    cache_hits: int = 0
-    failures: int = 0  # calls that raised LLMUnavailable (or stopped the run)
-    rejected: int = 0  # requests the endpoint refused as invalid (HTTP 400/413/422)
-    prompt_tokens: int = 0
-    completion_tokens: int = 0
+class LLMStats(EndpointStats):
+    """The endpoint's counters (the endpoint keeps them) and the replies the cache answered instead."""
 
-    def as_dict(self) -> dict[str, int]:
-        return dict(self.__dict__)
+    cache_hits: int = 0
 
 
 class ReplyCache:
@@ -129,22 +125,24 @@ class ChatClient:
         response_format: str = "json_schema",
         cache_path: str | os.PathLike | None = None,
     ):
-        import openai
-
         if response_format not in RESPONSE_FORMATS:
             raise ValueError(f"response_format must be one of {RESPONSE_FORMATS}, got {response_format!r}")
         self.model = model
         self.base_url = base_url
         self.params = {"temperature": temperature, "max_tokens": max_tokens}
         self.response_format = response_format
-        # Local servers take any key; the client insists on one being set.
-        self._client = openai.AsyncOpenAI(
-            base_url=base_url, api_key=api_key or "EMPTY", timeout=timeout, max_retries=max_retries
-        )
-        self._openai = openai
-        self._semaphore = asyncio.Semaphore(concurrency)
         self.cache = ReplyCache(cache_path) if cache_path else None
         self.stats = LLMStats()
+        self.endpoint = OpenAIEndpoint(
+            base_url,
+            model,
+            api_key=api_key,
+            timeout=timeout,
+            max_retries=max_retries,
+            concurrency=concurrency,
+            label="chat endpoint",
+            stats=self.stats,
+        )
 
     @classmethod
     def from_settings(cls, settings, cache_path: str | os.PathLike | None = None) -> ChatClient:
@@ -184,24 +182,13 @@ class ChatClient:
         kwargs: dict[str, Any] = {"model": self.model, "messages": list(messages), **self.params}
         if (response_format := self._format_argument(name, schema)) is not None:
             kwargs["response_format"] = response_format
-        async with self._semaphore:
-            try:
-                response = await self._client.chat.completions.create(**kwargs)
-            except (self._openai.APIConnectionError, self._openai.APITimeoutError, self._openai.RateLimitError) as err:
-                self.stats.failures += 1
-                raise LLMUnavailable(f"{type(err).__name__}: {err}") from err
-            except self._openai.APIStatusError as err:
-                if err.status_code in (400, 413, 422):
-                    self.stats.rejected += 1
-                    raise LLMRejected(f"HTTP {err.status_code}: {err.message}") from err
-                self.stats.failures += 1
-                if err.status_code >= 500:
-                    raise LLMUnavailable(f"HTTP {err.status_code}: {err.message}") from err
-                raise  # 401/403/404: wrong key, model or URL; no example will get through, so stop the run
-        self.stats.calls += 1
-        if response.usage is not None:
-            self.stats.prompt_tokens += response.usage.prompt_tokens or 0
-            self.stats.completion_tokens += response.usage.completion_tokens or 0
+        # EndpointRefused (a wrong key, model or URL) passes through: no example will get through, so stop the run.
+        try:
+            response = await self.endpoint.request(lambda client: client.chat.completions.create(**kwargs))
+        except EndpointUnavailable as error:
+            raise LLMUnavailable(str(error), error.status) from error
+        except EndpointRejected as error:
+            raise LLMRejected(str(error), error.status) from error
         if not response.choices:
             self.stats.failures += 1
             raise LLMUnavailable("the endpoint returned no choices")
@@ -216,6 +203,6 @@ class ChatClient:
         return reply
 
     async def close(self) -> None:
-        await self._client.close()
+        await self.endpoint.aclose()
         if self.cache is not None:
             self.cache.close()

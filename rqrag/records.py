@@ -3,7 +3,11 @@
 Benchmark and instruction files come as JSONL (one object per line) or as one JSON array. A JSONL line that
 does not parse, or parses to something other than an object, is skipped and counted in `ReadStats` with its
 line number, so the run report can say what was lost and where. A JSON array file that does not parse is a
-hard error: there is no line to skip, and silently reading nothing would hide it.
+hard error: there is no line to skip, and silently reading nothing would hide it. A caller whose file must be whole
+(a golden set, a run's own output) reads with `strict=True`: a bad line is then a `MalformedLine` error naming it.
+
+`jsonl_objects` is the line reader underneath, for callers that hold lines rather than a path (a gzipped corpus,
+downloaded bytes): every JSONL line in the project is parsed, skipped or refused by it.
 
 For users online, `hf:<dataset>[:<config>]:<split>` reads the same records through `datasets.load_dataset`.
 """
@@ -13,7 +17,7 @@ from __future__ import annotations
 import json
 import logging
 import os
-from collections.abc import Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -39,8 +43,39 @@ class ReadStats:
             self.malformed.append((line_no, reason))
 
 
-def read_records(path: str | os.PathLike, stats: ReadStats | None = None) -> Iterator[dict[str, Any]]:
-    """Yield the JSON objects of a JSONL file, a JSON array file, or a hub dataset (`hf:name[:config]:split`)."""
+class MalformedLine(ValueError):
+    """A line (or JSON array item) that is not a JSON object, in a file the caller needs whole."""
+
+
+def jsonl_objects(
+    lines: Iterable[str], skip: Callable[[int, str], None] | None = None, source: str = "<lines>"
+) -> Iterator[tuple[int, dict[str, Any]]]:
+    """(line number, object) for each non-blank JSONL line. A line that does not parse, or parses to something
+    other than an object, goes to `skip(line number, reason)` when the caller skips and counts (`ReadStats.skip`);
+    without `skip` it raises `MalformedLine` naming `source` and the line."""
+    for line_no, line in enumerate(lines, start=1):
+        if not line.strip():
+            continue
+        try:
+            record = json.loads(line)
+        except json.JSONDecodeError as err:
+            reason = f"invalid JSON: {err.msg}"
+        else:
+            if isinstance(record, dict):
+                yield line_no, record
+                continue
+            reason = f"line is a JSON {type(record).__name__}, not an object"
+        if skip is None:
+            raise MalformedLine(f"{source}:{line_no}: {reason}")
+        skip(line_no, reason)
+
+
+def read_records(
+    path: str | os.PathLike, stats: ReadStats | None = None, strict: bool = False
+) -> Iterator[dict[str, Any]]:
+    """Yield the JSON objects of a JSONL file, a JSON array file, or a hub dataset (`hf:name[:config]:split`).
+
+    A malformed line or array item is skipped and counted in `stats`, or with `strict` raises `MalformedLine`."""
     stats = stats if stats is not None else ReadStats()
     if str(path).startswith(HUB_PREFIX):
         yield from _read_hub(str(path)[len(HUB_PREFIX) :], stats)
@@ -58,22 +93,15 @@ def read_records(path: str | os.PathLike, stats: ReadStats | None = None) -> Ite
                 raise ValueError(f"{path}: not a valid JSON array ({err})") from err
             for i, record in enumerate(records):
                 if not isinstance(record, dict):
-                    stats.skip(i + 1, f"array item is {type(record).__name__}, not an object")
+                    reason = f"array item is {type(record).__name__}, not an object"
+                    if strict:
+                        raise MalformedLine(f"{path}[{i}]: {reason}")
+                    stats.skip(i + 1, reason)
                     continue
                 stats.read += 1
                 yield record
             return
-        for line_no, line in enumerate(f, start=1):
-            if not line.strip():
-                continue
-            try:
-                record = json.loads(line)
-            except json.JSONDecodeError as err:
-                stats.skip(line_no, f"invalid JSON: {err.msg}")
-                continue
-            if not isinstance(record, dict):
-                stats.skip(line_no, f"line is a JSON {type(record).__name__}, not an object")
-                continue
+        for _, record in jsonl_objects(f, None if strict else stats.skip, str(path)):
             stats.read += 1
             yield record
     if stats.skipped:

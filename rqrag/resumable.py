@@ -19,6 +19,8 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from rqrag.records import jsonl_objects
+
 
 logger = logging.getLogger(__name__)
 
@@ -67,9 +69,8 @@ class ResumableJsonl:
         if not self.path.exists():
             return
         with self.path.open(encoding="utf-8") as f:
-            for line in f:
-                if line.strip():
-                    yield json.loads(line)
+            for _, record in jsonl_objects(f, source=str(self.path)):
+                yield record
 
     def __contains__(self, record_id: str) -> bool:
         return record_id in self.ids

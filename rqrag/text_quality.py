@@ -27,8 +27,6 @@ _WORD = re.compile(r"\w+(?:[.:/\-]\w+)*", re.UNICODE)  # keeps 10.0.2.2, /etc/fs
 IDENTIFIER = re.compile(r"(?<![\w/])(?:/[\w.\-]+(?:/[\w.\-]*)*|--?[a-z][\w\-]*|\w*\d[\w.:\-/]*)", re.UNICODE)
 # A numbered section heading as PDF text shows it: "14.13.1 Como configurar ...", "3.1.2 Servidor principal".
 _NUMBERED_HEADING = re.compile(r"^\s*\d+(?:\.\d+)+\.?\s+\S")
-# Languages whose function words we know: enough to tell what a sentence is written in.
-KNOWN_LANGUAGES = ("pt", "en", "es")
 
 
 def fold(text: str) -> str:
@@ -103,6 +101,9 @@ _MARKERS = {
         "tambien muy mas hay ser fue sobre su sus entre y o puede hasta yo mi mis ayer hoy".split()
     ),
 }
+# Languages whose function words we know: enough to tell what a sentence is written in (a wider set than
+# `rqrag.languages.ANSWER_LANGUAGES`: a Spanish question is recognised as not Portuguese).
+KNOWN_LANGUAGES = tuple(_MARKERS)
 
 
 def loops(text: str, n: int = 3, max_repeats: int = 2) -> bool:

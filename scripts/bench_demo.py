@@ -13,7 +13,7 @@ warmed up first (the phase the demo's "Time:" line reports):
 
 Reported per configuration: median seconds over the repeats, model calls, expansions, prompt tokens computed,
 generated tokens and searches; then the before/after ratio. Held-out accuracy of the same two configurations is
-measured by `scripts/eval_speed.sh` (README "Speed").
+measured by `scripts/eval_speed.sh` (docs/speed.md).
 """
 
 from __future__ import annotations

@@ -36,6 +36,8 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from rqrag.eval.experiments.metrics import normalise_for_quotes
+from rqrag.eval.golden import load_questions
+from rqrag.eval.text_table import print_table
 from rqrag.inference.extractive import ExtractiveAnswerer, Weights
 from rqrag.sentences import is_title, split_sentences
 
@@ -48,17 +50,6 @@ RECALL_THRESHOLD = 0.6
 
 
 # ----------------------------------------------------------------- data
-
-
-def load_questions(golden: Path, key_facts: Path | None) -> list[dict]:
-    """Golden questions, with their key facts merged in by id when a key-facts file is given."""
-    questions = [json.loads(line) for line in golden.read_text().splitlines() if line.strip()]
-    if key_facts is not None and key_facts.is_file():
-        rows = [json.loads(line) for line in key_facts.read_text().splitlines() if line.strip()]
-        facts = {row["id"]: row["key_facts"] for row in rows}
-        for question in questions:
-            question.setdefault("key_facts", facts.get(question["id"], []))
-    return questions
 
 
 def retrieve(pdf: Path, questions: Sequence[dict], cache: Path, k: int, language: str) -> list[list]:
@@ -248,14 +239,14 @@ def sweep(encoder, language: str, max_words: int, questions, hits) -> list[dict]
 # ----------------------------------------------------------------- output
 
 
-def print_table(title: str, rows: Sequence[dict]) -> None:
-    print(f"\n{title}")
-    print(f"{'scorer':<48} {'key facts':>9} {'facts':>6} {'recall':>6} {'words':>6} {'ms/q':>7}")
-    for r in rows:
-        print(
-            f"{r['scorer']:<48} {r['key_facts']:>9.1%} {r['fact_share']:>6.1%} {r['recall']:>6.1%} "
-            f"{r['words']:>6.1f} {r['ms_per_question']:>7.1f}"
-        )
+COLUMNS = [
+    ("scorer", "scorer", ""),
+    ("key facts", "key_facts", ".1%"),
+    ("facts", "fact_share", ".1%"),
+    ("recall", "recall", ".1%"),
+    ("words", "words", ".1f"),
+    ("ms/q", "ms_per_question", ".1f"),
+]
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -283,10 +274,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         "golden": ceilings(questions, hits)
         + run_table(scorers(encoder, args.language, args.max_words), questions, hits)
     }
-    print_table(f"{args.golden.name}: {len(questions)} questions, top-{args.k} hybrid chunks", report["golden"])
+    print_table(
+        report["golden"], COLUMNS, f"{args.golden.name}: {len(questions)} questions, top-{args.k} hybrid chunks"
+    )
     if args.sweep:
         report["sweep"] = sweep(encoder, args.language, args.max_words, questions, hits)
-        print_table("weight sweep (golden questions; top 15)", report["sweep"][:15])
+        print_table(report["sweep"][:15], COLUMNS, "weight sweep (golden questions; top 15)")
     if args.held_out is not None:
         pdf = next(args.held_out.glob("*.pdf"))
         held = load_questions(args.held_out / "questions.jsonl", None)
@@ -297,7 +290,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             "DEFAULT answerer": quoting(default),
         }
         report["held_out"] = ceilings(held, held_hits) + run_table(named, held, held_hits)
-        print_table(f"HELD-OUT {args.held_out}: {len(held)} questions, never used to tune", report["held_out"])
+        print_table(
+            report["held_out"], COLUMNS, f"HELD-OUT {args.held_out}: {len(held)} questions, never used to tune"
+        )
     if args.out:
         args.out.parent.mkdir(parents=True, exist_ok=True)
         args.out.write_text(json.dumps(report, indent=2, ensure_ascii=False) + "\n")

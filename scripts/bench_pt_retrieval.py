@@ -32,6 +32,8 @@ from pathlib import Path
 import numpy as np
 
 from rqrag.eval.experiments.metrics import normalise_for_quotes
+from rqrag.eval.golden import load_questions
+from rqrag.eval.text_table import print_table
 from rqrag.retrieval.bm25 import BM25Retriever
 from rqrag.retrieval.dense import DenseRetriever
 from rqrag.retrieval.documents import Document, indexed_text
@@ -53,7 +55,8 @@ normalise = normalise_for_quotes
 
 
 def load_golden(path: Path) -> list[dict]:
-    questions = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+    """The golden questions with their evidence quotes normalised as chunks are (`normalise`)."""
+    questions = load_questions(path)
     for question in questions:
         question["quotes"] = [normalise(e["quote"]) for e in question["evidence"]]
     return questions
@@ -204,19 +207,24 @@ def sweep(golden, deep: dict, encoders: Sequence[str]) -> list[dict]:
 # ----------------------------------------------------------------- main
 
 
-def print_table(results: dict) -> None:
+SYSTEM_COLUMNS = [
+    ("system", "system", ""),
+    ("R@1", "recall@1", ".3f"),
+    ("R@3", "recall@3", ".3f"),
+    ("R@5", "recall@5", ".3f"),
+    ("all@3", lambda m: m.get("all@3"), ".3f"),
+    ("R@3 by category", lambda m: " ".join(f"{c[:5]}={v:.2f}" for c, v in m["recall@3_by_category"].items()), ""),
+]
+
+
+def print_report(results: dict) -> None:
     for chunking, entry in results["chunkings"].items():
-        print(
-            f"\n== chunking {chunking}: {entry['chunks']} chunks ({results['extractor']}), "
+        title = (
+            f"== chunking {chunking}: {entry['chunks']} chunks ({results['extractor']}), "
             f"{entry['reachable']:.0%} of questions have their quote in some chunk"
         )
-        print(f"{'system':28s} {'R@1':>6s} {'R@3':>6s} {'R@5':>6s} {'all@3':>6s}  R@3 by category")
-        for system, m in entry["systems"].items():
-            cats = " ".join(f"{c[:5]}={v:.2f}" for c, v in m["recall@3_by_category"].items())
-            print(
-                f"{system:28s} {m['recall@1']:6.3f} {m['recall@3']:6.3f} {m['recall@5']:6.3f} "
-                f"{m.get('all@3', float('nan')):6.3f}  {cats}"
-            )
+        rows = [{"system": system, **m} for system, m in entry["systems"].items()]
+        print_table(rows, SYSTEM_COLUMNS, title)
     print("\nencoding speed (passages/s):")
     for name, info in results["encoders"].items():
         print(f"  {name:20s} {info['passages_per_second']:8.1f}  (dimension {info['dimension']})")
@@ -293,7 +301,7 @@ def main(argv: Sequence[str] | None = None) -> dict:
     }
     if args.sweep and first_deep is not None:
         results["sweep"] = sweep(golden, first_deep, list(encoders))
-    print_table(results)
+    print_report(results)
     if args.out:
         args.out.parent.mkdir(parents=True, exist_ok=True)
         args.out.write_text(json.dumps(results, indent=2, ensure_ascii=False) + "\n")

@@ -18,6 +18,7 @@ Use `--index DIR` to time searches on an existing index (e.g. the cached embedde
 from __future__ import annotations
 
 import argparse
+import itertools
 import json
 import platform
 import statistics
@@ -27,6 +28,8 @@ import time
 from pathlib import Path
 
 from rqrag.benchmarks.files import default_file
+from rqrag.eval import metrics
+from rqrag.records import read_records
 
 
 PROJECT_ROOT = Path(__file__).resolve().parents[1]
@@ -37,17 +40,19 @@ TARGET_RATIO = 1.3  # the goal: hybrid batch search within 1.3x of raw bm25s
 def load_queries(n: int, documents) -> tuple[list[str], list[set[str]] | None, str]:
     """Queries, the titles of their gold supporting paragraphs (None without ../shared), and a label."""
     if HOTPOTQA.is_file():
-        with HOTPOTQA.open() as f:
-            records = [json.loads(line) for line in f][:n]
+        records = list(itertools.islice(read_records(HOTPOTQA), n))
         gold = [{c["title"] for c in r["contexts"] if c["is_supporting"]} for r in records]
         return [r["question_text"] for r in records], gold, f"{len(records)} HotpotQA dev questions"
     titles = sorted({d.title for d in documents})
     return titles[:n], None, f"{min(n, len(titles))} corpus titles (no HotpotQA file)"
 
 
-def supporting_recall(results, gold: list[set[str]]) -> float:
-    """Mean share of each question's gold supporting paragraphs (by title) among its retrieved hits."""
-    return sum(len({h.title for h in hits} & g) / len(g) for hits, g in zip(results, gold)) / len(gold)
+def mean_supporting_recall(results, gold: list[set[str]]) -> float:
+    """Mean over questions of `metrics.supporting_recall`, paragraphs matched by title (questions without gold
+    are left out)."""
+    recalls = [metrics.supporting_recall([h.title for h in hits], g) for hits, g in zip(results, gold)]
+    known = [r for r in recalls if r is not None]
+    return sum(known) / len(known) if known else 0.0
 
 
 def median_seconds(fn, repeats: int) -> float:
@@ -129,7 +134,7 @@ def main(argv: list[str] | None = None) -> int:
         timings = {name: median_seconds(fn, args.repeats) for name, fn in systems.items()}
         if gold is not None:
             results["recall_at_k"] = {
-                name: round(supporting_recall(r.batch_search(queries, k=args.k), gold), 3)
+                name: round(mean_supporting_recall(r.batch_search(queries, k=args.k), gold), 3)
                 for name, r in (("bm25", bm25), ("dense", dense), ("hybrid", hybrid))
             }
 

@@ -33,12 +33,15 @@ question end to end, before and after this work, is `scripts/bench_demo.py`.
 from __future__ import annotations
 
 import argparse
+import itertools
 import json
 import sys
 import time
 from pathlib import Path
 
 from rqrag.benchmarks.files import default_file
+from rqrag.eval.text_table import print_table
+from rqrag.records import read_records
 
 
 PROJECT_ROOT = Path(__file__).resolve().parents[1]
@@ -90,11 +93,11 @@ def unique_work(sequences) -> tuple[int, int]:
     return len(distinct), sum(distinct.values())
 
 
-def load_questions(n: int):
+def hotpotqa_questions(n: int):
+    """The first `n` HotpotQA questions as decoder inputs, with their records (for the candidate pools)."""
     from rqrag.inference.decoding.tree import Question
 
-    with HOTPOTQA.open() as f:
-        records = [json.loads(line) for _, line in zip(range(n), f)]
+    records = list(itertools.islice(read_records(HOTPOTQA), n))
     questions = [Question(r["question_id"], [{"role": "user", "content": r["question_text"]}]) for r in records]
     return questions, records
 
@@ -167,32 +170,52 @@ def configurations(backend_names: list[str], schedules: list[str]) -> list[tuple
     return out
 
 
-def print_table(rows: list[dict], args) -> None:
-    print(
-        f"\n{len(rows[0]['answers'])} HotpotQA questions, depth {args.depth}, width {args.width}, all actions, "
+def _ratio(numerator: str, denominator: str):
+    """A column of numerator/denominator, n/a where either is unknown or the denominator is 0."""
+
+    def of(row: dict) -> float | None:
+        top, bottom = row[numerator], row[denominator]
+        return top / bottom if top is not None and bottom else None
+
+    return of
+
+
+def _speedup(rows: list[dict]):
+    """A column of the sequential schedule's seconds over the row's, for the same backend."""
+
+    def of(row: dict) -> str:
+        base = next((r for r in rows if r["backend"] == row["backend"] and r["schedule"] == "sequential"), None)
+        return f"{base['seconds'] / row['seconds']:.2f}x" if base and row["seconds"] else "-"
+
+    return of
+
+
+def print_report(rows: list[dict], args) -> None:
+    # computed/floor against the tree's token floor; computed/their against the unique-work floor: above 1 means
+    # some prompt token was computed more often than once per distinct expansion, which merging plus prefix reuse
+    # should prevent.
+    columns = [
+        ("backend", "backend", ""),
+        ("schedule", "schedule", ""),
+        ("merge", lambda row: "yes" if row["merge"] else "no", ""),
+        ("seconds", "seconds", ".1f"),
+        ("calls", "model_calls", ""),
+        ("requests", "requests", ""),
+        ("dup exp", "duplicate_expansions", ""),
+        ("generated", "generated_tokens", ""),
+        ("prompt computed", "prompt_tokens_computed", ""),
+        ("token floor", "unique_tree_tokens", ""),
+        ("computed/floor", _ratio("prompt_tokens_computed", "unique_tree_tokens"), ".2f"),
+        ("distinct exp", "unique_expansions", ""),
+        ("their prompt", "unique_expansion_prompt_tokens", ""),
+        ("computed/their", _ratio("prompt_tokens_computed", "unique_expansion_prompt_tokens"), ".2f"),
+        ("speedup", _speedup(rows), ""),
+    ]
+    title = (
+        f"{len(rows[0]['answers'])} HotpotQA questions, depth {args.depth}, width {args.width}, all actions, "
         f"{args.max_tokens}-token budgets, greedy"
     )
-    head = (
-        f"{'backend':<7} {'schedule':<11} {'merge':>5} {'seconds':>8} {'calls':>6} {'requests':>8} {'generated':>9} "
-        f"{'prompt computed':>15} {'token floor':>11} {'computed/floor':>14} {'distinct exp':>12} "
-        f"{'their prompt':>12} {'computed/their':>14} {'speedup':>8}"
-    )
-    print(head)
-    for row in rows:
-        base = next((r for r in rows if r["backend"] == row["backend"] and r["schedule"] == "sequential"), None)
-        speedup = f"{base['seconds'] / row['seconds']:.2f}x" if base and row["seconds"] else "-"
-        computed = row["prompt_tokens_computed"]
-        ratio = f"{computed / row['unique_tree_tokens']:.2f}" if computed is not None else "n/a"
-        # Against the unique-work floor: above 1 means some prompt token was computed more often than once per
-        # distinct expansion; merging plus prefix reuse should keep it at or below 1.
-        unique = row["unique_expansion_prompt_tokens"]
-        ratio_unique = f"{computed / unique:.2f}" if computed is not None and unique else "n/a"
-        print(
-            f"{row['backend']:<7} {row['schedule']:<11} {'yes' if row['merge'] else 'no':>5} {row['seconds']:>8.1f} "
-            f"{row['model_calls']:>6} {row['requests']:>8} {row['duplicate_expansions']:>4} {row['generated_tokens']:>9} "
-            f"{computed if computed is not None else 'n/a':>15} {row['unique_tree_tokens']:>11} {ratio:>14} "
-            f"{row['unique_expansions']:>12} {unique:>12} {ratio_unique:>14} {speedup:>8}"
-        )
+    print_table(rows, columns, title)
     for backend in dict.fromkeys(r["backend"] for r in rows):
         pair = {r["merge"]: r for r in rows if r["backend"] == backend and r["schedule"] == "batched"}
         if len(pair) == 2:
@@ -268,12 +291,12 @@ def main(argv: list[str] | None = None) -> int:
         print(f"error: {HOTPOTQA} not found (rqrag data fetch hotpotqa)", file=sys.stderr)
         return 1
 
-    questions, records = load_questions(args.questions)
+    questions, records = hotpotqa_questions(args.questions)
     names = args.backends.split(",")
     shared = backends(names, args.model, args.max_batch_size)
     configs = configurations(names, args.schedules.split(","))
     rows = [run(b, s, merge, args, questions, records, shared) for b, s, merge in configs]
-    print_table(rows, args)
+    print_report(rows, args)
     if args.out:
         args.out.parent.mkdir(parents=True, exist_ok=True)
         args.out.write_text(json.dumps({"args": vars(args) | {"out": str(args.out)}, "rows": rows}, indent=2) + "\n")

@@ -40,6 +40,8 @@ from pathlib import Path
 
 import numpy as np
 
+from rqrag.eval.text_table import print_table
+
 
 STORES = ("faiss-flat", "faiss-hnsw", "pgvector")
 HNSW_M = 16  # pgvector's default graph degree; FAISS HNSW uses the same so the two graphs are comparable
@@ -181,14 +183,16 @@ def run(args: argparse.Namespace, url: str | None) -> list[dict]:
     return rows
 
 
-def print_table(rows: list[dict]) -> None:
-    header = f"{'store':<11} {'size':>9} {'dim':>4} {'insert s':>9} {'insert/s':>9} {'p50 ms':>8} {'p95 ms':>8} {'recall@k':>8}"
-    print("\n" + header + "\n" + "-" * len(header))
-    for r in rows:
-        print(
-            f"{r['store']:<11} {r['size']:>9,} {r['dim']:>4} {r['insert_seconds']:>9.1f} {r['insert_per_second']:>9,} "
-            f"{r['p50_ms']:>8.2f} {r['p95_ms']:>8.2f} {r['recall_at_k']:>8.3f}"
-        )
+COLUMNS = [
+    ("store", "store", ""),
+    ("size", "size", ","),
+    ("dim", "dim", ""),
+    ("insert s", "insert_seconds", ".1f"),
+    ("insert/s", "insert_per_second", ","),
+    ("p50 ms", "p50_ms", ".2f"),
+    ("p95 ms", "p95_ms", ".2f"),
+    ("recall@k", "recall_at_k", ".3f"),
+]
 
 
 def make_parser() -> argparse.ArgumentParser:
@@ -248,7 +252,7 @@ def main(argv: list[str] | None = None) -> None:
                 rows = run(args, server.url)
     else:
         rows = run(args, args.database_url)
-    print_table(rows)
+    print_table(rows, COLUMNS, title="vector stores")
     if args.out:
         Path(args.out).parent.mkdir(parents=True, exist_ok=True)
         meta = {"machine": platform.processor() or platform.machine(), "python": platform.python_version()}

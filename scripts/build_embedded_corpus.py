@@ -25,6 +25,8 @@ import sys
 from collections import Counter
 from pathlib import Path
 
+from rqrag.records import jsonl_objects
+
 
 PROJECT_ROOT = Path(__file__).resolve().parents[1]
 DEFAULT_BENCHMARKS_DIR = PROJECT_ROOT.parent / "shared" / "data" / "benchmarks"
@@ -53,11 +55,9 @@ def pool_paragraphs(benchmarks_dir: Path) -> tuple[dict[tuple[str, str], set[str
         questions = paragraphs = 0
         distinct: set[tuple[str, str]] = set()
         with path.open(encoding="utf-8") as f:
-            for line in f:
-                if not line.strip():
-                    continue
+            for _, record in jsonl_objects(f, source=str(path)):
                 questions += 1
-                for context in json.loads(line)["contexts"]:
+                for context in record["contexts"]:
                     key = (context["title"], context["paragraph_text"])
                     paragraphs += 1
                     distinct.add(key)

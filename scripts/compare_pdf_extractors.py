@@ -85,6 +85,7 @@ from rqrag.ingest.accents import SPACING_ACCENTS, broken_words
 from rqrag.ingest.clean import clean_pages, match_form
 from rqrag.ingest.extract import PDF_BACKENDS, Page, extract_pdf_pages
 from rqrag.paths import PROJECT_ROOT
+from rqrag.records import read_records
 
 
 DATA = PROJECT_ROOT / "tests" / "data"
@@ -176,11 +177,9 @@ def load_evidence(golden: Path, document: str | None = None) -> list[tuple[int, 
     """Every evidence quote of a golden/questions JSONL; with `document`, only the lines about that file (a line
     naming no document counts for any)."""
     evidence = []
-    for line in golden.read_text(encoding="utf-8").splitlines():
-        if line.strip():
-            item = json.loads(line)
-            if document is None or item.get("document", document) == document:
-                evidence.extend((int(e["page"]), e["quote"]) for e in item["evidence"])
+    for item in read_records(golden, strict=True):
+        if document is None or item.get("document", document) == document:
+            evidence.extend((int(e["page"]), e["quote"]) for e in item["evidence"])
     return evidence
 
 

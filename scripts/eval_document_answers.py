@@ -29,6 +29,7 @@ from pathlib import Path
 
 import httpx
 
+from rqrag.eval.golden import load_questions
 from rqrag.inference.server.process import RQRAGServer
 from rqrag.text_quality import echoes, fold, guess_language
 
@@ -46,12 +47,9 @@ SETS = {  # --set NAME: (PDFs, question files)
 }
 
 
-def load_questions(path: Path, key_facts: Path | None) -> list[dict]:
-    questions = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
-    if key_facts is not None and key_facts.is_file():
-        facts = {r["id"]: r["key_facts"] for r in map(json.loads, key_facts.read_text().splitlines()) if r}
-        for q in questions:
-            q.setdefault("key_facts", facts.get(q["id"], []))
+def questions_with_key_facts(path: Path, key_facts: Path | None) -> list[dict]:
+    """The golden questions of `path`; each must have key facts (its own, or by id from `key_facts`)."""
+    questions = load_questions(path, key_facts)
     missing = [q["id"] for q in questions if not q.get("key_facts")]
     if missing:
         raise SystemExit(f"questions without key facts: {missing}")
@@ -154,7 +152,9 @@ def main(argv: list[str] | None = None) -> int:
     if args.set:
         args.pdf, args.questions = SETS[args.set]
     questions = [
-        q for path in args.questions for q in load_questions(path, args.key_facts if path == GOLDEN else None)
+        q
+        for path in args.questions
+        for q in questions_with_key_facts(path, args.key_facts if path == GOLDEN else None)
     ][: args.limit]
     args.out.mkdir(parents=True, exist_ok=True)
     (args.out / "resolved_config.json").write_text(json.dumps({k: str(v) for k, v in vars(args).items()}, indent=2))

@@ -36,7 +36,7 @@ from rqrag.eval.experiments.metrics import normalise_for_quotes
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "scripts"))
-from eval_document_answers import SETS, load_questions  # noqa: E402
+from eval_document_answers import SETS, questions_with_key_facts  # noqa: E402
 
 
 CACHE = ROOT / ".cache" / "eval_document_retrieval"
@@ -159,7 +159,7 @@ def main(argv: list[str] | None = None) -> int:
 
     pdfs, files = SETS[args.set]
     facts = ROOT / "tests" / "data" / "golden_pt" / "debian_edu_key_facts.jsonl"
-    questions = [q for path in files for q in load_questions(path, facts if args.set == "golden" else None)]
+    questions = [q for path in files for q in questions_with_key_facts(path, facts if args.set == "golden" else None)]
     questions = [q for q in questions if q.get("evidence")]
     rows = []
     print(f"{args.set}: {len(questions)} questions over {len(pdfs)} PDF(s)")

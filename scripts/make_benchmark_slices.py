@@ -7,7 +7,7 @@ to `RQRAG_BENCHMARKS_DIR`, or the workplace copy these slices were first cut fro
 and byte for byte as JSON, only the records the repository's configs and tests use:
 
 * every record whose id is in the source's **eval** split (`rqrag eval --config configs/eval/<task>.yaml` runs
-  on all of them, and the README's benchmark figures are on them);
+  on all of them, and the benchmark figures of docs/eval.md are on them);
 * the first `TRAIN_RECORDS` usable records of the **train** split (the largest `name:N` a test or a documented
   small build asks for is 16: `tests/test_data_build.py`); a full training build reads the fetched files;
 * for the instruction sources, which have no split, their first `TRAIN_RECORDS` usable records.

@@ -37,6 +37,7 @@ from pathlib import Path
 from rqrag.answers import word_jaccard
 from rqrag.eval.significance import paired_bootstrap
 from rqrag.inference.decoding.select import STRATEGIES
+from rqrag.records import read_records
 from rqrag.text_quality import invented_entities, restates
 
 
@@ -214,12 +215,7 @@ def read_run(run: Path) -> dict[str, list[dict]]:
     systems = {}
     for path in sorted(run.glob("*/predictions.jsonl")):
         # A run killed mid-write leaves a torn last line (`rqrag eval --resume` cuts it); skip it here too.
-        records = []
-        for line in path.read_text().splitlines():
-            try:
-                records.append(json.loads(line))
-            except json.JSONDecodeError:
-                continue
+        records = list(read_records(path))
         if records:
             systems[path.parent.name] = records
     return systems

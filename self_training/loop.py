@@ -1,4 +1,4 @@
-"""Self-training from the tree (rejection sampling / expert iteration, issue 26): the model's own right answers
+"""Self-training from the tree (rejection sampling / expert iteration): the model's own right answers
 that searched their way to the gold paragraphs become training data.
 
     rqrag data self-train --config configs/data/self_train.yaml

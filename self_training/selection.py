@@ -1,4 +1,4 @@
-"""Which of a question's own tree trajectories is worth training on (rejection sampling, issue 26).
+"""Which of a question's own tree trajectories is worth training on (rejection sampling).
 
     candidates = [score_trajectory(t, example, rules) for t in result.trajectories]
     choice = choose(candidates, rules)        # Choice(kept=Candidate | None, reason, detail)
@@ -26,7 +26,8 @@ A question's direct answer (no search) is judged apart, by `knew_directly`: when
 states a gold answer (`states_gold`: a yes/no or an option named in the question must open it, followed by a
 statement rather than the other option), the model knew it without reading, and the direct step is
 written as the short gold span in a separate record. That teaches short direct answers for factoid questions
-(issue 26 item 3: the direct answer was a 14-word sentence learnt from instruction data) without teaching a guess:
+(instruction data alone teaches a direct answer that is a whole sentence, 14 words where the gold is a span)
+without teaching a guess:
 a question the model could not answer from memory gets no direct record.
 
 Each candidate carries its refinement kind (`decompose`, `rewrite+decompose`, ..., `direct` for no search), so

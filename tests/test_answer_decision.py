@@ -79,15 +79,25 @@ def tree(question: str, *paths: FinishedTrajectory) -> QuestionResult:
     return result
 
 
-def quoter(asked_log: list | None = None):
-    answerer = ExtractiveAnswerer(weights=Weights(dense=0.0), max_sentences=2)  # lexical only: no encoder loads
+class LexicalQuoter:
+    """Quotes with the extractive answerer's lexical signals only (no encoder loads) and ranks no sentences; logs
+    what each quote was asked for."""
 
-    def quote(question, hits, asked=None, answers=(), trust=1.0):
-        if asked_log is not None:
-            asked_log.append((asked, list(answers), [h.docid for h in hits]))
-        return answerer.quote(question, hits, asked=asked, answers=answers, trust=trust)
+    def __init__(self, asked_log: list | None = None):
+        self.answerer = ExtractiveAnswerer(weights=Weights(dense=0.0), max_sentences=2)
+        self.asked_log = asked_log
 
-    return quote
+    def quote(self, question, hits, language, asked=None, answers=(), trust=1.0):
+        if self.asked_log is not None:
+            self.asked_log.append((asked, list(answers), [h.docid for h in hits]))
+        return self.answerer.quote(question, hits, asked=asked, answers=answers, trust=trust)
+
+    def rank_sentences(self, question, hits, language):
+        return None
+
+
+def quoter(asked_log: list | None = None) -> LexicalQuoter:
+    return LexicalQuoter(asked_log)
 
 
 def eiffel_tree() -> QuestionResult:

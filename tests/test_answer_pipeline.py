@@ -80,7 +80,9 @@ def test_settings_go_with_the_call_and_events_come_as_they_happen(smollm2_tokeni
         on_event=lambda qid, name, data: events.append((name, data)),
     )
     steps = [data for name, data in events if name == "step"]
-    assert steps and steps[0]["action"] == "decompose" and steps[0]["path_id"] == "0.0"
+    # the work announced before the model's first call, then the tree's first search
+    assert steps[0] == {"action": "searching", "text": QUESTION, "query": QUESTION, "evidence": []}
+    assert steps[1]["action"] == "decompose" and steps[1]["path_id"] == "0.0"
     assert events[-1][0] == "answer"
 
 

@@ -90,3 +90,54 @@ def test_invalid_settings_are_refused():
         DecodeBatcher(Recorder(), window_s=-1)
     with pytest.raises(ValueError):
         DecodeBatcher(Recorder(), max_questions=0)
+
+
+def test_the_answer_service_batches_what_its_types_say(smollm2_tokenizer):
+    """The server's batcher is declared `DecodeBatcher[Prepared, PipelineAnswer]`: its decode function is typed so,
+    and a real question through the service hands it `Prepared` questions and gets `PipelineAnswer`s back."""
+    from collections.abc import Sequence
+    from typing import get_args, get_type_hints
+
+    from fakes import FakeGenerator
+
+    from rqrag.inference.answer_pipeline import PipelineAnswer, Prepared
+    from rqrag.inference.decoding.config import DecodeConfig
+    from rqrag.inference.decoding.decoder import TreeDecoder
+    from rqrag.inference.serve_config import ServeConfig
+    from rqrag.inference.service import AnswerService
+    from rqrag.retrieval.bm25 import BM25Retriever
+    from rqrag.retrieval.documents import Document
+
+    retriever = BM25Retriever.from_documents([Document("d", "Hamlet", "Hamlet was written by Shakespeare.")])
+    generator = FakeGenerator(smollm2_tokenizer, lambda prompt, action, request: ("Shakespeare", 0.9))
+    config = DecodeConfig(mode="trained", max_depth=0)
+    service = AnswerService(
+        config, ServeConfig(retrievers=["corpus"]), TreeDecoder(config, generator, smollm2_tokenizer, retriever)
+    )
+    item_type, outcome_type = get_args(service.batcher.__orig_class__)
+    assert (item_type, outcome_type) == (Prepared, PipelineAnswer)
+    hints = get_type_hints(service._decode)
+    assert hints["prepared"] == Sequence[Prepared] and hints["return"] == list[PipelineAnswer]
+
+    handed: list[tuple[list, list]] = []
+    decode = service.batcher.decode_fn
+
+    def recorded(items, settings):
+        outcomes = decode(items, settings)
+        handed.append((list(items), outcomes))
+        return outcomes
+
+    service.batcher.decode_fn = recorded
+
+    async def ask():
+        service.batcher.start()
+        try:
+            batch = service.check("Who wrote Hamlet?", retriever=None, strategy=None, max_depth=None)
+            return await service.answer([{"role": "user", "content": "Who wrote Hamlet?"}], batch)
+        finally:
+            await service.batcher.stop()
+
+    answer = asyncio.run(ask())
+    ((items, outcomes),) = handed
+    assert all(isinstance(item, item_type) for item in items) and all(isinstance(o, outcome_type) for o in outcomes)
+    assert outcomes == [answer]

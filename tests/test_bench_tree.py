@@ -46,7 +46,7 @@ def test_merged_and_unmerged_batched_rows_share_their_floors(smollm2_tokenizer, 
     assert merged["decoder"]["merged"] == 2 * 6 and plain["decoder"]["merged"] == 0
     assert merged["duplicate_expansions"] == 0 and plain["duplicate_expansions"] == 2 * 6
 
-    bench.print_table([merged, plain, per_action], args)
+    bench.print_report([merged, plain, per_action], args)
     out = capsys.readouterr().out
     assert "hf batched, merged/unmerged: requests 26 -> 14 (0.54)" in out
     assert "identical answers across schedules and merging: hf yes" in out

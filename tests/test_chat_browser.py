@@ -176,7 +176,10 @@ def test_upload_ask_and_see_the_answer_stream_with_page_citations(server, driver
     assert any("já pesquisável por palavras" in text for text in statuses), statuses
 
     message = ask(driver, "Que valor de tempo limite esconde o menu iPXE dos clientes LTSP?", "documents")
-    assert message.find_element(By.CSS_SELECTOR, ".answer").text.strip()
+    # The answer shown is the right one (its key fact, p. 90: "Um valor de tempo limite de -1 é usado para ocultar
+    # o menu"), not the question given back: this screenshot is docs/chat_page.png.
+    answer = message.find_element(By.CSS_SELECTOR, ".answer").text
+    assert "-1" in answer and "esconde o menu iPXE" not in answer, answer
     sources = [s.text for s in message.find_elements(By.CSS_SELECTOR, "ul.sources li.source")]
     assert sources and any("manual.pdf" in s and "p." in s for s in sources), sources
     trajectory = message.find_element(By.CSS_SELECTOR, "details.trajectory")

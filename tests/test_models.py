@@ -187,8 +187,9 @@ def test_shipped_model_merges_and_speaks_the_trajectory_language():
 @pytest.mark.slow
 def test_self_trained_model_stacks_on_the_shipped_one_and_answers_short_when_not_searching():
     """models/rqrag-smollm2-135m-selftrain is round 2 of self-training, an adapter over round 1's, itself over the
-    shipped model (merged in turn over SmolLM2); self-training on its own tree taught short direct answers (issue 26 item 3): on held-out HotpotQA
-    questions, answered without searching, the shipped model writes sentences and the self-trained one spans."""
+    shipped model (merged in turn over SmolLM2); self-training on its own tree teaches short direct answers
+    (`rqrag.self_training.selection`): on held-out HotpotQA questions, answered without searching, the shipped
+    model writes sentences and the self-trained one spans."""
     from rqrag.benchmarks.files import default_file
     from rqrag.benchmarks.splits import load_split
     from rqrag.inference.decoding.prompting import TrainedPrompter

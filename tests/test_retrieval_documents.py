@@ -11,8 +11,10 @@ import pytest
 
 from rqrag.retrieval.documents import (
     Document,
+    cite_pages,
     content_docid,
     deduplicate_docids,
+    page_ranges,
     read_documents,
     write_documents,
 )
@@ -81,3 +83,9 @@ def test_deduplicate_keeps_first():
     docs = [Document("a", "1", "x"), Document("b", "2", "y"), Document("a", "3", "z")]
     kept, dropped = deduplicate_docids(docs)
     assert [d.title for d in kept] == ["1", "2"] and dropped == 1
+
+
+def test_page_citations_are_formatted_in_one_place():
+    assert page_ranges([1, 2, 3, 5, 7, 8]) == "1-3, 5, 7-8"
+    assert cite_pages([4]) == "p. 4" and cite_pages(range(4, 7)) == "pp. 4-6" and cite_pages([3, 4, 9]) == "pp. 3-4, 9"
+    assert cite_pages(range(2, 4), "página", "páginas") == "páginas 2-3"

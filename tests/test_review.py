@@ -8,7 +8,7 @@ import json
 import pytest
 
 from rqrag.commands import review as command
-from rqrag.inference.review.report import page_ranges, render_markdown
+from rqrag.inference.review.report import render_markdown
 from rqrag.inference.review.reviewer import (
     REVIEW_FILE_SCHEMA,
     MalformedReview,
@@ -18,6 +18,7 @@ from rqrag.inference.review.reviewer import (
 )
 from rqrag.inference.review.sources import index_language
 from rqrag.retrieval.base import Hit
+from rqrag.retrieval.documents import page_ranges
 
 
 TOPIC = "solar panel efficiency in hot climates"

@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from rqrag.inference.review.check import check_review, field_problem
-from rqrag.inference.review.reviewer import Chunk, DocumentGroup
+from rqrag.inference.review.reviewer import DocumentGroup, Excerpt
 from rqrag.retrieval.base import Hit
 
 
@@ -34,7 +34,7 @@ PASSAGES = [
 
 def horta() -> DocumentGroup:
     chunks = [
-        Chunk(
+        Excerpt(
             Hit(docid=f"h:{i}", title="horta.pdf", text=text, score=1.0), i + 1, {"page_start": page, "page_end": page}
         )
         for i, (page, text) in enumerate(PASSAGES)

@@ -57,7 +57,7 @@ MULTIHOP_SOURCES = ("hotpotqa", "2wikimultihopqa", "musique")
 
 
 @dataclass(frozen=True)
-class Question:
+class TrainingQuestion:
     """A training question with what the rewards and the retriever need."""
 
     uid: str
@@ -68,14 +68,14 @@ class Question:
     example: SourceExample = field(repr=False, compare=False)
 
 
-def load_questions(source_specs: Sequence[str]) -> list[Question]:
+def load_questions(source_specs: Sequence[str]) -> list[TrainingQuestion]:
     """TRAIN-id multi-hop questions with their candidates; specs are `name` or `name:limit`.
 
     Only ids listed under `train` in `rqrag/benchmarks/splits/` are read: no eval id can reach a rollout. A question
     whose text repeats an earlier one is skipped, because TRL hands the rollout the prompt only and the text is the
     key back to the question's candidates.
     """
-    questions: list[Question] = []
+    questions: list[TrainingQuestion] = []
     seen_text: set[str] = set()
     for spec in source_specs:
         source, _, limit = spec.partition(":")
@@ -88,7 +88,7 @@ def load_questions(source_specs: Sequence[str]) -> list[Question]:
                 continue
             seen_text.add(example.question)
             gold = tuple(dict.fromkeys(p["title"] for p in example.pool if p["is_supporting"]))
-            questions.append(Question(example.uid, source, example.question, example.aliases, gold, example))
+            questions.append(TrainingQuestion(example.uid, source, example.question, example.aliases, gold, example))
             taken += 1
             if limit and taken >= int(limit):
                 break
@@ -96,7 +96,7 @@ def load_questions(source_specs: Sequence[str]) -> list[Question]:
     return questions
 
 
-def candidate_retriever(questions: Sequence[Question]) -> CandidateRetriever:
+def candidate_retriever(questions: Sequence[TrainingQuestion]) -> CandidateRetriever:
     """BM25 over each question's own candidate paragraphs (keyed by uid: ids repeat across benchmark files)."""
     return CandidateRetriever.from_records([q.example.pool_record() for q in questions], mode="bm25")
 
@@ -108,7 +108,7 @@ def candidate_retriever(questions: Sequence[Question]) -> CandidateRetriever:
 class Rollout:
     """One completion being written: its ids with their mask and logprobs, and what it searched."""
 
-    question: Question
+    question: TrainingQuestion
     prompt_ids: list[int]
     completion_ids: list[int] = field(default_factory=list)
     env_mask: list[int] = field(default_factory=list)
@@ -144,7 +144,7 @@ class RolloutSettings:
 class PathSampler:
     """Samples rollouts for prompts (conversational, one per completion wanted) with a causal LM."""
 
-    def __init__(self, tokenizer, questions: Sequence[Question], retriever, settings: RolloutSettings):
+    def __init__(self, tokenizer, questions: Sequence[TrainingQuestion], retriever, settings: RolloutSettings):
         self.tokenizer = tokenizer
         self.by_text = {q.text: q for q in questions}
         self.retriever = retriever
@@ -165,11 +165,11 @@ class PathSampler:
         self.search_reserve = settings.docs_per_search * (2 * words + 16) + 8
         self.answer_reserve = settings.max_step_tokens + 1 + len(self.end_of_turn_ids)
 
-    def question_of(self, prompt) -> Question:
+    def question_of(self, prompt) -> TrainingQuestion:
         text = prompt[-1]["content"] if isinstance(prompt, list) else prompt
         return self.by_text[text]
 
-    def prompt_ids(self, question: Question) -> list[int]:
+    def prompt_ids(self, question: TrainingQuestion) -> list[int]:
         prompt, _ = chat_frame(self.tokenizer, question.example.messages)
         ids, _ = tokenize_segments(self.tokenizer, [Segment(prompt, False, "prompt")])
         return ids

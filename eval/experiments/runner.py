@@ -35,7 +35,6 @@ import logging
 import threading
 import time
 from collections.abc import Sequence
-from pathlib import Path
 from typing import Any
 
 from rqrag.config import save_resolved_config
@@ -51,6 +50,7 @@ from rqrag.eval.experiments.metrics import (
     ragas_with_retries,
     summarize_cells,
 )
+from rqrag.eval.golden import load_questions
 from rqrag.eval.systems import answer_settings, refinement_system, searched_tree
 from rqrag.inference.decoding.tree import Question
 from rqrag.resumable import ResumableJsonl
@@ -103,15 +103,6 @@ class CutRetriever:
             return [list(self._hits[q][:k]) for q in queries]
 
 
-def load_golden(path: Path, limit: int | None) -> list[dict[str, Any]]:
-    rows = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
-    for row in rows:
-        missing = {"id", "question", "answer"} - set(row)
-        if missing:
-            raise ValueError(f"{path}: a golden question lacks {sorted(missing)}: {row}")
-    return rows[:limit] if limit else rows
-
-
 def record_id(cell: Cell, question_id: str) -> str:
     return f"{cell.cell_id}:{question_id}"
 
@@ -131,7 +122,9 @@ class ExperimentRunner(Study):
         self.out = config.output_path
         self.design = {c.cell_id: c for c in build_cells(config)}
         self.cell_configs = {i: cell_decode_config(decode, c, config) for i, c in self.design.items()}
-        self.golden = load_golden(resolve_path(config.golden), config.max_questions)
+        self.golden = load_questions(
+            resolve_path(config.golden), limit=config.max_questions, required=("id", "question", "answer")
+        )
         self.metric_names = [*BASE_METRICS, *(RAGAS_JUDGED if config.judge_base_url else ())]
         self.batch_size = config.question_batch_size
         self.concurrency = config.concurrency

@@ -18,11 +18,12 @@ endpoint returns no logprobs (many hosted APIs, Ollama) or `chat_logprobs: false
 `rqrag.inference.decoding.select.select_all` chooses by answer agreement (its module docstring says what each strategy
 then means); `stop_confidence` needs logprobs and is refused without them.
 
-Transport: `openai.AsyncOpenAI`, one request per expansion, at most `concurrency` in flight (a semaphore), a
-per-request timeout, the client's own retries on timeouts, connection errors, 429 and 5xx. What still fails is a
-`ChatGenerationError` (a `GenerationError`: the decoder marks the batch's paths failed with the message); 401,
-403 and 404 (wrong key, URL or model name) are not retried and say which setting to check. An endpoint that
-rejects the `logprobs` parameter (HTTP 400 naming it) is asked again without it, once, with a warning.
+Transport: `rqrag.openai_endpoint.OpenAIEndpoint` (shared with the JSON chat client and the completions backend),
+one request per expansion, at most `concurrency` in flight, a per-request timeout, the SDK's own retries on
+timeouts, connection errors, 429 and 5xx. What still fails is a `ChatGenerationError` (a `GenerationError`: the
+decoder marks the batch's paths failed) with the endpoint's message; 401, 403 and 404 (wrong key, URL or model
+name) are not retried and say which setting to check. An endpoint that rejects the `logprobs` parameter (HTTP 400
+naming it) is asked again without it, once, with a warning.
 Not supported: reasoning models that refuse `stop`/`temperature`, and `min_tokens` (a vLLM extension).
 """
 
@@ -39,6 +40,7 @@ from rqrag.inference.backends.base import (
     GenerationRequest,
     GeneratorStats,
 )
+from rqrag.openai_endpoint import EndpointError, EndpointRejected, OpenAIEndpoint
 
 
 logger = logging.getLogger(__name__)
@@ -65,22 +67,22 @@ class ChatGenerator:
         timeout: float = 120.0,
         max_retries: int = 2,
     ):
-        from openai import AsyncOpenAI
-
         self.base_url = base_url
         self.model = model
         self.logprobs = logprobs
         self.concurrency = concurrency
         self.max_retries = max_retries
         self._max_context = max_context
-        # Local servers take any key; the client insists on one being set.
-        self._client_args = {
-            "base_url": base_url,
-            "api_key": api_key or "not-needed",
-            "timeout": timeout,
-            "max_retries": max_retries,
-        }
-        self._client_class = AsyncOpenAI
+        self.endpoint = OpenAIEndpoint(
+            base_url,
+            model,
+            api_key=api_key,
+            timeout=timeout,
+            max_retries=max_retries,
+            concurrency=concurrency,
+            label="chat endpoint",
+            check="remote_base_url, remote_model and the API key",
+        )
         self._warned_no_logprobs = False
         self.stats = GeneratorStats()
 
@@ -112,20 +114,17 @@ class ChatGenerator:
         return [completion for completion, _ in replies]
 
     async def _generate(self, requests: Sequence[GenerationRequest]) -> list[tuple[Completion, object]]:
-        semaphore = asyncio.Semaphore(self.concurrency)
-        async with self._client_class(**self._client_args) as client:
-            # Every call finishes (or fails) before the client closes; the first failure fails the batch.
-            replies = await asyncio.gather(
-                *(self._call(client, semaphore, r) for r in requests), return_exceptions=True
-            )
+        try:
+            # Every call finishes (or fails) before the connection closes; the first failure fails the batch.
+            replies = await asyncio.gather(*(self._call(r) for r in requests), return_exceptions=True)
+        finally:
+            await self.endpoint.aclose()
         for reply in replies:
             if isinstance(reply, BaseException):
                 raise reply
         return list(replies)
 
-    async def _call(self, client, semaphore, request: GenerationRequest) -> tuple[Completion, object]:
-        import openai
-
+    async def _call(self, request: GenerationRequest) -> tuple[Completion, object]:
         params = request.params
         kwargs = {
             "model": self.model,
@@ -138,42 +137,31 @@ class ChatGenerator:
             kwargs["stop"] = list(request.chat.stop)
         if not params.greedy and request.seed is not None:
             kwargs["seed"] = request.seed  # endpoints that honour it reproduce sampled siblings
-        async with semaphore:
-            try:
-                reply = await client.chat.completions.create(**kwargs, **self._logprob_args())
-            except openai.BadRequestError as error:
-                if not (self.logprobs and "logprob" in str(error).lower()):
-                    raise self._error("rejected the request", error) from error
-                logger.warning(
-                    "%s refuses logprobs (%s): selecting by answer agreement from now on", self.base_url, error
-                )
-                self.logprobs = False
-                try:
-                    reply = await client.chat.completions.create(**kwargs)
-                except openai.APIError as again:
-                    raise self._error("rejected the request", again) from again
-            except (openai.AuthenticationError, openai.PermissionDeniedError, openai.NotFoundError) as error:
-                raise self._error("refused (check remote_base_url, remote_model and the API key)", error) from error
-            except openai.APIStatusError as error:
-                retried = error.status_code >= 500 or error.status_code in (408, 409, 429)
-                raise self._error(
-                    f"failed after {self.max_retries} retries" if retried else "rejected the request", error
-                ) from error
-            except openai.APIError as error:  # timeouts and connection errors, which the client retried
-                raise self._error(f"failed after {self.max_retries} retries", error) from error
+        try:
+            reply = await self._reply(kwargs)
+        except EndpointError as error:
+            raise ChatGenerationError(str(error)) from error
         if not reply.choices:
             raise ChatGenerationError(f"{self.base_url}: the endpoint returned no choices")
         return self._completion(reply.choices[0]), reply.usage
 
+    async def _reply(self, kwargs: dict):
+        """The endpoint's reply, with logprobs where asked; an endpoint that rejects them is asked again without."""
+
+        def send(logprob_args: dict):
+            return self.endpoint.request(lambda client: client.chat.completions.create(**kwargs, **logprob_args))
+
+        try:
+            return await send(self._logprob_args())
+        except EndpointRejected as error:
+            if not (self.logprobs and error.status == 400 and "logprob" in str(error.__cause__).lower()):
+                raise
+            logger.warning("%s refuses logprobs (%s): selecting by answer agreement from now on", self.base_url, error)
+            self.logprobs = False
+        return await send({})
+
     def _logprob_args(self) -> dict:
         return {"logprobs": True} if self.logprobs else {}
-
-    def _error(self, what: str, error: Exception) -> ChatGenerationError:
-        status = getattr(error, "status_code", None)
-        code = f"HTTP {status}: " if status else ""
-        return ChatGenerationError(
-            f"chat endpoint {self.base_url} (model {self.model!r}) {what}: {code}{type(error).__name__}: {error}"
-        )
 
     def _completion(self, choice) -> Completion:
         text = choice.message.content or ""

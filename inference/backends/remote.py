@@ -10,6 +10,10 @@ group of requests with equal sampling parameters (the completions API takes a li
 groups concurrently; the server batches and prefix-caches them. vLLM extensions used: `stop_token_ids`,
 `min_tokens`, `skip_special_tokens`, `return_tokens_as_token_ids`. The server should run with
 `--logprobs-mode raw_logprobs` so scores are the model's raw distribution, as with the other backends.
+
+Transport: `rqrag.openai_endpoint.OpenAIEndpoint` (shared with the chat backend and the JSON chat client): at most
+`concurrency` groups in flight, the SDK's retries on timeouts, 429 and 5xx, 401/403/404 not retried; whatever still
+fails is a `RemoteGenerationError` with the endpoint's message.
 """
 
 from __future__ import annotations
@@ -20,6 +24,7 @@ from collections import defaultdict
 from collections.abc import Sequence
 
 from rqrag.inference.backends.base import Completion, GenerationRequest, GeneratorStats
+from rqrag.openai_endpoint import EndpointError, OpenAIEndpoint
 
 
 logger = logging.getLogger(__name__)
@@ -39,13 +44,20 @@ class RemoteGenerator:
         max_context: int = 8192,
         timeout: float = 300.0,
         max_retries: int = 2,
+        concurrency: int = 8,
     ):
-        from openai import AsyncOpenAI
-
         self.model = model
         self._max_context = max_context
-        self._client_args = {"base_url": base_url, "api_key": api_key, "timeout": timeout, "max_retries": max_retries}
-        self._client_class = AsyncOpenAI
+        self.endpoint = OpenAIEndpoint(
+            base_url,
+            model,
+            api_key=api_key,
+            timeout=timeout,
+            max_retries=max_retries,
+            concurrency=concurrency,
+            label="completions endpoint",
+            check="remote_base_url, the served model name and the API key",
+        )
         self.stats = GeneratorStats()
 
     @property
@@ -70,35 +82,38 @@ class RemoteGenerator:
         for i, r in enumerate(requests):
             groups[(r.params, r.stop_token_ids)].append(i)
         results: list[Completion | None] = [None] * len(requests)
-        async with self._client_class(**self._client_args) as client:
+        try:
             replies = await asyncio.gather(
-                *(self._call(client, [requests[i] for i in indices]) for indices in groups.values())
+                *(self._call([requests[i] for i in indices]) for indices in groups.values())
             )
+        finally:
+            await self.endpoint.aclose()
         for indices, completions in zip(groups.values(), replies):
             for i, completion in zip(indices, completions):
                 results[i] = completion
         return results  # type: ignore[return-value]
 
-    async def _call(self, client, group: list[GenerationRequest]) -> list[Completion]:
+    async def _call(self, group: list[GenerationRequest]) -> list[Completion]:
         params, stop_ids = group[0].params, group[0].stop_token_ids
+        arguments = {
+            "model": self.model,
+            "prompt": [list(r.prompt_ids) for r in group],
+            "max_tokens": params.max_tokens,
+            "temperature": params.temperature,
+            "top_p": params.top_p,
+            "logprobs": 0,
+            "extra_body": {
+                "stop_token_ids": list(stop_ids),
+                "min_tokens": params.min_tokens,
+                "skip_special_tokens": False,
+                "return_tokens_as_token_ids": True,
+                "include_stop_str_in_output": True,
+            },
+        }
         try:
-            reply = await client.completions.create(
-                model=self.model,
-                prompt=[list(r.prompt_ids) for r in group],
-                max_tokens=params.max_tokens,
-                temperature=params.temperature,
-                top_p=params.top_p,
-                logprobs=0,
-                extra_body={
-                    "stop_token_ids": list(stop_ids),
-                    "min_tokens": params.min_tokens,
-                    "skip_special_tokens": False,
-                    "return_tokens_as_token_ids": True,
-                    "include_stop_str_in_output": True,
-                },
-            )
-        except Exception as error:
-            raise RemoteGenerationError(f"{self._client_args['base_url']}: {type(error).__name__}: {error}") from error
+            reply = await self.endpoint.request(lambda client: client.completions.create(**arguments))
+        except EndpointError as error:
+            raise RemoteGenerationError(str(error)) from error
         choices = sorted(reply.choices, key=lambda c: c.index)
         if len(choices) != len(group):
             raise RemoteGenerationError(f"asked for {len(group)} completions, got {len(choices)}")

@@ -1,4 +1,5 @@
-"""`DecodeConfig`: every knob of the tree decoder, as one dataclass (YAML + CLI overrides via rqrag.config).
+"""`DecodeConfig`: every knob of the tree decoder, one dataclass made of its concerns (YAML + CLI overrides via
+rqrag.config, `--help` grouped by concern).
 
 Defaults follow the original RQ-RAG code where the paper is silent: refined queries are *sampled*
 (temperature 1.0) so siblings differ, answers are *greedy* so their confidences are comparable across
@@ -7,211 +8,23 @@ paths; 3 documents per search; depth 2 (the paper's setting for single-hop tasks
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Literal
+from dataclasses import dataclass
 
-from rqrag.inference.backends.base import SamplingParams
-from rqrag.inference.decoding.select import StrategyName
-from rqrag.retrieval.registry import RETRIEVER_KINDS, SEARCH_MODES
+from rqrag.inference.decoding.config_concerns import (
+    BackendConfig,
+    BaselinesConfig,
+    RetrievalConfig,
+    SelectionConfig,
+    TreeConfig,
+)
 from rqrag.trajectory import Action
 
 
+# Bases in reverse of the order their fields are listed in (dataclasses collect fields from the last base
+# first): backend, tree, retrieval, answer, baselines, as `--help` and a resolved config show them.
 @dataclass
-class DecodeConfig:
-    # model and backend
-    model: str = field(
-        default="rqrag-smollm2-135m-selftrain",
-        metadata={
-            "help": "rqrag-smollm2-135m-selftrain (the default: the RQ-RAG model after two rounds of self-training, "
-            "best on HotpotQA and both Portuguese document sets), rqrag-smollm2-135m (the first trained model; "
-            "with --mode prompted its base is used instead), smollm2-135m-instruct (the plain base), a "
-            "training/sft.py output folder, or a hub id (online users)"
-        },
-    )
-    mode: Literal["auto", "trained", "prompted"] = field(
-        default="auto",
-        metadata={
-            "help": "trained: the model emits RQ-RAG special tokens; prompted: a plain instruct model is asked "
-            "for each refinement by an instruction; auto: trained if the tokenizer already has the tokens"
-        },
-    )
-    prompt_format: Literal["auto", "native", "original"] = field(
-        default="auto",
-        metadata={
-            "help": "trained mode: how the model's context is laid out. native: this package's training (the "
-            "tokenizer's chat template); original: a model trained by the original RQ-RAG code (github.com/"
-            "chanchimin/RQ-RAG, e.g. the released zorowin123/rq_rag_llama2_7B: <|user|> tags, its task system "
-            "prompts, stop at [EOS] or </s>); auto: original if the tokenizer has its [S_Response] token"
-        },
-    )
-    backend: Literal["hf", "vllm", "remote", "chat"] = field(
-        default="hf",
-        metadata={
-            "help": "hf (transformers, in process), vllm (in process), remote (an OpenAI-compatible vLLM server, "
-            "token ids) or chat (any chat-completions endpoint: hosted APIs, Ollama, llama.cpp, vLLM; prompted "
-            "mode only, --model then only names the local tokenizer that measures prompts)"
-        },
-    )
-    remote_base_url: str | None = field(
-        default=None, metadata={"help": "remote/chat backend: the server's base URL, e.g. http://gpu-box:8000/v1"}
-    )
-    remote_model: str | None = field(
-        default=None,
-        metadata={"help": "remote/chat backend: the model name the server serves (remote default: --model)"},
-    )
-    remote_api_key_env: str = field(
-        default="OPENAI_API_KEY", metadata={"help": "remote/chat backend: env var of its key"}
-    )
-    remote_max_context: int | None = field(
-        default=None,
-        metadata={
-            "help": "remote/chat backend: the server's context length (default: the model config's; chat: 8192)"
-        },
-    )
-    # chat backend (rqrag.inference.backends.chat_endpoint)
-    chat_logprobs: bool = field(
-        default=True,
-        metadata={
-            "help": "chat backend: ask for token logprobs (ppl/confidence selection). false for endpoints without "
-            "them: every strategy then selects by answer agreement (rqrag.inference.decoding.select)"
-        },
-    )
-    chat_concurrency: int = field(default=8, metadata={"help": "chat backend: requests in flight at once"})
-    chat_timeout: float = field(default=120.0, metadata={"help": "chat backend: seconds per request before a retry"})
-    chat_max_retries: int = field(
-        default=2, metadata={"help": "chat backend: retries on timeouts, connection errors, 429 and 5xx"}
-    )
-    dtype: str | None = field(
-        default=None,
-        metadata={
-            "help": "model dtype (default: float32 with hf; with vllm float32 on CPU, auto on GPU). On this 2-core CPU "
-            "bfloat16 changes a small model's greedy outputs and was not faster with vllm"
-        },
-    )
-    max_batch_size: int = field(default=32, metadata={"help": "hf backend: rows decoded together"})
-    seed: int = field(default=0, metadata={"help": "base seed; each expansion derives its own from its path id"})
-
-    # tree shape
-    max_depth: int = field(
-        default=2,
-        metadata={"help": "search steps allowed before the answer is forced (paper: 2, or 4 for 2Wiki/MuSiQue)"},
-    )
-    actions: list[str] = field(
-        default_factory=lambda: ["rewrite", "decompose", "disambiguate"],
-        metadata={"help": "query actions to expand at each depth (the answer action is always available)"},
-    )
-    width: int = field(default=1, metadata={"help": "samples per query action at each node"})
-    answer_at_every_depth: bool = field(
-        default=True,
-        metadata={"help": "also expand an answer at depths before the last (trajectories of 0..max_depth searches)"},
-    )
-    max_paths: int = field(
-        default=32, metadata={"help": "cap on live paths per question; the lowest-perplexity ones are kept"}
-    )
-    merge_expansions: bool = field(
-        default=True,
-        metadata={
-            "help": "generate identical expansions (same context, action and sampling parameters; same seed too "
-            "when sampling) once and share the completion, e.g. the width samples of a greedy action; the "
-            "trajectories are those of the unmerged tree"
-        },
-    )
-    refinement_guards: bool = field(
-        default=True,
-        metadata={
-            "help": "a query that repeats an earlier query of its path, or restates the question once the path or "
-            "a sibling searched it, is not searched; one whose hits the path has all read is not extended (the "
-            "data filter's tests); the parent's answer stands in for the branch"
-        },
-    )
-    stop_confidence: float | None = field(
-        default=None,
-        metadata={
-            "help": "adaptive expansion: at each depth answer first, and stop a question (no queries at that depth, "
-            "no deeper levels) once its best answer's confidence (mean token probability) reaches this; "
-            "needs answer_at_every_depth. None: expand every question to max_depth"
-        },
-    )
-    schedule: Literal["batched", "per_action", "sequential"] = field(
-        default="batched",
-        metadata={
-            "help": "batched: one generate call per depth; per_action: one per action per depth (FlashRAG); "
-            "sequential: one path at a time (the original code) — the last two exist for benchmarking"
-        },
-    )
-
-    # sampling, per action kind
-    query_temperature: float = field(default=1.0, metadata={"help": "temperature of refined queries"})
-    query_top_p: float = field(default=1.0, metadata={"help": "top-p of refined queries"})
-    query_max_tokens: int = field(default=48, metadata={"help": "max new tokens of one query (or IRCoT thought)"})
-    # the iterative baselines (inference/decoding/iterative.py; `rqrag eval --systems ircot iter_retgen`)
-    ircot_max_steps: int = field(
-        default=5,
-        metadata={"help": "IRCoT: at most this many thought-then-search steps before the reader answers"},
-    )
-    iter_retgen_rounds: int = field(
-        default=3, metadata={"help": "Iter-RetGen: retrieve-then-answer rounds (FlashRAG's default, 3)"}
-    )
-    answer_temperature: float = field(default=0.0, metadata={"help": "temperature of answers (0 = greedy)"})
-    answer_top_p: float = field(default=1.0, metadata={"help": "top-p of answers"})
-    answer_max_tokens: int = field(default=48, metadata={"help": "max new tokens of one answer"})
-
-    # retrieval
-    retriever: Literal[RETRIEVER_KINDS] = field(
-        default="corpus", metadata={"help": "corpus (local index), candidates (per-question paragraphs) or web"}
-    )
-    retrieval_mode: Literal[SEARCH_MODES] = field(
-        default="hybrid", metadata={"help": "corpus/candidates retrievers: bm25, dense or hybrid (corpus only)"}
-    )
-    index: str | None = field(default=None, metadata={"help": "corpus index directory (default: the embedded corpus)"})
-    candidates_file: str | None = field(
-        default=None,
-        metadata={"help": "IRCoT/MuSiQue-format JSONL whose paragraphs the candidates retriever searches"},
-    )
-    docs_per_search: int = field(default=3, metadata={"help": "documents retrieved per query (paper: 3)"})
-    retrieval_cache: str | None = field(default=None, metadata={"help": "SQLite file caching search results"})
-    evidence_max_words: int = field(
-        default=60,
-        metadata={
-            "help": "cut each retrieved passage to its first N words before the model reads it; 0 keeps whole "
-            "passages (the paper). Match the model's training (training/sft.py --evidence_max_words): the "
-            "shipped model was trained with 60"
-        },
-    )
-
-    # selection
-    strategy: StrategyName = field(
-        default="vote",
-        metadata={
-            "help": "how the answer is chosen among trajectories (vote: best of six on held-out HotpotQA, README)"
-        },
-    )
-    answerer: Literal["model", "extractive", "auto"] = field(
-        default="model",
-        metadata={
-            "help": "model: the tree decoder answers (grounded, see --grounded); extractive: no model at all, the "
-            "best sentence of the question's own search is quoted (scripts/eval_document_answers.py compares them); "
-            "auto: extractive for a question in a language the model was not trained in (all but English), model "
-            "otherwise"
-        },
-    )
-    grounded: bool = field(
-        default=True,
-        metadata={
-            "help": "decide over the whole tree: the verifier's most probable answer, shown as generated when its "
-            "calibrated p reaches the verifier's threshold, else the evidence span that answers the question's type, "
-            "quoted; --no_grounded shows the strategy's selected answer as written"
-        },
-    )
-    min_confidence: float | None = field(
-        default=0.4,
-        metadata={
-            "help": "show the verifier's best answer as generated from this calibrated p on (0-1); none: the "
-            "verifier's own threshold, chosen for >= 80 %% precision on held-back training questions (1.0 for the "
-            "135M models, which never reach it: nothing would be generated). 0.4: right about 45 %% of the time "
-            "on held-out questions, and every answer says its p (README: 'One decision over the whole tree')"
-        },
-    )
+class DecodeConfig(BaselinesConfig, SelectionConfig, RetrievalConfig, TreeConfig, BackendConfig):
+    """Every knob of the tree decoder; each concern's fields are declared in config_concerns.py."""
 
     def __post_init__(self):
         if self.backend in ("remote", "chat") and not self.remote_base_url:
@@ -257,22 +70,6 @@ class DecodeConfig:
             raise ValueError("stop_confidence compares token confidences: it needs chat_logprobs")
         if self.chat_concurrency < 1:
             raise ValueError("chat_concurrency must be at least 1")
-
-    @property
-    def model_to_load(self) -> str:
-        """Prompted mode is for plain instruct models: asked for one of our trained models, it runs their base."""
-        from rqrag.models import DEFAULT_MODEL, TRAINED_MODELS
-
-        return DEFAULT_MODEL if self.model in TRAINED_MODELS and self.mode == "prompted" else self.model
-
-    @property
-    def query_actions(self) -> list[Action]:
-        return [Action.from_name(a) for a in self.actions]
-
-    def sampling_for(self, action: Action) -> SamplingParams:
-        if action is Action.ANSWER:
-            return SamplingParams(self.answer_temperature, self.answer_top_p, self.answer_max_tokens)
-        return SamplingParams(self.query_temperature, self.query_top_p, self.query_max_tokens)
 
 
 # The languages the shipped model was trained to refine and answer in (English trajectories only): with

@@ -14,7 +14,7 @@ retriever as the tree, so a benchmark compares methods and nothing else.
 
 Both start from the question's own search (the answer pipeline's first step, as standard RAG), and speak to the
 model by instruction (`PromptedPrompter`: a chat template and a prefilled lead-in, or chat messages for a chat
-endpoint), whatever its training: they are prompting methods. The FlashRAG comparison the README quotes runs
+endpoint), whatever its training: they are prompting methods. The FlashRAG comparison in docs/paper.md runs
 them the same way (Llama3-8B-Instruct, e5, 5 passages). Every round is one batched generator call for all the
 questions still going and one batched search; each question's cost (model calls, prompt and generated tokens) is
 kept in its `QuestionResult.cost`, as the tree's is.
@@ -47,7 +47,7 @@ MAX_PASSAGES = 15  # IRCoT keeps at most this many paragraphs in its context (th
 
 
 @dataclass
-class _Run:
+class _InFlightQuestion:
     """One question on its way: what it has read and written so far."""
 
     question: Question
@@ -87,7 +87,7 @@ class IterativeDecoder:
 
     def decode(self, questions: Sequence[Question]) -> list[QuestionResult]:
         results = {q.qid: QuestionResult(q.qid, q.text, strategy=self.config.strategy) for q in questions}
-        runs = [_Run(q, list(q.steps)) for q in questions]
+        runs = [_InFlightQuestion(q, list(q.steps)) for q in questions]
         if self.method == "ircot":
             self._ircot(runs, results)
         else:
@@ -98,7 +98,7 @@ class IterativeDecoder:
 
     # ------------------------------------------------------------------------------------------ methods
 
-    def _ircot(self, runs: list[_Run], results) -> None:
+    def _ircot(self, runs: list[_InFlightQuestion], results) -> None:
         for _ in range(self.config.ircot_max_steps):
             going = [r for r in runs if r.going]
             if not going:
@@ -124,7 +124,7 @@ class IterativeDecoder:
         # The reader: all passages and all thoughts, for the questions whose reasoning did not reach an answer.
         self._generate([r for r in runs if r.answer is None and r.error is None], results, "answer")
 
-    def _iter_retgen(self, runs: list[_Run], results) -> None:
+    def _iter_retgen(self, runs: list[_InFlightQuestion], results) -> None:
         for round_no in range(self.config.iter_retgen_rounds):
             going = [r for r in runs if r.error is None]
             if round_no:  # search with the question and the last answer; read only what that search found
@@ -136,7 +136,7 @@ class IterativeDecoder:
 
     # ------------------------------------------------------------------------------------------- steps
 
-    def _generate(self, runs: list[_Run], results, kind: str) -> list[tuple[str, Completion | None]]:
+    def _generate(self, runs: list[_InFlightQuestion], results, kind: str) -> list[tuple[str, Completion | None]]:
         """One batched call: a thought (IRCoT) or an answer per run. Answers are stored on the runs."""
         if not runs:
             return []
@@ -178,7 +178,7 @@ class IterativeDecoder:
             out.append((clean_text(text), completion))
         return out
 
-    def _search(self, queries: list[tuple[_Run, str]], results, keep_read: bool = False) -> None:
+    def _search(self, queries: list[tuple[_InFlightQuestion, str]], results, keep_read: bool = False) -> None:
         """One batched search (the tree's, `TreeDecoder.search`); each run gets a step with the passages found
         (IRCoT: the first `docs_per_search` it has not read, up to `MAX_PASSAGES` in all)."""
         if not queries:
@@ -203,7 +203,7 @@ class IterativeDecoder:
             if self.on_step is not None:
                 self.on_step(run.question.qid, f"0.{len(run.steps) - 1}", step)
 
-    def _finish(self, run: _Run, result: QuestionResult) -> None:
+    def _finish(self, run: _InFlightQuestion, result: QuestionResult) -> None:
         steps = tuple(run.steps)
         if run.answer:
             steps = (*steps, Step(Action.ANSWER, run.answer))

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from rqrag.languages import DEFAULT_LANGUAGE
 from rqrag.trajectory import Action
 
 
@@ -122,4 +123,4 @@ PROMPT_TEXT = {"en": ENGLISH, "pt": PORTUGUESE}
 
 def prompt_text(language: str | None) -> PromptText:
     """The wording for `language` (an ISO 639-1 code; "pt-BR" counts as "pt"), English when we have none."""
-    return PROMPT_TEXT.get((language or "en").split("-")[0].lower(), ENGLISH)
+    return PROMPT_TEXT.get((language or DEFAULT_LANGUAGE).split("-")[0].lower(), ENGLISH)

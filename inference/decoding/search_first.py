@@ -30,7 +30,7 @@ def search_question_first(retriever, questions: Sequence[Question], k: int) -> l
 
 
 # Said, in the library's language, when no chunk of the user's documents is close enough to the question.
-NOT_FOUND = {
+NOT_FOUND_MESSAGES = {
     "pt": "Não encontrei nos seus documentos informação sobre isso.",
     "en": "I could not find anything about this in your documents.",
 }
@@ -57,20 +57,20 @@ def not_found_message(library, text: str) -> str | None:
         waiting = one.pending() if hasattr(one, "pending") else frozenset()
         if waiting and any(hit.extra.get("doc_id") in waiting for hit in one.retriever("bm25").search(text, k=3)):
             return None
-    return NOT_FOUND.get(library.settings.language, NOT_FOUND["en"])
+    return NOT_FOUND_MESSAGES.get(library.settings.language, NOT_FOUND_MESSAGES["en"])
 
 
 # Said, in the question's language, when the question's own search found nothing at all: no document in the
 # libraries it searched, or no memory of the user (in the days the question names).
-NOTHING_FOUND = {
+NOTHING_FOUND_MESSAGES = {
     "memories": {
         "pt": "Não encontrei nas suas memórias nada sobre isso.",
         "en": "I found nothing about this in what you have told me.",
     },
-    "documents": NOT_FOUND,
+    "documents": NOT_FOUND_MESSAGES,
 }
 
 
 def nothing_found_message(kind: str, language: str) -> str:
-    messages = NOTHING_FOUND["memories" if kind == "memories" else "documents"]
+    messages = NOTHING_FOUND_MESSAGES["memories" if kind == "memories" else "documents"]
     return messages.get(language, messages["en"])

@@ -38,9 +38,10 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 
+from rqrag.languages import ANSWER_LANGUAGES
+
 
 HEMISPHERES = ("south", "north")
-LANGUAGES = ("pt", "en")
 
 _WEEKDAYS = {
     "pt": ("segunda-feira", "terça-feira", "quarta-feira", "quinta-feira", "sexta-feira", "sábado", "domingo"),
@@ -62,8 +63,8 @@ _OPPOSITE_SEASON = {"winter": "summer", "summer": "winter", "spring": "autumn", 
 
 
 def _check_language(language: str) -> str:
-    if language not in LANGUAGES:
-        raise ValueError(f"language must be one of {LANGUAGES}, got {language!r}")
+    if language not in ANSWER_LANGUAGES:
+        raise ValueError(f"language must be one of {ANSWER_LANGUAGES}, got {language!r}")
     return language
 
 
@@ -229,7 +230,9 @@ def _ranges(text: str, now: datetime, languages: Sequence[str], prefer: str) -> 
         yield (*_range_of(moment.date(), period), expression.strip())
 
 
-def date_range_in(text: str, now: datetime, languages: Sequence[str] = ("pt", "en")) -> tuple[date, date, str] | None:
+def date_range_in(
+    text: str, now: datetime, languages: Sequence[str] = ANSWER_LANGUAGES
+) -> tuple[date, date, str] | None:
     """The inclusive (first day, last day) a time expression in `text` points at, and the expression; or None.
 
     The width follows the expression: a day ("ontem", "last Tuesday", "10/11/2026"), a Monday-Sunday week
@@ -310,7 +313,7 @@ def happened_span(statement: str | Sequence[str], told: datetime, language: str 
     language = _check_language(language)
     texts = [statement] if isinstance(statement, str) else list(statement)
     texts = [text for text in texts if text and text.strip()]
-    languages = (language, *(other for other in LANGUAGES if other != language))
+    languages = (language, *(other for other in ANSWER_LANGUAGES if other != language))
     today = told.date()
     said_period = next((found for text in texts if (found := named_period(text, language))), None)
     for text in texts:

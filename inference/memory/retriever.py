@@ -23,6 +23,7 @@ from datetime import datetime
 
 from rqrag.inference.memory.dates import asks_when_told, date_range_in
 from rqrag.inference.memory.store import MemoryStore
+from rqrag.languages import ANSWER_LANGUAGES
 from rqrag.retrieval.base import Hit, check_qids
 from rqrag.retrieval.fusion import FusedRetriever  # noqa: F401  (re-exported: memories are fused from here)
 
@@ -38,7 +39,7 @@ class MemoryRetriever:
         store: MemoryStore,
         user_id: str,
         now: datetime | Callable[[], datetime] | None = None,
-        languages: Sequence[str] = ("pt", "en"),
+        languages: Sequence[str] = ANSWER_LANGUAGES,
     ):
         if not user_id:
             raise ValueError("a memory retriever serves one user: pass their user id")

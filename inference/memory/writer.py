@@ -23,6 +23,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
+from rqrag.languages import ANSWER_LANGUAGES
 from rqrag.llm_client import NotAJSONObject, load_json_object
 
 
@@ -82,7 +83,6 @@ _PROMPTS = {
         ),
     },
 }
-LANGUAGES = tuple(_PROMPTS)
 
 
 def memory_messages(question: str, answer: str, language: str) -> tuple[dict, ...]:
@@ -223,7 +223,7 @@ def rule_decision(question: str, language: str = "pt", error: str | None = None)
 async def decide_memory_async(question: str, answer: str, *, client=None, language: str = "pt") -> MemoryDecision:
     """Ask the model when there is a client, fall back to the rule when there is none or it fails. Never raises
     for a model failure: a memory that could not be decided must not cost the user their answer."""
-    if language not in LANGUAGES:
+    if language not in ANSWER_LANGUAGES:
         language = "en"
     if client is None:
         return rule_decision(question, language)

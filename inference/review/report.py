@@ -8,7 +8,7 @@ words). Written by `rqrag review` from the record `review.review_record` makes.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from rqrag.retrieval.documents import cite_pages, page_ranges
 
 
 _LABELS = {
@@ -49,17 +49,6 @@ _LABELS = {
         "levels": {"high": "alta", "medium": "média", "low": "baixa", "none": "nenhuma"},
     },
 }
-
-
-def page_ranges(pages: Sequence[int]) -> str:
-    """[3, 4, 5, 9] -> "3-5, 9"."""
-    runs: list[list[int]] = []  # [first, last] of each run of consecutive pages
-    for page in pages:
-        if runs and page == runs[-1][1] + 1:
-            runs[-1][1] = page
-        else:
-            runs.append([page, page])
-    return ", ".join(str(a) if a == b else f"{a}-{b}" for a, b in runs)
 
 
 def render_markdown(record: dict) -> str:
@@ -103,7 +92,8 @@ def _mark(provenance: dict, key: str, words: dict) -> str:
     """' *(quoted from the document, p. 12)*' after a field the model's text did not hold up for."""
     field = provenance.get(key) or {}
     if field.get("kind") == "quoted":
-        pages = f"{words['page']} {page_ranges(field['pages'])}" if field.get("pages") else ""
+        # One word for one page or several: "p. 3-5", as the quoted fields have always been marked.
+        pages = cite_pages(field["pages"], words["page"], words["page"]) if field.get("pages") else ""
         return f" *({words['quoted'].format(pages=pages).rstrip(', ')})*"
     return f" *({words['by_words']})*" if field.get("kind") == "retrieval" else ""
 

@@ -34,6 +34,7 @@ from typing import Any
 
 from rqrag.llm_client import NotAJSONObject, load_json_object
 from rqrag.retrieval.base import Hit
+from rqrag.retrieval.documents import cite_pages
 
 
 LEVELS = ("high", "medium", "low", "none")
@@ -109,7 +110,9 @@ REVIEW_FILE_SCHEMA: dict[str, Any] = {
 
 
 @dataclass
-class Chunk:
+class Excerpt:
+    """One retrieved chunk as the review cites it: the hit, its rank for the topic, and its page span."""
+
     hit: Hit
     rank: int  # 1-based rank in the retrieval for the topic
     extra: dict[str, Any]
@@ -125,7 +128,7 @@ class DocumentGroup:
     key: str
     title: str
     file: str | None
-    chunks: list[Chunk] = field(default_factory=list)
+    chunks: list[Excerpt] = field(default_factory=list)
     review: dict[str, Any] | None = None
     error: str | None = None
     # Per field, once checked (`check.check_review`): {"kind": generated | quoted | retrieval | none,
@@ -164,7 +167,7 @@ def group_by_document(
         if len(group.chunks) >= per_document:
             over_cap += 1
             continue
-        group.chunks.append(Chunk(hit, rank, extra))
+        group.chunks.append(Excerpt(hit, rank, extra))
     return list(groups.values()), over_cap
 
 
@@ -212,15 +215,14 @@ _PROMPTS = {
         "pages": "páginas",
     },
 }
-LANGUAGES = tuple(_PROMPTS)
 
 
-def _page_label(chunk: Chunk, language: str) -> str:
+def _page_label(chunk: Excerpt, language: str) -> str:
     start, end = chunk.pages
     words = _PROMPTS[language]
     if start is None:
         return ""
-    return f" ({words['page']} {start})" if start == end else f" ({words['pages']} {start}-{end})"
+    return f" ({cite_pages(range(start, end + 1), words['page'], words['pages'])})"
 
 
 def review_messages(topic: str, document: DocumentGroup, language: str, passage_chars: int) -> tuple[dict, ...]:

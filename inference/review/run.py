@@ -41,11 +41,10 @@ async def _review_all(client, topic, documents, language, config: ReviewConfig) 
 
 def review(config: ReviewConfig, topic: str, stack: contextlib.ExitStack) -> int:
     """Search, start the local model when no endpoint is given, review every document, write the report."""
-    import openai
-
     from rqrag.inference.review.reviewer import group_by_document, ordered, review_record
     from rqrag.llm_client import ChatClient
     from rqrag.local_server import OpenAIServerError, serve_for_run
+    from rqrag.openai_endpoint import EndpointRefused
 
     source = open_source(config)
     if source.library is not None:
@@ -76,8 +75,8 @@ def review(config: ReviewConfig, topic: str, stack: contextlib.ExitStack) -> int
     logger.info("reviewing %d document(s) from %d chunk(s) in %s", len(documents), len(hits), language)
     try:
         asyncio.run(_review_all(client, topic, documents, language, settings))
-    except openai.APIStatusError as error:  # 401/403/404: a wrong key, URL or model; no document would pass
-        print(f"rqrag review: the LLM endpoint refused the run: HTTP {error.status_code}: {error}", file=sys.stderr)
+    except EndpointRefused as error:  # 401/403/404: a wrong key, URL or model; no document would pass
+        print(f"rqrag review: the LLM endpoint refused the run: {error}", file=sys.stderr)
         return 2
     from rqrag.inference.review.check import check_review
 

@@ -86,11 +86,11 @@ def hit_extras(hits, index_dir: Path | None) -> list[dict]:
 
 def review_language(said: Iterable[str | None]) -> str | None:
     """The first language in `said` the review has instructions for ("pt-BR" -> "pt"), or None."""
-    from rqrag.inference.review.reviewer import LANGUAGES
+    from rqrag.languages import ANSWER_LANGUAGES
 
     for language in said:
         code = str(language or "").lower()[:2]
-        if code in LANGUAGES:
+        if code in ANSWER_LANGUAGES:
             return code
     return None
 

@@ -34,7 +34,7 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, Response
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
-from rqrag.inference.conversation_service import AnswerOptions, ConversationService, Turn
+from rqrag.inference.conversation_service import ConversationService, Turn
 from rqrag.inference.decoding.config import DecodeConfig
 from rqrag.inference.documents.service import DocumentsService, DocumentsSettings
 from rqrag.inference.errors import NotFound, ServiceError
@@ -171,7 +171,7 @@ def create_app(
         # Checked before a stream starts: a bad option is a JSON 4xx, not an error chunk.
         turn = conversations.open_completion(
             [m.model_dump() for m in body.messages],
-            AnswerOptions(options.retriever, options.strategy, options.max_depth),
+            options.answer_options(),
             user,
         )
         completion_id = f"chatcmpl-{uuid.uuid4().hex}"
@@ -194,8 +194,7 @@ def create_app(
 
     @app.post("/v1/ask")
     async def ask(body: AskRequest, conversations: ConversationServiceDep, user: RequestUser):
-        options = AnswerOptions(body.retriever, body.strategy, body.max_depth)
-        turn = await conversations.open_turn(user, body.question, body.conversation_id, options)
+        turn = await conversations.open_turn(user, body.question, body.conversation_id, body.answer_options())
         reply = await conversations.ask(turn)
         answer = reply.answer
         out = {

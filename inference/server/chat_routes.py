@@ -20,19 +20,18 @@ from __future__ import annotations
 
 import logging
 from pathlib import Path
-from typing import Annotated, Literal
+from typing import Annotated
 
 from fastapi import APIRouter
 from fastapi import Path as PathParam
 from fastapi.responses import FileResponse, RedirectResponse
-from pydantic import BaseModel, ConfigDict, Field
 
-from rqrag.inference.conversation_service import AnswerOptions, ConversationService, Turn
-from rqrag.inference.decoding.select import STRATEGY_NAMES, StrategyName
+from rqrag.inference.conversation_service import ConversationService, Turn
+from rqrag.inference.decoding.select import STRATEGY_NAMES
 from rqrag.inference.errors import ServiceError
 from rqrag.inference.serve_config import ServeConfig
 from rqrag.inference.server.dependencies import AnswerServiceDep, ConversationServiceDep, RequestUser
-from rqrag.inference.server.schema import APIError, ConversationId, ShortName, Text
+from rqrag.inference.server.schema import APIError, ChatRequest, ConversationId
 from rqrag.inference.server.sse import event_stream, sse
 
 
@@ -40,19 +39,6 @@ logger = logging.getLogger(__name__)
 
 WEB_DIR = Path(__file__).parent / "web"
 MAX_ROW_ID = 2**63 - 1  # a database row id is a signed 64-bit integer: a larger one names nothing (400, not 500)
-
-
-class ChatRequest(BaseModel):
-    model_config = ConfigDict(extra="forbid")  # as /v1/ask: a misspelt option is an error, not silently ignored
-
-    # Its length is the server's `max_question_chars` / `max_question_tokens`, checked by the conversation
-    # service for every route alike.
-    question: Text = Field(min_length=1)
-    conversation_id: ConversationId | None = None
-    retriever: ShortName | None = None
-    strategy: StrategyName | None = None
-    max_depth: int | None = Field(default=None, ge=0, le=64)
-    language: Literal["pt", "en"] | None = None
 
 
 def answer_pieces(text: str) -> list[str]:
@@ -113,49 +99,49 @@ def chat_router(serve: ServeConfig) -> APIRouter:
 
     @router.post("/v1/chat")
     async def chat(body: ChatRequest, conversations: ConversationServiceDep, user: RequestUser):
-        options = AnswerOptions(body.retriever, body.strategy, body.max_depth, body.language)
         # Checked here, before the stream starts: a bad option or an unknown conversation is a JSON 4xx.
-        turn = await conversations.open_turn(user, body.question, body.conversation_id, options)
-        return event_stream(sse(data, event=name) async for name, data in _page_events(conversations, turn))
+        turn = await conversations.open_turn(user, body.question, body.conversation_id, body.answer_options())
+        return event_stream(_page_events(conversations, turn))
 
     return router
 
 
 async def _page_events(conversations: ConversationService, turn: Turn):
-    """The page's events for one turn: `conversation`, `status`, live `step`s, then the answer's `trajectory`,
-    `answer`, `delta` pieces and `sources`, then `memory` and `done` once it is stored; a failure is `error`."""
-    yield "conversation", {"conversation_id": turn.conversation_id, "title": turn.title, "new": turn.new}
+    """The page's events for one turn, as server-sent events: `conversation`, `status`, live `step`s, then the
+    answer's `trajectory`, `answer`, `delta` pieces and `sources`, then `memory` and `done` once it is stored; a
+    failure is `error`."""
+    yield sse({"conversation_id": turn.conversation_id, "title": turn.title, "new": turn.new}, event="conversation")
     searching = turn.kind != "web" or turn.options.max_depth != 0
-    yield "status", {"stage": "searching" if searching else "answering"}
+    yield sse({"stage": "searching" if searching else "answering"}, event="status")
     steps = 0
     try:
         async for name, data in conversations.events(turn):
             if name == "step":  # sent as it happens: the question's own search first, then the tree's
-                yield "step", {"index": steps, **data, "live": True}
+                yield sse({"index": steps, **data, "live": True}, event="step")
                 steps += 1
             elif name == "answer":
                 answer = data["answer"]
                 # The path the answer stands on, replacing the live steps of the whole tree on the page.
-                yield "trajectory", {"steps": [{"index": i, **step} for i, step in enumerate(answer.trajectory)]}
-                yield "answer", {"kind": answer.kind, "generated": answer.generated, "confidence": answer.confidence}
+                path = [{"index": i, **step} for i, step in enumerate(answer.trajectory)]
+                yield sse({"steps": path}, event="trajectory")
+                shown = {"kind": answer.kind, "generated": answer.generated, "confidence": answer.confidence}
+                yield sse(shown, event="answer")
                 for piece in answer_pieces(answer.text):
-                    yield "delta", {"text": piece}
-                yield "sources", {"sources": answer.sources}
+                    yield sse({"text": piece}, event="delta")
+                yield sse({"sources": answer.sources}, event="sources")
             elif name == "memory":
-                yield "memory", data
+                yield sse(data, event="memory")
     except ServiceError as error:
-        yield "error", {"message": error.message, "code": error.code or "error"}
+        yield sse({"message": error.message, "code": error.code or "error"}, event="error")
         return
     except Exception as error:  # the page shows a message, never a broken stream
         logger.exception("chat answer failed")
-        yield "error", {"message": f"{type(error).__name__}: {error}", "code": "internal_error"}
+        yield sse({"message": f"{type(error).__name__}: {error}", "code": "internal_error"}, event="error")
         return
-    yield (
-        "done",
-        {
-            "conversation_id": turn.conversation_id,
-            "timings": answer.timings,
-            "kind": answer.kind,
-            "confidence": answer.confidence,
-        },
-    )
+    done = {
+        "conversation_id": turn.conversation_id,
+        "timings": answer.timings,
+        "kind": answer.kind,
+        "confidence": answer.confidence,
+    }
+    yield sse(done, event="done")

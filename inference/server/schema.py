@@ -10,6 +10,7 @@ from typing import Annotated, Literal
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, field_validator
 
+from rqrag.inference.conversation_service import AnswerOptions
 from rqrag.inference.decoding.select import StrategyName
 from rqrag.inference.errors import BadRequest, Busy, Forbidden, NotFound, ServiceError, Timeout, Unavailable
 
@@ -48,14 +49,24 @@ class ChatMessage(BaseModel):
         return value
 
 
-class RQRAGOptions(BaseModel):
-    """Our extension of a chat request (the openai client sends it with `extra_body={"rqrag": {...}}`)."""
+class AnswerRequestOptions(BaseModel):
+    """How a request wants its question answered, the same on every route that answers (None: the server's
+    default): at the top of a `/v1/ask` or `/v1/chat` body, under `rqrag` in a `/v1/chat/completions` one."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid")  # a misspelt option is an error, not silently ignored
 
+    retriever: ShortName | None = None
     strategy: StrategyName | None = None
     max_depth: int | None = Field(default=None, ge=0, le=64)
-    retriever: ShortName | None = None
+    language: Literal["pt", "en"] | None = None  # the answer's; None: the library's, else the question's
+
+    def answer_options(self) -> AnswerOptions:
+        return AnswerOptions(self.retriever, self.strategy, self.max_depth, self.language)
+
+
+class RQRAGOptions(AnswerRequestOptions):
+    """Our extension of a chat request (the openai client sends it with `extra_body={"rqrag": {...}}`)."""
+
     return_trajectories: bool = False
 
 
@@ -68,15 +79,21 @@ class ChatCompletionRequest(BaseModel):
     rqrag: RQRAGOptions = Field(default_factory=RQRAGOptions)
 
 
-class AskRequest(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+class AskRequest(AnswerRequestOptions):
+    """`POST /v1/ask`, the plain endpoint: one question, of a conversation if `conversation_id` names one."""
 
     question: Text
     conversation_id: ConversationId | None = None
-    retriever: ShortName | None = None
-    strategy: StrategyName | None = None
-    max_depth: int | None = Field(default=None, ge=0, le=64)
     return_trajectories: bool = False
+
+
+class ChatRequest(AnswerRequestOptions):
+    """`POST /v1/chat`, the chat page's: one question of a conversation."""
+
+    # Its length is the server's `max_question_chars` / `max_question_tokens`, checked by the conversation
+    # service for every route alike.
+    question: Text = Field(min_length=1)
+    conversation_id: ConversationId | None = None
 
 
 class APIError(Exception):

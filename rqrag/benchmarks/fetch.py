@@ -27,6 +27,7 @@ from pathlib import Path
 
 from rqrag.benchmarks.files import full_file
 from rqrag.benchmarks.sources import DEFAULT_FILES
+from rqrag.records import jsonl_objects
 
 
 RAW = "https://raw.githubusercontent.com/{repo}/{commit}/{path}"
@@ -51,8 +52,7 @@ class Remote:
 def _arc_hub_layout(basic_evaluator: bytes) -> bytes:
     """basic_evaluator's `options` / `answer` as the HF `ai2_arc` layout (`choices`, `answerKey`), line for line."""
     out = []
-    for line in basic_evaluator.decode("utf-8").splitlines():
-        r = json.loads(line)
+    for _, r in jsonl_objects(basic_evaluator.decode("utf-8").splitlines(), source="basic_evaluator ARC file"):
         choices = {"text": [o["text"] for o in r["options"]], "label": [o["label"] for o in r["options"]]}
         record = {"id": r["id"], "question": r["question"], "choices": choices, "answerKey": r["answer"]}
         out.append(json.dumps(record, ensure_ascii=False))
@@ -62,7 +62,7 @@ def _arc_hub_layout(basic_evaluator: bytes) -> bytes:
 def _musique_union(migres: bytes, kag: bytes) -> bytes:
     """The two MuSiQue dev samples deduplicated by id (MIGRES first), with IRCoT keys; aliases kept apart."""
     samples = (
-        ("migres", [json.loads(line) for line in migres.decode("utf-8").splitlines() if line.strip()]),
+        ("migres", [r for _, r in jsonl_objects(migres.decode("utf-8").splitlines(), source="MIGRES MuSiQue file")]),
         ("kag", json.loads(kag.decode("utf-8"))),
     )
     seen: set[str] = set()

@@ -24,6 +24,7 @@ from pathlib import Path
 
 from rqrag.config import log_config, make_parser, parse, save_resolved_config
 from rqrag.inference.decoding.config import DecodeConfig
+from rqrag.retrieval.documents import cite_pages
 
 
 @dataclass
@@ -32,6 +33,10 @@ class AskOptions:
     json_output: bool = field(default=False, metadata={"help": "print the full result as JSON", "aliases": ["--json"]})
     history: str | None = field(
         default=None, metadata={"help": "JSON file with the earlier turns of the conversation"}
+    )
+    language: str | None = field(
+        default=None,
+        metadata={"help": "the answer's language (pt, en, ...); default: the library's, else the question's"},
     )
     output_dir: str | None = field(
         default=None, metadata={"help": "also write result.json and resolved_config.yaml here"}
@@ -59,8 +64,7 @@ def _cite_source(source: dict) -> str:
     name = source.get("file") or source.get("title") or source.get("docid", "")
     if "page_start" not in source:
         return name
-    first, last = source["page_start"], source["page_end"]
-    return f"{name} p. {first}" if first == last else f"{name} pp. {first}-{last}"
+    return f"{name} {cite_pages(range(source['page_start'], source['page_end'] + 1))}"
 
 
 def _cite(hit) -> str:
@@ -154,27 +158,30 @@ def main(argv: Sequence[str] | None = None) -> int:
     source = EvidenceSource(retriever, library, "documents" if library is not None else config.retriever)
     # Over documents the question is searched first (its pages are what the user asked about); elsewhere the tree
     # decides, as the shipped model was trained to.
-    settings = AnswerSettings(config, search_first=library is not None, grounded=config.grounded)
-    decoder = None
+    settings = AnswerSettings(
+        config, search_first=library is not None, grounded=config.grounded, language=options.language
+    )
     started = time.perf_counter()
-    if library is not None:  # a question outside the documents is answered before any model is loaded
-        pipeline = AnswerPipeline(None)
-        (prepared,) = pipeline.prepare([asked], source, settings)
-        if prepared.outside is not None:
-            (answer,) = pipeline.decode([prepared], source, settings)
-            print(
-                json.dumps(
-                    {"question": question, "answer": answer.text, "answer_kind": NOT_FOUND, "outside_documents": True},
-                    ensure_ascii=False,
-                )
-                if options.json_output
-                else answer.text
+    # Prepared (language, not found, the question's own search) once, before any model is loaded: a question
+    # outside the documents is answered without one, and the tree starts from this search.
+    pipeline = AnswerPipeline(None)
+    (prepared,) = pipeline.prepare([asked], source, settings)
+    if prepared.outside is not None:
+        (answer,) = pipeline.decode([prepared], source, settings)
+        print(
+            json.dumps(
+                {"question": question, "answer": answer.text, "answer_kind": NOT_FOUND, "outside_documents": True},
+                ensure_ascii=False,
             )
-            return 1
+            if options.json_output
+            else answer.text
+        )
+        return 1
     decoder = build_decoder(config, retriever=retriever)
-    (answer,) = AnswerPipeline(decoder).answer([asked], source, settings)
+    (answer,) = AnswerPipeline(decoder).decode([prepared], source, settings)
     result = answer.result
     seconds = time.perf_counter() - started
+    answer.timings["total_seconds"] = round(seconds, 3)
 
     record = {
         **result.to_dict(),

@@ -8,12 +8,12 @@ A new library without a `--language` takes the language of its first document: t
 stopwords), PostgreSQL's text-search configuration and the prompts and "not found" messages all follow it.
 
 The answer is one of the languages the BM25 index has an analyzer for (`rqrag.retrieval.bm25.ANALYZERS`). It falls
-back to English, with a `note` and a low confidence, when there is too little text to tell, when no supported
-language stands out, or when the text reads as a language without an analyzer (Polish gets English analysis, as
-before detection existed, rather than a confident guess of the nearest supported language).
+back to `rqrag.languages.DEFAULT_LANGUAGE` (English), with a `note` and a low confidence, when there is too little
+text to tell, when no supported language stands out, or when the text reads as a language without an analyzer
+(Polish gets English analysis rather than a confident guess of the nearest supported language).
 
 Only prose votes. Code blocks, command lines, LaTeX markup, paths and URLs are written in no natural language but
-read as English (their keywords are English words), so a Portuguese manual full of listings was detected as
+read as English (their keywords are English words), so a Portuguese manual full of listings would read as
 English; `prose_lines` keeps the lines that read as sentences (enough words of letters, few symbols, no shell
 prompt or markup) and the detection reads those, or all the text when a document has almost no prose.
 
@@ -35,10 +35,11 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from rqrag.languages import DEFAULT_LANGUAGE
+
 
 logger = logging.getLogger(__name__)
 
-FALLBACK = "en"  # the BM25 default before detection existed
 MIN_CONFIDENCE = 0.5  # below: no supported language stands out, keep the default
 MIN_LETTERS = 20  # fewer letters than this in all the text given: too little to tell (a title, a page number)
 PIECE_CHARS = 2000  # long texts (a text file is one page) are cut into pieces of this size, so samples spread
@@ -124,7 +125,7 @@ def language_of(texts: Iterable[str]) -> LanguageDetection:
     else:  # almost no prose (a listing, a table of numbers): every line votes
         pieces = _sample(texts)
     if sum(len(_LETTER.findall(piece)) for piece in pieces) < MIN_LETTERS:
-        return LanguageDetection(FALLBACK, 0.0, len(texts), "too little text to tell")
+        return LanguageDetection(DEFAULT_LANGUAGE, 0.0, len(texts), "too little text to tell")
 
     identifier = _identifier()
     totals: dict[str, float] = {}
@@ -143,10 +144,12 @@ def language_of(texts: Iterable[str]) -> LanguageDetection:
     if overall not in supported:
         note = f"the text reads most like {overall!r} ({totals[overall] / weight:.2f}), which has no BM25 analyzer"
         # How much of it reads as English, over all languages: low, which is the point of the note.
-        return LanguageDetection(FALLBACK, totals.get(FALLBACK, 0.0) / weight, len(texts), note)
+        return LanguageDetection(DEFAULT_LANGUAGE, totals.get(DEFAULT_LANGUAGE, 0.0) / weight, len(texts), note)
     if confidence < MIN_CONFIDENCE:
         note = f"no supported language stands out (best {best!r}, confidence {confidence:.2f})"
-        return LanguageDetection(FALLBACK, supported[FALLBACK] / mass if mass else 0.0, len(texts), note)
+        return LanguageDetection(
+            DEFAULT_LANGUAGE, supported[DEFAULT_LANGUAGE] / mass if mass else 0.0, len(texts), note
+        )
     return LanguageDetection(best, confidence, len(texts))
 
 

@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from rqrag.languages import DEFAULT_LANGUAGE
 from rqrag.retrieval.base import Hit, check_qids
 from rqrag.retrieval.documents import Document, corpus_fingerprint, indexed_text, read_documents, write_documents
 
@@ -36,7 +37,6 @@ logger = logging.getLogger(__name__)
 
 DOCS_FILE = "docs.jsonl"
 SETTINGS_FILE = "rqrag_bm25.json"
-DEFAULT_LANGUAGE = "en"
 # Language code -> (bm25s stopword list name, PyStemmer algorithm): the languages that have both.
 ANALYZERS = {
     "da": ("da", "danish"),

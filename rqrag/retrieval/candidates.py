@@ -11,7 +11,6 @@ directly as `{qid: [Document, ...]}`. Docids are `"{qid}::{idx}"`, so they are u
 
 from __future__ import annotations
 
-import json
 import os
 from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
@@ -20,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from rqrag.records import read_records
 from rqrag.retrieval.base import Hit, RetrieverError, check_qids
 from rqrag.retrieval.documents import Document, corpus_fingerprint, indexed_text
 
@@ -112,14 +112,8 @@ class CandidateRetriever:
 
     @classmethod
     def from_file(cls, path: str | os.PathLike, **kwargs: Any) -> CandidateRetriever:
-        """Pools from a benchmark file: JSONL, or a JSON array of records."""
-        path = Path(path)
-        text = path.read_text(encoding="utf-8")
-        if text.lstrip().startswith("["):
-            records = json.loads(text)
-        else:
-            records = [json.loads(line) for line in text.splitlines() if line.strip()]
-        return cls.from_records(records, **kwargs)
+        """Pools from a benchmark file: JSONL, or a JSON array of records; a malformed record is an error."""
+        return cls.from_records(list(read_records(path, strict=True)), **kwargs)
 
     def supporting_docids(self, qid: str) -> set[str]:
         """The gold (is_supporting) paragraphs of question `qid`, for retrieval recall."""

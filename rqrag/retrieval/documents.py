@@ -17,10 +17,12 @@ import io
 import json
 import logging
 import os
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+from rqrag.records import jsonl_objects
 
 
 logger = logging.getLogger(__name__)
@@ -54,6 +56,23 @@ def doc_id_of(item) -> str:
     return (item.extra or {}).get("doc_id") or item.docid.rsplit(":", 1)[0]
 
 
+def page_ranges(pages: Iterable[int]) -> str:
+    """[3, 4, 5, 9] -> "3-5, 9": pages in the order given, each run of consecutive ones as a range."""
+    runs: list[list[int]] = []  # [first, last] of each run of consecutive pages
+    for page in pages:
+        if runs and page == runs[-1][1] + 1:
+            runs[-1][1] = page
+        else:
+            runs.append([page, page])
+    return ", ".join(str(a) if a == b else f"{a}-{b}" for a, b in runs)
+
+
+def cite_pages(pages: Sequence[int], one: str = "p.", many: str = "pp.") -> str:
+    """ "p. 3", "pp. 3-5" or "pp. 3-5, 9": where a chunk or a quote is, as a citation says it. `one` and `many` are
+    the words for one page and for several (a review in Portuguese says "página" / "páginas")."""
+    return f"{one if len(set(pages)) == 1 else many} {page_ranges(pages)}"
+
+
 def indexed_text(doc: Document) -> str:
     """What the indexes see of a passage: the title on its own line, then the text.
 
@@ -81,7 +100,7 @@ def document_from_record(record: dict[str, Any]) -> Document:
 
 
 @dataclass
-class ReadStats:
+class CorpusReadStats:
     """What `read_documents` saw: documents kept and lines it had to skip."""
 
     path: str
@@ -89,7 +108,7 @@ class ReadStats:
     skipped: int = 0
     first_errors: list[str] = field(default_factory=list)
 
-    def record_error(self, where: str, error: Exception) -> None:
+    def record_error(self, where: str, error: Exception | str) -> None:
         self.skipped += 1
         if len(self.first_errors) < 5:
             self.first_errors.append(f"{where}: {error}")
@@ -110,40 +129,39 @@ def _looks_like_json_array(path: Path) -> bool:
     return False
 
 
-def iter_documents(path: str | os.PathLike, stats: ReadStats | None = None) -> Iterator[Document]:
+def iter_documents(path: str | os.PathLike, stats: CorpusReadStats | None = None) -> Iterator[Document]:
     """Yield the documents of a JSONL(.gz) or JSON-array file, skipping (and counting) malformed records."""
     path = Path(path)
     if not path.is_file():
         raise FileNotFoundError(f"corpus file not found: {path}")
-    stats = stats if stats is not None else ReadStats(path=str(path))
+    stats = stats if stats is not None else CorpusReadStats(path=str(path))
     if _looks_like_json_array(path):
         with _open_text(path) as f:
             records = json.load(f)
-        for i, record in enumerate(records):
-            try:
-                doc = document_from_record(record)
-            except ValueError as error:
-                stats.record_error(f"{path}[{i}]", error)
-                continue
-            stats.documents += 1
-            yield doc
+        yield from _documents(enumerate(records), stats, lambda i: f"{path}[{i}]")
         return
     with _open_text(path) as f:
-        for line_no, line in enumerate(f, start=1):
-            if not line.strip():
-                continue
-            try:
-                doc = document_from_record(json.loads(line))
-            except ValueError as error:  # json.JSONDecodeError is a ValueError too
-                stats.record_error(f"{path}:{line_no}", error)
-                continue
-            stats.documents += 1
-            yield doc
+        lines = jsonl_objects(f, lambda line_no, reason: stats.record_error(f"{path}:{line_no}", reason), str(path))
+        yield from _documents(lines, stats, lambda line_no: f"{path}:{line_no}")
 
 
-def read_documents(path: str | os.PathLike) -> tuple[list[Document], ReadStats]:
+def _documents(
+    numbered: Iterable[tuple[int, Any]], stats: CorpusReadStats, where: Callable[[int], str]
+) -> Iterator[Document]:
+    """The documents of (position, record) pairs; a record that is not one is counted in `stats` at `where`."""
+    for position, record in numbered:
+        try:
+            doc = document_from_record(record)
+        except ValueError as error:
+            stats.record_error(where(position), error)
+            continue
+        stats.documents += 1
+        yield doc
+
+
+def read_documents(path: str | os.PathLike) -> tuple[list[Document], CorpusReadStats]:
     """Read a whole corpus file. Returns the documents and the read statistics (skips are logged)."""
-    stats = ReadStats(path=str(path))
+    stats = CorpusReadStats(path=str(path))
     docs = list(iter_documents(path, stats))
     if stats.skipped:
         logger.warning(

@@ -20,7 +20,6 @@ Failures are printed; the exit status is 1 when there is any.
 
 from __future__ import annotations
 
-import json
 import re
 import sys
 import unicodedata
@@ -35,6 +34,7 @@ import pypdfium2 as pdfium  # noqa: E402
 from pypdf import PdfReader  # noqa: E402
 
 from rqrag.ingest.clean import normalise_characters  # noqa: E402
+from rqrag.records import jsonl_objects  # noqa: E402
 
 
 FIELDS = {"id", "document", "category", "question", "answer", "key_facts", "evidence"}
@@ -141,18 +141,12 @@ def main() -> int:
         categories: Counter[str] = Counter()
         n_facts = 0
         pages_used: set[int] = set()
-        for lineno, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
-            if not line.strip():
-                continue
+        lines = path.read_text(encoding="utf-8").splitlines()
+        bad_line = lambda n, reason, name=path.name: failures.append(f"{name}:{n}: {reason}")  # noqa: E731
+        for lineno, item in jsonl_objects(lines, bad_line):
             where = f"{path.name}:{lineno}"
-            try:
-                item = json.loads(line)
-            except json.JSONDecodeError as error:
-                failures.append(f"{where}: not JSON ({error})")
-                continue
-            if not isinstance(item, dict) or set(item) != FIELDS:
-                got = sorted(item) if isinstance(item, dict) else type(item).__name__
-                failures.append(f"{where}: fields {got}, wanted exactly {sorted(FIELDS)}")
+            if set(item) != FIELDS:
+                failures.append(f"{where}: fields {sorted(item)}, wanted exactly {sorted(FIELDS)}")
                 continue
             qid = item["id"]
             where = f"{path.name}:{lineno} ({qid})"
