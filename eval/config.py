@@ -5,12 +5,18 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from rqrag.config import concern
 from rqrag.eval.systems import BENCHMARK_SYSTEMS, DEFAULT_SYSTEMS
 
 
 SYSTEMS = tuple(BENCHMARK_SYSTEMS)  # defined in rqrag.eval.systems, as the experiment's refinement levels are
 
 
+@concern(
+    "benchmark",
+    "the task, its split and the systems compared; where predictions go",
+    common=("task", "split", "limit", "systems", "output_dir"),
+)
 @dataclass
 class EvalConfig:
     task: str = field(

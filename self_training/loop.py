@@ -32,7 +32,7 @@ from typing import Literal
 from rqrag.benchmarks.files import default_file
 from rqrag.benchmarks.sources import parse_records
 from rqrag.benchmarks.splits import load_split
-from rqrag.config import save_resolved_config
+from rqrag.config import concern, save_resolved_config
 from rqrag.eval.engine import Answerer, Study, StudyCell, StudyQuestion, run_study
 from rqrag.eval.runner import build_task_retriever
 from rqrag.eval.tasks import EvalExample, MultiHopTask, get_task
@@ -60,6 +60,11 @@ DATA_FILE, DIRECT_FILE, DROPPED_FILE, REPORT_FILE = "data.jsonl", "direct.jsonl"
 SOURCES = ("hotpotqa", "2wikimultihopqa", "musique")  # the benchmarks with candidates and gold paragraphs
 
 
+@concern(
+    "self-training",
+    "which training questions are decoded, which trajectories are kept, where the rows go",
+    common=("out_dir", "sources", "round"),
+)
 @dataclass
 class SelfTrainConfig:
     out_dir: str = field(default="runs/data/self_train", metadata={"help": "data.jsonl, dropped.jsonl, report"})

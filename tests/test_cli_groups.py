@@ -34,9 +34,9 @@ DECODE_GROUPS = ["backend", "tree", "retrieval", "answer: grounding and selectio
 GROUPS = {
     ("ask",): DECODE_GROUPS,
     ("serve",): [*DECODE_GROUPS, "server", "requests", "documents", "memory"],
-    ("eval",): DECODE_GROUPS,
-    ("data", "self-train"): DECODE_GROUPS,
-    ("experiment",): DECODE_GROUPS,
+    ("eval",): [*DECODE_GROUPS, "benchmark"],
+    ("data", "self-train"): [*DECODE_GROUPS, "self-training"],
+    ("experiment",): [*DECODE_GROUPS, "experiment"],
     ("data", "build"): ["sources", "annotator", "retrieval", "run"],
 }
 ASK_EVERYDAY = [
@@ -72,6 +72,11 @@ def test_help_lists_the_common_options_then_each_concern_in_its_group(capsys, co
     assert titles == [COMMON_TITLE, *GROUPS[command]]
     flags = [flag for section in sections.values() for flag in section]
     assert len(flags) == len(set(flags)), "a flag is listed in two groups"
+
+
+@pytest.mark.parametrize("command", list(GROUPS), ids=" ".join)
+def test_every_entry_point_shows_at_most_25_common_flags(capsys, command):
+    assert len(help_sections(capsys, command)[COMMON_TITLE]) <= 25
 
 
 def test_ask_shows_at_most_25_everyday_flags_first(capsys):

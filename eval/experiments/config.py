@@ -31,6 +31,7 @@ from typing import Any, Literal
 
 import yaml
 
+from rqrag.config import concern
 from rqrag.retrieval.registry import SEARCH_MODES
 
 
@@ -52,6 +53,11 @@ class YamlMapping(dict):
         super().__init__(value or {}, **kwargs)
 
 
+@concern(
+    "experiment",
+    "the study: corpus, golden questions, factors and their levels, design, replicates, the Ragas judge",
+    common=("name", "corpus", "golden", "language"),
+)
 @dataclass
 class ExperimentConfig:
     name: str = field(default="experiment", metadata={"help": "the study's name; outputs go to runs/experiments/NAME"})
