@@ -56,7 +56,7 @@ def build_generator(config: DecodeConfig):
 def open_index_library(config: DecodeConfig):
     """The document library `--index` names (`rqrag docs add`), or None when it names a plain corpus index or
     none. A library's hits carry file and page for citations, and it records its language."""
-    if config.retriever != "corpus" or not config.index:
+    if config.retriever != "corpus" or not config.index or config.index_database_url:
         return None
     from rqrag.ingest.libraries import open_library
     from rqrag.ingest.library import CATALOG_FILE, library_path
@@ -77,6 +77,7 @@ def retriever_for(config: DecodeConfig, records=None):
         mode=config.retrieval_mode,
         index=library,
         index_dir=config.index if kind == "corpus" else None,
+        database_url=config.index_database_url if kind == "corpus" else None,
         candidates_path=config.candidates_file if kind == "candidates" and records is None else None,
         records=records if kind == "candidates" else None,
         cache_path=config.retrieval_cache if library is None else None,

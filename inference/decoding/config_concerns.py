@@ -191,6 +191,10 @@ class RetrievalConfig:
         metadata={"help": "corpus/candidates retrievers: bm25, dense or hybrid (corpus only)"},
     )
     index: str | None = field(default=None, metadata={"help": "corpus index directory (default: the embedded corpus)"})
+    index_database_url: str | None = field(
+        default=None,
+        metadata={"help": "PostgreSQL URL holding the corpus --index names (`rqrag index build --database_url`)"},
+    )
     candidates_file: str | None = field(
         default=None,
         metadata={"help": "IRCoT/MuSiQue-format JSONL whose paragraphs the candidates retriever searches"},

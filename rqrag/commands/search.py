@@ -33,6 +33,9 @@ class SearchConfig:
     index: str | None = field(
         default=None, metadata={"help": "index directory from `rqrag index build` (default: the embedded corpus)"}
     )
+    database_url: str | None = field(
+        default=None, metadata={"help": "search the corpus `--index NAME` loaded into PostgreSQL at this URL"}
+    )
     rrf_k: int = field(default=60, metadata={"help": "hybrid only: the k of RRF, score = sum 1/(rrf_k + rank)"})
     depth: int | None = field(
         default=None, metadata={"help": "hybrid only: hits fetched from each side before fusing (default max(k, 20))"}
@@ -67,14 +70,18 @@ def main(argv: Sequence[str] | None = None) -> int:
     from rqrag.retrieval.registry import build_retriever
 
     options = {"rrf_k": config.rrf_k, "depth": config.depth} if config.mode == "hybrid" else {}
-    retriever = build_retriever("corpus", mode=config.mode, index_dir=config.index, **options)
+    retriever = build_retriever(
+        "corpus", mode=config.mode, index_dir=config.index, database_url=config.database_url, **options
+    )
     hits = retriever.search(query, k=config.k)
 
     if config.json_lines:
         for rank, hit in enumerate(hits, start=1):
             print(json.dumps({"rank": rank, **hit.to_dict()}, ensure_ascii=False))
     else:
-        print(f"{len(hits)} hit(s) for {query!r} ({config.mode}, {_where(config.index)}):")
+        where = f"PostgreSQL corpus {config.index}" if config.database_url else _where(config.index)
+        searched = getattr(retriever, "search_mode", config.mode)  # a dense-only index answers "hybrid" densely
+        print(f"{len(hits)} hit(s) for {query!r} ({searched}, {where}):")
         for rank, hit in enumerate(hits, start=1):
             print(_format_hit(rank, hit, config.text_chars))
     return 0

@@ -167,6 +167,10 @@ class CorpusIndex:
                 f"`rqrag index build --corpus FILE --out {directory}`"
             )
         meta = json.loads((directory / META_FILE).read_text())
+        if meta.get("layout") == "streamed":  # `rqrag index build --streamed`: docstore on disk, dense only
+            from rqrag.retrieval.streamed_search import StreamedIndex
+
+            return StreamedIndex(directory, meta, encoder=encoder)
         documents, _ = read_documents(directory / DOCS_FILE)
         if len(documents) != meta["num_docs"]:
             raise RetrieverError(

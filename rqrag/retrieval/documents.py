@@ -1,7 +1,9 @@
 """Reading and writing corpus files: the passages every local index is built from.
 
 A corpus is JSONL (optionally gzipped) or a single JSON array. Each record needs a `title` and a passage
-text, which may be called `text`, `paragraph_text` (IRCoT/MuSiQue) or `contents` (pyserini). The docid is
+text, which may be called `text`, `paragraph_text` (IRCoT/MuSiQue) or `contents` (pyserini). FlashRAG's corpora
+(wiki-18) are read as they are: `{"id", "contents": "title\\ntext"}` without a `title` field gives the first line
+of `contents` as the title and the rest as the text (`split_contents`). The docid is
 the record's `docid` or `id` when present; otherwise it is derived from the content, so re-reading the same
 file always gives the same ids (an index built today matches a cache written yesterday).
 
@@ -82,14 +84,28 @@ def indexed_text(doc: Document) -> str:
     return f"{doc.title}\n{doc.text}"
 
 
+def split_contents(contents: str) -> tuple[str, str]:
+    """(title, text) of a FlashRAG / DPR-style `contents` field: the title is its first line, without the double
+    quotes wiki-18 puts around it (`"Aaron"\\nAaron is a prophet ...`), and the text the lines after it."""
+    first, _, rest = contents.partition("\n")
+    title = first.strip()
+    if len(title) >= 2 and title[0] == title[-1] == '"':
+        title = title[1:-1].strip()
+    return title, rest.strip()
+
+
 def document_from_record(record: dict[str, Any]) -> Document:
     """Build a `Document` from one corpus record; raises `ValueError` when the record has no text."""
     if not isinstance(record, dict):
         raise ValueError(f"expected a JSON object, got {type(record).__name__}")
-    text = next((record[key] for key in TEXT_KEYS if isinstance(record.get(key), str)), None)
-    if text is None:
+    text_key = next((key for key in TEXT_KEYS if isinstance(record.get(key), str)), None)
+    if text_key is None:
         raise ValueError(f"record has none of the text fields {TEXT_KEYS}")
-    title = record.get("title") or ""
+    text = record[text_key]
+    if text_key == "contents" and "title" not in record and "\n" in text:
+        title, text = split_contents(text)
+    else:
+        title = record.get("title") or ""
     if not isinstance(title, str):
         raise ValueError(f"title must be a string, got {type(title).__name__}")
     given_id = next((record[key] for key in ID_KEYS if record.get(key) not in (None, "")), None)

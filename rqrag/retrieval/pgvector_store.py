@@ -40,6 +40,7 @@ from rqrag.retrieval.base import Hit, RetrieverError, check_qids, check_search_m
 from rqrag.retrieval.documents import Document, indexed_text
 from rqrag.retrieval.encoders import embed, encoder_dimension
 from rqrag.retrieval.fusion import DEFAULT_DEPTH, DEFAULT_RRF_K, fuse_hits, with_borrowed_ranks
+from rqrag.retrieval.pgvector_session import connect_postgres, ensure_vector_extension, set_ef_search
 from rqrag.retrieval.pgvector_sql import (
     _COLUMN_FACTS,
     _DENSE_QUERY,
@@ -59,9 +60,6 @@ TEXT_SEARCH_CONFIGS = {
     "sr": "serbian", "sv": "swedish", "ta": "tamil", "tr": "turkish", "yi": "yiddish",
 }  # fmt: skip
 DOCUMENT_COLUMNS = ("doc_id", "name", "size_bytes", "sha256")
-HNSW_DEFAULT_EF_SEARCH = 40  # pgvector's default; an HNSW scan returns at most ef_search rows
-HNSW_MAX_EF_SEARCH = 1000
-HNSW_EF_SEARCH_PER_ROW = 2  # candidates the scan keeps per row asked for
 _PREFIX_PATTERN = re.compile(r"[a-z_][a-z0-9_]{0,39}")
 
 
@@ -117,15 +115,7 @@ class PgVectorIndex:
     # ----------------------------------------------------------------- connection and schema
 
     def _connect(self):
-        try:
-            import psycopg
-        except ImportError as error:
-            raise RetrieverError("the PostgreSQL store needs `pip install psycopg[binary] pgvector`") from error
-        try:
-            return psycopg.connect(self.database_url, autocommit=True)
-        except psycopg.OperationalError as error:
-            where = re.sub(r"://([^:/@]*):[^/?]*@", r"://\1:***@", self.database_url)  # no password in logs
-            raise RetrieverError(f"cannot connect to PostgreSQL at {where}: {error}") from error
+        return connect_postgres(self.database_url)
 
     def _sql(self, template: str):
         """A statement with the table and index names (quoted), language and dimension filled in."""
@@ -149,19 +139,12 @@ class PgVectorIndex:
             return cursor.fetchone() if one else cursor.fetchall()
 
     def _create_schema(self) -> None:
-        import psycopg
         from pgvector.psycopg import register_vector
 
         with self._lock, self._conn.transaction():
             # Two processes opening a new store at once would race on CREATE ... IF NOT EXISTS; serialise them.
             self._conn.execute("SELECT pg_advisory_xact_lock(hashtext(%s))", (f"rqrag-schema:{self.table_prefix}",))
-            try:
-                self._conn.execute("CREATE EXTENSION IF NOT EXISTS vector")
-            except psycopg.errors.InsufficientPrivilege as error:
-                raise RetrieverError(
-                    "the pgvector extension is not enabled in this database and this user may not enable it; "
-                    "ask its owner to run `CREATE EXTENSION vector`"
-                ) from error
+            ensure_vector_extension(self._conn)
             if not self._conn.execute("SELECT 1 FROM pg_ts_config WHERE cfgname = %s", (self.ts_config,)).fetchone():
                 raise ValueError(f"PostgreSQL has no text-search configuration {self.ts_config!r} ({self.language!r})")
             self._conn.execute(self._sql(_SCHEMA))
@@ -370,14 +353,10 @@ class PgVectorIndex:
 
     def search_vectors(self, vectors: np.ndarray, k: int) -> list[list[Hit]]:
         """Nearest chunks of each query vector by cosine similarity, through the HNSW index."""
-        # The scan's candidate list must be wider than k: at ef_search == k the last rows are the graph's
-        # stragglers (recall@150 of 139/150 on 3,000 random vectors in CI); twice k keeps it near exact.
-        ef_search = min(HNSW_MAX_EF_SEARCH, max(HNSW_DEFAULT_EF_SEARCH, HNSW_EF_SEARCH_PER_ROW * k))
         statement = self._sql(_DENSE_QUERY)
         results = []
         with self._lock, self._conn.transaction(), self._conn.cursor() as cur:
-            if ef_search != HNSW_DEFAULT_EF_SEARCH:
-                cur.execute("SELECT set_config('hnsw.ef_search', %s, true)", (str(ef_search),))
+            set_ef_search(cur, k)
             for vector in np.asarray(vectors, dtype=np.float32):
                 cur.execute(statement, {"v": vector, "k": k})
                 results.append([_hit(row) for row in cur.fetchall()])

@@ -60,6 +60,7 @@ def build_retriever(
     candidates_path: str | os.PathLike | None = None,
     records: Any = None,
     cache_path: str | os.PathLike | None = None,
+    database_url: str | None = None,
     **kwargs: Any,
 ) -> Retriever:
     """Make a retriever by kind name.
@@ -67,6 +68,8 @@ def build_retriever(
     - "corpus": `mode` is "bm25", "dense" or "hybrid" (default). The index is `index`, an opened store with
       `retriever(mode)` (a `CorpusIndex`, a `PgVectorIndex`, a document library), or the directory `index_dir`
       built by `rqrag index build`, or by default the embedded Wikipedia paragraphs (built on first use).
+      With `database_url`, `index_dir` is instead the name of a corpus `rqrag index build --database_url` loaded
+      into PostgreSQL (`rqrag.retrieval.pg_corpus`), searched densely through HNSW.
       Extra kwargs (`rrf_k`, `depth`) go to the hybrid retriever of a directory index.
     - "candidates": each question's own paragraphs, from `candidates_path` (a benchmark file) or `records`;
       `mode` is "bm25" (default) or "dense" (hybrid, the corpus default, falls back to bm25 with a warning).
@@ -81,6 +84,12 @@ def build_retriever(
         mode = check_search_mode(mode or "hybrid")
         if index is not None:
             retriever = index.retriever(mode)
+        elif database_url is not None:
+            from rqrag.retrieval.pg_corpus import PgCorpus
+
+            if index_dir is None:
+                raise ValueError("a corpus in PostgreSQL (`database_url`) is named by `index_dir` (--index NAME)")
+            retriever = PgCorpus(database_url, str(index_dir)).retriever(mode)
         else:
             from rqrag.retrieval.corpus_index import CorpusIndex
             from rqrag.retrieval.embedded import load_embedded_index

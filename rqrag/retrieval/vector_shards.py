@@ -1,0 +1,88 @@
+"""The embeddings of a streamed index on disk: one `.npy` file per shard of consecutive rows.
+
+    shards/000000.npy   rows 0 .. S-1          (S = the shard size the build was run with)
+    shards/000001.npy   rows S .. 2S-1
+    ...
+
+Vectors are unit-length, stored as float16: half the disk of float32, and the cosine of two such rows moves by
+less than 1e-3, far below the gap between neighbours that matters for ranking. A shard file appears only once
+complete (written to a temporary name, flushed, renamed), so its presence is what "this shard is done" means
+to a resumed build. Files are memory-mapped on read: training samples, the shard-by-shard add and the exact
+re-ranking of IVF-PQ candidates touch only the rows they need.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from pathlib import Path
+
+import numpy as np
+
+
+SHARDS_DIR = "shards"
+SHARD_DTYPE = np.float16
+
+
+class VectorShards:
+    """The shard files of one index folder, and row-level reads across them."""
+
+    def __init__(self, directory: str | os.PathLike, shard_size: int):
+        if shard_size < 1:
+            raise ValueError(f"shard_size must be >= 1, got {shard_size}")
+        self.directory = Path(directory)
+        self.shard_size = int(shard_size)
+        self._maps: dict[int, np.ndarray] = {}
+
+    def path(self, shard: int) -> Path:
+        return self.directory / f"{shard:06d}.npy"
+
+    def exists(self, shard: int) -> bool:
+        return self.path(shard).is_file()
+
+    def save(self, shard: int, vectors: np.ndarray) -> Path:
+        """Write one shard's vectors atomically: a reader (or a resumed build) sees the whole file or none."""
+        self.directory.mkdir(parents=True, exist_ok=True)
+        target = self.path(shard)
+        partial = target.with_name(f".{target.name}.{os.getpid()}.partial")
+        with partial.open("wb") as f:
+            np.save(f, np.ascontiguousarray(vectors, dtype=SHARD_DTYPE))
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(partial, target)
+        return target
+
+    def load(self, shard: int) -> np.ndarray:
+        """One shard's vectors, memory-mapped (float16; convert the rows you use)."""
+        if shard not in self._maps:
+            self._maps[shard] = np.load(self.path(shard), mmap_mode="r")
+        return self._maps[shard]
+
+    def float32(self, shard: int) -> np.ndarray:
+        return np.ascontiguousarray(self.load(shard), dtype=np.float32)
+
+    def rows(self, rows: Sequence[int]) -> np.ndarray:
+        """The vectors of the given rows, in that order, as float32."""
+        rows = np.asarray(rows, dtype=np.int64)
+        out = None
+        for shard in np.unique(rows // self.shard_size):
+            mine = np.nonzero(rows // self.shard_size == shard)[0]
+            block = self.load(int(shard))[rows[mine] - shard * self.shard_size]
+            if out is None:
+                out = np.empty((len(rows), block.shape[1]), dtype=np.float32)
+            out[mine] = block
+        return out if out is not None else np.zeros((0, 0), dtype=np.float32)
+
+    def sample(self, num_shards: int, size: int, seed: int = 0) -> np.ndarray:
+        """About `size` vectors drawn uniformly from all shards (a fixed share of each), for training IVF and PQ
+        quantizers without loading the corpus: the whole of it when it is smaller than `size`."""
+        rng = np.random.default_rng(seed)
+        lengths = [len(self.load(s)) for s in range(num_shards)]
+        total = sum(lengths)
+        share = min(1.0, size / max(total, 1))
+        parts = []
+        for shard, length in enumerate(lengths):
+            take = length if share >= 1.0 else int(round(length * share))
+            picked = np.sort(rng.choice(length, size=min(take, length), replace=False))
+            parts.append(np.asarray(self.load(shard)[picked], dtype=np.float32))
+        return np.ascontiguousarray(np.concatenate(parts, axis=0))
