@@ -337,3 +337,32 @@ def test_a_build_killed_mid_encoding_resumes_without_redoing_or_duplicating(tmp_
         rows = [r for (r,) in db.execute("SELECT row FROM docs ORDER BY row")]
     assert rows == list(range(60))
     assert StreamedIndex(out, encoder=minilm_encoder).dense().index.ntotal == 60
+
+
+def _rss_file_kb() -> int:
+    status = Path("/proc/self/status")
+    if not status.is_file():
+        pytest.skip("needs Linux's /proc/self/status")
+    return next(int(line.split()[1]) for line in status.read_text().splitlines() if line.startswith("RssFile:"))
+
+
+def test_a_search_maps_only_the_shard_pages_it_reads(tmp_path):
+    """Re-ranking reads scattered rows: through a memory map, each fault maps the pages around its row too, and a
+    few hundred rows bring most of a shard into the process; a search's shards read each row by itself."""
+    from rqrag.retrieval.vector_shards import VectorShards
+
+    rng = np.random.default_rng(0)
+    rows = rng.choice(20_000, size=400, replace=False)
+    vectors = rng.standard_normal((20_000, 384)).astype(np.float32)  # 15 MB once stored as float16
+    grown, read = {}, {}
+    for random_access in (False, True):
+        shards = VectorShards(tmp_path / str(random_access), 20_000, random_access=random_access)
+        shards.save(0, vectors)
+        before = _rss_file_kb()
+        read[random_access] = shards.rows(rows)
+        grown[random_access] = _rss_file_kb() - before
+    assert np.array_equal(read[True], read[False])
+    assert np.allclose(read[True], vectors[rows], atol=1e-2)
+    # 400 rows of 768 bytes each touch at most 400 pages (1.6 MB); read-around maps ~16x that
+    assert grown[True] <= 400 * 4 + 256, grown
+    assert grown[True] * 3 < grown[False], grown

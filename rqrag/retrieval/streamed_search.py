@@ -52,7 +52,7 @@ class StreamedDenseRetriever:
                                  f"{self.index.ntotal} vectors")  # fmt: skip
         apply_search_params(self.index, meta.get("search_params") or {})
         self.docstore = Docstore(directory / DOCSTORE_FILE, readonly=True)
-        self.shards = VectorShards(directory / SHARDS_DIR, meta["shard_size"])
+        self.shards = VectorShards(directory / SHARDS_DIR, meta["shard_size"], random_access=True)
         self.name = f"dense:{Path(meta['embedding_model']).name}:{meta['fingerprint']}"
         self._given_encoder = encoder
         self._encoder = None
