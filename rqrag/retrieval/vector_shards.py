@@ -65,7 +65,16 @@ class VectorShards:
         return self._maps[shard]
 
     def float32(self, shard: int) -> np.ndarray:
-        return np.ascontiguousarray(self.load(shard), dtype=np.float32)
+        """One whole shard read into memory as float32, not kept: the index build's sequential pass, which a
+        memory map would leave resident shard after shard (file pages count in the build's RSS)."""
+        return np.ascontiguousarray(np.load(self.path(shard)), dtype=np.float32)
+
+    def length(self, shard: int) -> int:
+        """How many rows a shard holds, from its header alone."""
+        with self.path(shard).open("rb") as f:
+            major, _ = np.lib.format.read_magic(f)
+            read_header = np.lib.format.read_array_header_1_0 if major == 1 else np.lib.format.read_array_header_2_0
+            return int(read_header(f)[0][0])
 
     def _opened(self, shard: int) -> tuple[int, int, int, np.dtype]:
         if shard not in self._files:
@@ -107,12 +116,12 @@ class VectorShards:
         """About `size` vectors drawn uniformly from all shards (a fixed share of each), for training IVF and PQ
         quantizers without loading the corpus: the whole of it when it is smaller than `size`."""
         rng = np.random.default_rng(seed)
-        lengths = [len(self.load(s)) for s in range(num_shards)]
+        lengths = [self.length(s) for s in range(num_shards)]
         total = sum(lengths)
         share = min(1.0, size / max(total, 1))
         parts = []
         for shard, length in enumerate(lengths):
             take = length if share >= 1.0 else int(round(length * share))
             picked = np.sort(rng.choice(length, size=min(take, length), replace=False))
-            parts.append(np.asarray(self.load(shard)[picked], dtype=np.float32))
+            parts.append(np.asarray(np.load(self.path(shard))[picked], dtype=np.float32))  # one shard at a time
         return np.ascontiguousarray(np.concatenate(parts, axis=0))
