@@ -233,7 +233,7 @@ def build_streamed_index(
             f"{out_dir}: incomplete after encoding ({len(missing)} shard(s) missing, {stored} of {total} rows "
             f"stored); rerun the same command to finish it"
         )
-    dim = int(shards.load(0).shape[1])
+    dim = int(shards.header(0)[0][1])
     factory = choose_factory(total, dim) if index_factory.strip().lower() == AUTO else index_factory.strip()
     started = time.perf_counter()
     index, index_info = build_from_shards(shards, num_shards, total, dim, factory, nprobe=nprobe)

@@ -3,7 +3,7 @@
 Only the FAISS index is loaded (for IVF-PQ, its codes: ~1 GB for 21M passages); the passages stay in the SQLite
 docstore and are read per search, only the rows of the hits. Queries are embedded by the model meta.json names,
 with the prefixes recorded there, and searched with the recorded nprobe / efSearch. For a lossy index (PQ), the
-top `rerank_depth` candidates are re-scored with their exact vectors from the memory-mapped shard files, so
+top `rerank_depth` candidates are re-scored with their exact vectors, read row by row from the shard files, so
 scores are cosines like a flat index's. The layout is dense only: "hybrid" falls back to dense (with a warning)
 and "bm25" is an error.
 """

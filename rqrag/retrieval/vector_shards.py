@@ -7,8 +7,8 @@
 Vectors are unit-length, stored as float16: half the disk of float32, and the cosine of two such rows moves by
 less than 1e-3, far below the gap between neighbours that matters for ranking. A shard file appears only once
 complete (written to a temporary name, flushed, renamed), so its presence is what "this shard is done" means
-to a resumed build. Files are memory-mapped on read: training samples, the shard-by-shard add and the exact
-re-ranking of IVF-PQ candidates touch only the rows they need.
+to a resumed build. The index build reads whole shards, one at a time (training sample, shard-by-shard add); a
+search re-ranking IVF-PQ candidates reads only their rows, one pread each (`random_access`).
 """
 
 from __future__ import annotations
@@ -69,22 +69,21 @@ class VectorShards:
         memory map would leave resident shard after shard (file pages count in the build's RSS)."""
         return np.ascontiguousarray(np.load(self.path(shard)), dtype=np.float32)
 
-    def length(self, shard: int) -> int:
-        """How many rows a shard holds, from its header alone."""
+    def header(self, shard: int) -> tuple[tuple[int, ...], np.dtype, int]:
+        """A shard's shape, dtype and the byte offset of its first row, from its .npy header alone."""
         with self.path(shard).open("rb") as f:
             major, _ = np.lib.format.read_magic(f)
             read_header = np.lib.format.read_array_header_1_0 if major == 1 else np.lib.format.read_array_header_2_0
-            return int(read_header(f)[0][0])
+            shape, _, dtype = read_header(f)
+            return shape, dtype, f.tell()
+
+    def length(self, shard: int) -> int:
+        """How many rows a shard holds."""
+        return int(self.header(shard)[0][0])
 
     def _opened(self, shard: int) -> tuple[int, int, int, np.dtype]:
         if shard not in self._files:
-            with self.path(shard).open("rb") as f:
-                major, _ = np.lib.format.read_magic(f)
-                read_header = (
-                    np.lib.format.read_array_header_1_0 if major == 1 else np.lib.format.read_array_header_2_0
-                )
-                shape, _, dtype = read_header(f)
-                offset = f.tell()
+            shape, dtype, offset = self.header(shard)
             self._files[shard] = (os.open(self.path(shard), os.O_RDONLY), offset, shape[1] * dtype.itemsize, dtype)
         return self._files[shard]
 
