@@ -13,6 +13,7 @@ from pydantic import AfterValidator, BaseModel, ConfigDict, Field, field_validat
 from rqrag.inference.conversation_service import AnswerOptions
 from rqrag.inference.decoding.select import StrategyName
 from rqrag.inference.errors import BadRequest, Busy, Forbidden, NotFound, ServiceError, Timeout, Unavailable
+from rqrag.languages import ANSWER_LANGUAGES
 
 
 def unicode_text(value: str) -> str:
@@ -58,7 +59,7 @@ class AnswerRequestOptions(BaseModel):
     retriever: ShortName | None = None
     strategy: StrategyName | None = None
     max_depth: int | None = Field(default=None, ge=0, le=64)
-    language: Literal["pt", "en"] | None = None  # the answer's; None: the library's, else the question's
+    language: Literal[ANSWER_LANGUAGES] | None = None  # the answer's; None: the library's, else the question's
 
     def answer_options(self) -> AnswerOptions:
         return AnswerOptions(self.retriever, self.strategy, self.max_depth, self.language)
