@@ -20,7 +20,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from rqrag.answers import answer_f1
+from rqrag.answers import answer_f1, normalize_answer
 from rqrag.eval.verifier_fit import calibration, golds
 from rqrag.inference.answer_candidates import is_correct
 from rqrag.inference.answer_pipeline import AnswerPipeline, AnswerSettings, Prepared
@@ -29,20 +29,39 @@ from rqrag.inference.decoding.tree import Question, QuestionResult
 from rqrag.inference.grounding import GENERATED, QUOTED
 
 
+def holds_gold(text: str, gold: Sequence[str], question: str = "") -> bool:
+    """Whether a person reading `text` reads a gold answer: it is right (`is_correct`), or holds one whole."""
+    if not text:
+        return False
+    padded = f" {normalize_answer(text)} "
+    return is_correct(text, gold, question) or any(
+        f" {normalize_answer(g)} " in padded for g in gold if normalize_answer(g)
+    )
+
+
 def replay(
-    records: Sequence[dict], pipeline: AnswerPipeline, language: str = "en", min_confidence: float | None = None
+    records: Sequence[dict],
+    pipeline: AnswerPipeline,
+    language: str = "en",
+    min_confidence: float | None = None,
+    searched: dict | None = None,
 ) -> list[dict]:
-    """Each record's tree decided by `pipeline` (its verifier and quoter; `min_confidence` in place of the
-    verifier's threshold): one row per question."""
+    """Each record's tree decided by `pipeline` (its verifier, quoter and reader; `min_confidence` in place of the
+    verifier's threshold): one row per question. `searched`: the question's own search by record id, for records
+    made before it was kept (`reader_fit.own_searches`)."""
+    from rqrag.eval.reader_fit import question_search
+
     settings = AnswerSettings(DecodeConfig(min_confidence=min_confidence), language=language)
     rows = []
     for record in records:
         result = QuestionResult.from_record(record)
         question = Question(record["id"], [{"role": "user", "content": record["question"]}], language=language)
-        answer = pipeline.finish(Prepared(question, language), result, settings)
+        own = (searched or {}).get(record["id"]) or question_search(record)
+        answer = pipeline.finish(Prepared(question, language, searched=list(own)), result, settings)
         gold = golds(record)
         shown = answer.text if answer.kind in (GENERATED, QUOTED) else ""
         grounded = answer.grounded
+        quote = grounded.quote.text if grounded is not None and grounded.quote is not None else ""
         best = grounded.candidates[0] if grounded and grounded.candidates else None
         rows.append(
             {
@@ -54,6 +73,9 @@ def replay(
                 "confidence": grounded.confidence if grounded else None,
                 "f1": answer_f1(shown, gold) if shown else 0.0,
                 "right": bool(shown) and is_correct(shown, gold, record["question"]),
+                "quote": quote,
+                # what a person reads holds the gold answer: the short answer, or the quote read after it
+                "holds": holds_gold(shown, gold, record["question"]) or (bool(shown) and holds_gold(quote, gold)),
                 "best_candidate": best["text"] if best else None,
                 "best_candidate_right": bool(best) and is_correct(best["text"], gold, record["question"]),
                 "vote_f1": record.get("scores", {}).get("vote", {}).get("f1"),
@@ -75,6 +97,7 @@ def summarize(rows: Sequence[dict]) -> dict:
     y = np.array([r["best_candidate_right"] for r in scored], dtype=int)
     return {
         "n": n,
+        "holds_gold": float(np.mean([r["holds"] for r in rows])) if n else None,
         "shown_f1": 100 * float(np.mean([r["f1"] for r in rows])) if n else None,
         "vote_f1": 100 * float(np.mean([r["vote_f1"] or 0 for r in rows])) if n else None,
         "oracle_f1": 100 * float(np.mean([r["oracle_f1"] or 0 for r in rows])) if n else None,

@@ -172,9 +172,11 @@ class BenchmarkStudy(Study):
 
     def records(self, cell, batch, prepared, answers, seconds) -> list[dict]:
         records = []
-        for question, answer in zip(batch, answers):
+        for question, answer, asked in zip(batch, answers, prepared):
             example = question.item
             record = question_record(self.task, example, answer.result, cell.cell_id, seconds)
+            # the question's own search, which the reader read beside the tree: a replay reads the same
+            record["question_search"] = [h.to_dict() for h in asked.searched]
             if self.decode.grounded:
                 shown = answer.text if answer.kind in SHOWN else None
                 record["scores"]["grounded"] = self.task.score(shown, example)

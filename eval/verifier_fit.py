@@ -18,7 +18,7 @@ each tree is decided again here by the same code the answer pipeline runs (`deci
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -26,9 +26,8 @@ import numpy as np
 from tqdm import tqdm
 
 from rqrag.benchmarks.splits import load_split
-from rqrag.inference.answer_candidates import FEATURES, gather, is_correct
+from rqrag.inference.answer_candidates import FEATURES, is_correct
 from rqrag.inference.decoding.tree import QuestionResult
-from rqrag.inference.grounding import all_hits
 from rqrag.inference.verifier import Verifier
 from rqrag.records import read_records
 
@@ -81,20 +80,29 @@ def golds(record: dict) -> list[str]:
     return list(gold.get("answers") or gold.get("aliases") or ([gold["answer"]] if "answer" in gold else []))
 
 
-def candidate_table(trees: Sequence[tuple[str, dict]], language: str = "en", rank_sentences=None) -> CandidateTable:
-    """Every candidate of every tree, featurised and labelled (eval ids refused). `rank_sentences(question,
-    hits)`: the sentence scorer the answer pipeline uses (default: its own, the extractive scorer)."""
-    refuse_eval_ids(trees)
-    if rank_sentences is None:
-        from rqrag.inference.answer_pipeline import AnswerPipeline
+def candidate_table(
+    trees: Sequence[tuple[str, dict]],
+    language: str = "en",
+    rank_sentences=None,
+    reader_of: Callable[[str], object] | None = None,
+    searched: dict | None = None,
+) -> CandidateTable:
+    """Every candidate of every tree, featurised and labelled (eval ids refused), as the answer pipeline gathers
+    them (`grounding.read_and_gather`). `rank_sentences`: unused, kept for callers (the pipeline's own quoter ranks);
+    `reader_of(record id)`: the reader whose spans join the candidates (out of fold on training ids: a reader never
+    reads a question it was fitted on); `searched`: the question's own search by record id, else the record's."""
+    from rqrag.eval.reader_fit import question_search
+    from rqrag.inference.grounding import ExtractiveQuoter, read_and_gather
 
-        rank_sentences = AnswerPipeline(None).rank_sentences(language)
+    refuse_eval_ids(trees)
+    quoter = ExtractiveQuoter()
     table = CandidateTable()
     for task, record in tqdm(trees, desc="featurising trees", unit="tree"):
         result = QuestionResult.from_record(record)
-        read = all_hits(result)
-        sentences = rank_sentences(record["question"], read) if read else []
-        for candidate in gather(result, record["question"], language, sentences=sentences):
+        own = (searched or {}).get(record["id"]) or question_search(record)
+        reader = reader_of(record["id"]) if reader_of is not None else None
+        _, candidates = read_and_gather(result, record["question"], language, quoter, (), reader, own)
+        for candidate in candidates:
             table.qids.append(record["id"])
             table.tasks.append(task)
             table.rows.append([candidate.features[f] for f in FEATURES])

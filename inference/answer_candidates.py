@@ -64,7 +64,14 @@ FEATURES = (
     "sentence_overlap",  # of the evidence sentences holding it, the largest share of the question's content words
     "sentence_rank",  # 1 / rank of the best evidence sentence holding it, among all the tree's sentences (0: none)
     "top_sentence",  # it is in one of the 3 evidence sentences that best answer the question
+    # the reader's view (rqrag.inference.reader): 0 for every reader feature when no reader ran
+    "reader_p",  # the reader's p that this span of the evidence is the answer (0: the reader did not find it)
+    "reader_top",  # it is the reader's most probable span
+    "reader_sentence",  # the reader's p of the sentence that states it
+    "reader_only",  # no path of the tree says it: only the reader read it out of the evidence
 )
+READER_FEATURES = ("reader_p", "reader_top", "reader_sentence", "reader_only")
+MAX_READINGS = 5  # the reader's most probable spans that join the tree's answers as candidates
 _NLL_CAP = 5.0
 
 
@@ -79,10 +86,12 @@ class AnswerCandidate:
     features: dict[str, float] = field(default_factory=dict)
     p: float | None = None  # set by the verifier: calibrated probability that the answer is right
     holding: list[int] = field(default_factory=list)  # indices into hits of the passages that hold the answer
+    reading: object | None = None  # the reader's `Reading` of this answer (its p and the quote that states it)
 
     @property
-    def path_id(self) -> str:
-        return self.paths[0].path_id
+    def path_id(self) -> str | None:
+        """Its best path (None for an answer only the reader found)."""
+        return self.paths[0].path_id if self.paths else None
 
     def to_dict(self) -> dict:
         return {
@@ -90,6 +99,7 @@ class AnswerCandidate:
             "paths": [t.path_id for t in self.paths],
             "p": None if self.p is None else round(self.p, 4),
             "features": {k: round(v, 4) for k, v in self.features.items()},
+            "quote": self.reading.quote.text if self.reading is not None else None,
         }
 
 
@@ -125,10 +135,13 @@ def gather(
     language: str | None = None,
     choices: Sequence = (),
     sentences: Sequence[tuple[float, str]] | None = None,
+    readings: Sequence = (),
+    read: Sequence[Hit] = (),
 ) -> list[AnswerCandidate]:
-    """The tree's finished answers as candidates with their features, most voted first (ties: the earlier path).
-    `sentences`: (score, text) of every sentence the tree read, scored for how well it answers the question
-    (`extractive.ExtractiveAnswerer.scored`; None: every sentence, unscored)."""
+    """The tree's finished answers as candidates with their features, most voted first (ties: the earlier path),
+    then the reader's spans no path gave. `sentences`: (score, text) of every sentence the tree read, scored for how
+    well it answers the question (`extractive.ExtractiveAnswerer.scored`; None: every sentence, unscored);
+    `readings`: the reader's `Reading`s of everything read (`read`: those passages), most probable first."""
     finished = [t for t in result.trajectories if t.ok]
     groups: dict[str, list] = {}
     for t in finished:
@@ -157,7 +170,57 @@ def gather(
         candidates.append(candidate)
     order = {t.path_id: i for i, t in enumerate(result.trajectories)}
     candidates.sort(key=lambda c: (-len(c.paths), min(order[t.path_id] for t in c.paths)))
+    if readings:
+        candidates = with_readings(candidates, readings, question, choices, read)
+        for candidate in candidates:
+            candidate.features = features(candidate, question, len(finished), queries, language, choices, ranked)
+            candidate.features.update(reader_features(candidate, readings))
     return candidates
+
+
+def _same_answer(key: str, other: str) -> bool:
+    """Whether two group keys are one answer: equal, or one held whole in the other (plain texts only)."""
+    if key == other:
+        return True
+    plain = (
+        not key.startswith("option:") and not other.startswith("option:") and {key, other}.isdisjoint({"yes", "no"})
+    )
+    return plain and bool(key) and bool(other) and (f" {key} " in f" {other} " or f" {other} " in f" {key} ")
+
+
+def with_readings(
+    candidates: list[AnswerCandidate],
+    readings: Sequence,
+    question: str,
+    choices: Sequence,
+    read: Sequence[Hit],
+) -> list[AnswerCandidate]:
+    """The tree's candidates, each with the reader's most probable reading of it, then the reader's spans that no
+    path gave as candidates of their own (their evidence: the passage that states them first, then all read)."""
+    out = list(candidates)
+    for reading in list(readings)[:MAX_READINGS]:
+        key = group_key(reading.answer, question, choices)
+        match = next((c for c in out if _same_answer(c.key, key)), None)
+        if match is None:
+            stating = [h for h in read if h.docid == reading.quote.docid]
+            hits = stating + [h for h in read if h.docid != reading.quote.docid]
+            match = AnswerCandidate(reading.answer, key, [], hits)
+            out.append(match)
+        if match.reading is None or reading.p > match.reading.p:
+            match.reading = reading
+    return out
+
+
+def reader_features(candidate: AnswerCandidate, readings: Sequence) -> dict[str, float]:
+    reading = candidate.reading
+    if reading is None:
+        return dict.fromkeys(READER_FEATURES, 0.0)
+    return {
+        "reader_p": reading.p,
+        "reader_top": float(bool(readings) and reading is readings[0]),
+        "reader_sentence": reading.sentence_p,
+        "reader_only": float(not candidate.paths),
+    }
 
 
 def _merge_contained(groups: dict[str, list]) -> dict[str, list]:
@@ -242,8 +305,8 @@ def features(
     bridge = bool(phrase) and not said and any(_phrase_in(phrase, normalize_answer(q)) for q in queries)
     expected = language or guess_language(question)
     written = guess_language(text)
-    best = candidate.paths[0]
-    cut = bool(best.parse_statuses) and best.parse_statuses[-1] is ParseStatus.TRUNCATED
+    best = candidate.paths[0] if candidate.paths else None
+    cut = best is not None and bool(best.parse_statuses) and best.parse_statuses[-1] is ParseStatus.TRUNCATED
     searched = [sum(1 for s in t.trajectory.steps if s.action.is_query) > 1 for t in candidate.paths]
     # Sentence level: a right answer sits in a sentence that says what the question asks about.
     ranks = [r for r, (_, sentence) in enumerate(ranked) if phrase and not said and f" {phrase} " in sentence]
@@ -254,8 +317,8 @@ def features(
     return {
         "vote_share": len(candidate.paths) / max(1, finished),
         "votes": math.log1p(len(candidate.paths)),
-        "confidence": max(_confidence(t) for t in candidate.paths),
-        "answer_nll": min(_nll(t) for t in candidate.paths),
+        "confidence": max((_confidence(t) for t in candidate.paths), default=0.0),
+        "answer_nll": min((_nll(t) for t in candidate.paths), default=_NLL_CAP),
         "supported": float(bool(holding)),
         "support_share": support_share,
         "support_relevance": max(relevance, default=0.0),
@@ -269,11 +332,12 @@ def features(
         "option_read": option_read,
         "wrong_language": float(bool(expected and written and written != expected)),
         "words": math.log1p(len(text.split())),
-        "searched": sum(searched) / len(searched),
+        "searched": sum(searched) / len(searched) if searched else 0.0,
         "truncated": float(cut or loops(text)),
         "sentence_overlap": max(overlap, default=0.0),
         "sentence_rank": 1.0 / (1 + ranks[0]) if ranks else 0.0,
         "top_sentence": float(bool(ranks) and ranks[0] < 3),
+        **dict.fromkeys(READER_FEATURES, 0.0),
     }
 
 

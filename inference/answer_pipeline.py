@@ -127,6 +127,7 @@ class PipelineAnswer:
             "language": self.language,
             "sources": self.sources,
             "trajectory": self.trajectory,
+            "quote": self.grounded.quote_dict() if self.grounded else None,
             "grounding": self.grounded.to_dict() if self.grounded else None,
             "strategy": self.strategy,
             "error": self.error,
@@ -142,6 +143,7 @@ class Prepared:
     language: str
     outside: str | None = None  # the not-found message, when the question is outside the documents
     seconds: float = 0.0
+    searched: list[Hit] = field(default_factory=list)  # the question's own search, when the tree did not make it
 
 
 def searching_step(question: str) -> dict:
@@ -173,6 +175,7 @@ class AnswerPipeline:
         quoter: Callable[..., object | None] | None = None,
         max_source_chars: int = 600,
         verifier=None,
+        reader=None,
     ):
         """`quoter(question, hits, language, asked=..., answers=...)` returns the extractive answer
         (`extractive.Quote`) when no generated answer is confident; by default `extractive.ExtractiveAnswerer` with
@@ -182,6 +185,20 @@ class AnswerPipeline:
         self.quoter: Quoter = ExtractiveQuoter() if quoter is None else QuoteFunction(quoter)
         self.max_source_chars = max_source_chars
         self._verifier = verifier
+        self._reader = reader
+
+    @property
+    def reader(self):
+        """The reader of everything found (`rqrag.inference.reader`): the shipped one unless given; None when no
+        reader is shipped or the pipeline was made with `reader=False` (the tree's answers and the quoter alone
+        decide)."""
+        if self._reader is False:
+            return None
+        if self._reader is None:
+            from rqrag.inference.reader import Reader
+
+            self._reader = Reader.default()
+        return self._reader if self._reader.model is not None else None
 
     @property
     def verifier(self):
@@ -265,6 +282,8 @@ class AnswerPipeline:
                 if on_event is not None:
                     on_event(qid, "step", {**self._step_event(step), "path_id": path_id})
 
+            if not settings.search_first and self.reader is not None:
+                self._search_for_reader(todo, source, settings)
             decoder = self.decoder.using(settings.decode, source.retriever, on_step=announce)
             if settings.method != "tree":
                 from rqrag.inference.decoding.iterative import IterativeDecoder
@@ -309,6 +328,22 @@ class AnswerPipeline:
                 p.question = found[p.question.qid]
         return list(prepared)
 
+    def _search_for_reader(self, todo: Sequence[Prepared], source: EvidenceSource, settings) -> None:
+        """The question's own search, for the reader, when the tree will not make it first (`search_first` off, as
+        in the paper's decoding): one batched call; a failing retriever leaves the reader the tree's passages."""
+        from rqrag.retrieval.base import RetrieverError
+
+        questions = [p.question for p in todo]
+        try:
+            found = source.retriever.batch_search(
+                [q.text for q in questions], settings.decode.docs_per_search, qids=[q.qid for q in questions]
+            )
+        except RetrieverError as error:
+            logger.warning("the reader reads the tree's passages only: the question's own search failed (%s)", error)
+            return
+        for p, hits in zip(todo, found):
+            p.searched = list(hits)
+
     def _quoted(self, p: Prepared) -> PipelineAnswer:
         """No model: the best sentence of the question's own search, quoted with its source."""
         hits = [h for step in p.question.steps for h in step.evidence]
@@ -341,6 +376,8 @@ class AnswerPipeline:
                 self.verifier,
                 choices=p.question.choices,
                 min_confidence=settings.decode.min_confidence,
+                reader=self.reader,
+                searched=p.searched,
             )
         else:
             best = result.best_by(strategy)

@@ -33,6 +33,7 @@ about Strasbourg.
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -42,7 +43,7 @@ from rqrag.answer_types import OPTION, asked_type, entities, options
 from rqrag.answers import normalize_answer
 from rqrag.inference.answer_candidates import gather, trajectory_hits
 from rqrag.inference.extractive import Quote, answerer_for, lexical_answerer_for
-from rqrag.inference.quote_span import share_held
+from rqrag.inference.quote_span import share_held, shortest_span
 from rqrag.retrieval.base import Hit
 from rqrag.sentences import split_sentences
 from rqrag.text_quality import (
@@ -66,6 +67,8 @@ MIN_SUPPORT = 0.6
 _YES_NO = {"yes", "no", "sim", "nao", "si"}
 
 GENERATED, QUOTED, NOT_FOUND, NO_ANSWER = "generated", "quoted", "not_found", "no_answer"
+# A reader's quote longer than this is cut to the run of clauses that holds its answer (never shorter).
+LONG_QUOTE_WORDS = 40
 # Under the threshold, a short best answer leading the runner-up by this factor picks the passages quoted.
 LEAD_RATIO = 1.5
 LEAD_WORDS = 5
@@ -210,9 +213,18 @@ class GroundedAnswer:
     confidence: float | None = None  # the verifier's calibrated p that the best candidate is right
     candidates: list[dict] = field(default_factory=list)  # every candidate answer with its p and features
     verifier: str = ""  # which verifier judged (its file)
+    quote: Quote | None = None  # the sentence(s) that state a generated answer, read after it
+
+    def quote_dict(self) -> dict | None:
+        """The quote a person reads after the short answer: its text and where it is (title, file, pages)."""
+        if self.quote is None:
+            return None
+        where = {k: v for k, v in (self.quote.location or {}).items() if k in ("file", "page_start", "page_end")}
+        return {"text": self.quote.text, "docid": self.quote.docid, "title": self.quote.title, **where}
 
     def to_dict(self) -> dict:
         return {
+            "quote": self.quote_dict(),
             "text": self.text,
             "kind": self.kind,
             "confidence": None if self.confidence is None else round(self.confidence, 4),
@@ -234,6 +246,19 @@ def all_hits(result) -> list[Hit]:
     return list(hits.values())
 
 
+def read_and_gather(
+    result, question: str, language: str | None, quoter: Quoter, choices: Sequence = (), reader=None, searched=()
+) -> tuple[list[Hit], list]:
+    """Everything read (every path's passages, then the question's own search) and the candidate answers over it:
+    the tree's answers, then the reader's spans (`answer_candidates.gather`), featurised for the verifier."""
+    read = all_hits(result)
+    seen = {h.docid for h in read}
+    read += [h for h in searched if h.docid not in seen and not seen.add(h.docid)]
+    sentences = quoter.rank_sentences(question, read, language) if read else None
+    readings = reader.read([question], [read], [language])[0] if reader is not None and read else []
+    return read, gather(result, question, language, choices, sentences, readings, read)
+
+
 def decide(
     result,
     question: str,
@@ -243,14 +268,17 @@ def decide(
     choices: Sequence = (),
     quote_candidates: int = 2,
     min_confidence: float | None = None,
+    reader=None,
+    searched: Sequence[Hit] = (),
 ) -> GroundedAnswer:
     """What to show for a decoded question (`QuestionResult`), decided over its candidate answers (module
     docstring). `quoter` ranks the tree's evidence sentences for the verifier and quotes the evidence when no
-    answer is shown; `min_confidence` replaces the verifier's threshold."""
+    answer is shown; `min_confidence` replaces the verifier's threshold. `reader` (`rqrag.inference.reader.Reader`)
+    reads every passage any path read plus the question's own search (`searched`): its spans join the tree's
+    answers as candidates, and its quotes state the answer shown."""
     threshold = verifier.threshold if min_confidence is None else min_confidence
-    read = all_hits(result)
-    sentences = quoter.rank_sentences(question, read, language) if read else None
-    candidates = verifier.score(gather(result, question, language, choices, sentences))
+    read, gathered = read_and_gather(result, question, language, quoter, choices, reader, searched)
+    candidates = verifier.score(gathered)
     asked = asked_type(question, choices)
     best = candidates[0] if candidates else None
     confidence = best.p if best is not None else None
@@ -261,18 +289,25 @@ def decide(
             break  # sorted by p: no later candidate reaches the threshold either
         reason = _veto(candidate, question, language, asked)
         if reason is None:
+            stating = _stating(candidate, question, language, quoter, asked)
+            cited = _cited(candidate)
+            if stating is not None:
+                cited = [h for h in candidate.hits if h.docid == stating.docid][:1] + [
+                    h for h in cited if h.docid != stating.docid
+                ]
             return GroundedAnswer(
                 candidate.text,
                 GENERATED,
-                _cited(candidate),
+                cited[:2],
                 candidate.path_id,
                 best.text,
                 rejected,
                 candidate.p,
                 described,
                 verifier.source,
+                stating,
             )
-        rejected[candidate.path_id] = reason
+        rejected[candidate.path_id or f"reader:{candidate.text}"] = reason
     # The quote: from the evidence of the best candidates (a direct answer read none: everything the tree read).
     pooled: dict[str, Hit] = {}
     for candidate in candidates[:quote_candidates]:
@@ -284,7 +319,17 @@ def decide(
     # trusted as much as the verifier trusts it: a document question's unlikely answer must not pick the quote
     trust = best.p if best is not None and best.p is not None else 0.0
     found = None
-    if _leads(candidates):
+    if best is not None and best.reading is not None and not best.features.get("yes_no"):
+        # the reader's quote of the most probable answer: the sentence that states it, cut no shorter than the
+        # clause that holds it
+        stated = best.reading.quote
+        if len(stated.text.split()) > LONG_QUOTE_WORDS:
+            stated = dataclasses.replace(
+                stated, text=shortest_span(stated.text, question, asked, [best.reading.answer])
+            )
+        found = stated
+        evidence = [h for h in read if h.docid == found.docid] + evidence
+    if found is None and _leads(candidates):
         # A short, supported answer of the asked type that clearly leads the tree, though under the threshold: the
         # quote is taken from the passages that say it ("Paris" p 0.38 over a sentence about Strasbourg's capital
         # status that the question's words favoured), so the reader sees the evidence for the tree's answer.
@@ -300,7 +345,7 @@ def decide(
             said = COULD_NOT_SEARCH.get(language or "en", COULD_NOT_SEARCH["en"]).format(reason=failure)
         return GroundedAnswer(said, NO_ANSWER, [], None, generated, rejected, confidence, described, verifier.source)
     cited = [h for h in evidence if h.docid == found.docid][:1]
-    # The trajectory shown beside a quote is one that read the quoted passage.
+    # The trajectory shown beside a quote is one that read the quoted passage (none: the question's own search).
     holder = next((t for t in result.trajectories if found.docid in _docids(t)), None)
     return GroundedAnswer(
         found.text,
@@ -312,7 +357,20 @@ def decide(
         confidence,
         described,
         verifier.source,
+        found,
     )
+
+
+def _stating(candidate, question: str, language: str | None, quoter: Quoter, asked: str) -> Quote | None:
+    """The sentence(s) that state a shown answer: the reader's quote of it, else the quoter's best among the
+    sentences of its evidence that hold it (a yes/no: its evidence's best sentence)."""
+    if candidate.reading is not None:
+        return candidate.reading.quote
+    if candidate.features.get("yes_no"):
+        return quoter.quote(question, candidate.hits[:3], language) if candidate.hits else None
+    answers = key_phrases(candidate.text, question)
+    saying = _sentences_saying(candidate.hits, answers)
+    return quoter.quote(question, saying, language, asked=asked, answers=answers, trust=1.0) if saying else None
 
 
 def _leads(candidates: Sequence) -> bool:
@@ -360,8 +418,8 @@ def key_phrases(answer: str, question: str) -> list[str]:
 
 def _veto(candidate, question: str, language: str | None, asked: str) -> str | None:
     """Why a confident candidate may still not be shown as generated, or None."""
-    best = candidate.paths[0]
-    if best.parse_statuses and best.parse_statuses[-1] is ParseStatus.TRUNCATED:
+    best = candidate.paths[0] if candidate.paths else None
+    if best is not None and best.parse_statuses and best.parse_statuses[-1] is ParseStatus.TRUNCATED:
         return "truncated"
     if asked == OPTION and candidate.features.get("option_read", 0.0) < 1.0 and options(question):
         return "options_unread"

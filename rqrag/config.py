@@ -142,20 +142,56 @@ def _known_fields(dataclass_types: Sequence[type]) -> set[str]:
     return {f.name for dt in dataclass_types for f in dataclasses.fields(dt) if f.init}
 
 
-def load_yaml_config(path: str | os.PathLike, dataclass_types: Sequence[type]) -> dict[str, Any]:
-    """Read a flat YAML mapping and reject keys that none of `dataclass_types` declares (`env:` is TrlParser's)."""
-    path = Path(path)
+BASE_KEY = "base"  # a YAML config may name another, relative to itself, whose keys it starts from
+
+
+def read_yaml_layers(path: str | os.PathLike, _seen: tuple[Path, ...] = ()) -> dict[str, Any]:
+    """A YAML config's keys over those of its `base:` chain (each base relative to the file naming it), so that
+    configs sharing settings name them once: every `configs/eval/<task>.yaml` starts from `configs/eval/base.yaml`,
+    which starts from the shipped decode settings, and the benchmarks cannot drift from the default again."""
+    path = Path(path).resolve()
+    if path in _seen:
+        raise ConfigError(f"{path}: its base chain loops ({' -> '.join(str(p) for p in (*_seen, path))})")
     if not path.is_file():
         raise ConfigError(f"config file not found: {path}")
     with path.open() as f:
         data = yaml.safe_load(f) or {}
     if not isinstance(data, dict):
         raise ConfigError(f"{path}: expected a mapping of option names to values, got {type(data).__name__}")
+    base = data.pop(BASE_KEY, None)
+    if base is None:
+        return data
+    merged = read_yaml_layers(path.parent / str(base), (*_seen, path))
+    env = {**merged.get("env", {}), **data.get("env", {})}
+    merged.update(data)
+    if env:
+        merged["env"] = env
+    return merged
+
+
+def load_yaml_config(path: str | os.PathLike, dataclass_types: Sequence[type]) -> dict[str, Any]:
+    """Read a flat YAML mapping (after its `base:` chain) and reject keys that none of `dataclass_types` declares
+    (`env:` is TrlParser's)."""
+    data = read_yaml_layers(path)
     unknown = sorted(set(data) - _known_fields(dataclass_types) - {"env"})
     if unknown:
         known = ", ".join(sorted(_known_fields(dataclass_types)))
         raise ConfigError(f"{path}: unknown key(s) {unknown}; known keys are: {known}")
     return data
+
+
+def _flattened_config(path: str, data: dict[str, Any]) -> str:
+    """The path TrlParser should read: the file itself, or a merged copy when it names a base (TrlParser knows
+    nothing of bases)."""
+    with open(path) as f:
+        if BASE_KEY not in (yaml.safe_load(f) or {}):
+            return path
+    import tempfile
+
+    fd, merged = tempfile.mkstemp(prefix=Path(path).stem + "-", suffix=".yaml")
+    with os.fdopen(fd, "w") as f:
+        yaml.safe_dump(data, f, sort_keys=False)
+    return merged
 
 
 def parse(parser, argv: Sequence[str] | None = None) -> tuple:
@@ -170,12 +206,19 @@ def parse(parser, argv: Sequence[str] | None = None) -> tuple:
     # TrlParser reads `--config PATH` only; accept the `--config=PATH` spelling argparse users also write.
     argv = [part for arg in argv for part in (arg.split("=", 1) if arg.startswith("--config=") else [arg])]
     config_path = argv[argv.index("--config") + 1] if "--config" in argv[:-1] else None
+    flat = config_path
     if config_path is not None:
         # Checked here for the message: TrlParser reports a bad file as a bare OSError or ValueError.
-        load_yaml_config(config_path, parser.dataclass_types)
-    *outputs, from_config, from_cli = parser.parse_args_and_config(
-        argv, return_remaining_strings=True, separate_remaining_strings=True
-    )
+        data = load_yaml_config(config_path, parser.dataclass_types)
+        flat = _flattened_config(config_path, data)
+        argv[argv.index("--config") + 1] = flat
+    try:
+        *outputs, from_config, from_cli = parser.parse_args_and_config(
+            argv, return_remaining_strings=True, separate_remaining_strings=True
+        )
+    finally:
+        if flat != config_path:
+            os.unlink(flat)
     if from_config:  # unreachable after load_yaml_config; kept so a TRL change cannot drop keys silently
         raise ConfigError(f"{config_path}: unknown option(s) {from_config}")
     if from_cli:

@@ -80,11 +80,25 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--C", type=float, default=1.0, help="inverse L2 strength of the logistic regression")
     parser.add_argument("--target", type=float, default=PRECISION_TARGET, help="precision of generated answers")
     parser.add_argument("--plots", default=None, help="folder for reliability.png and precision_coverage.png")
+    parser.add_argument(
+        "--reader_reads",
+        default=None,
+        help="the featurised trees of scripts/fit_reader.py --reads_cache: the reader's spans join the candidates, "
+        "each training question read by a reader fitted without its fold",
+    )
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(levelname)s %(message)s")
 
     trees = load_trees(args.trees)
-    table = candidate_table(trees)
+    reader_of, searched = None, None
+    if args.reader_reads:
+        from rqrag.eval.reader_fit import OutOfFoldReader, load_reads
+
+        items, reads = load_reads(args.reader_reads)
+        reader = OutOfFoldReader(items, reads)
+        searched = {i.qid: i.hits for i in items}  # everything the reader read, the question's own search included
+        reader_of = lambda qid: reader  # noqa: E731
+    table = candidate_table(trees, reader_of=reader_of, searched=searched)
     verifier, report = fit_verifier(table, C=args.C, target=args.target)
     out = Path(args.out)
     verifier.save(out)

@@ -72,21 +72,29 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--min_confidence", type=float, default=None, help="instead of the verifier's threshold")
     parser.add_argument("--today", default=None, help="a git commit whose grounding rule to compare against")
     parser.add_argument("--out", required=True)
+    parser.add_argument("--reader", default=None, help="a reader.json or its folder (default: the shipped reader)")
+    parser.add_argument("--no_reader", action="store_true", help="decide without the reader (the rule before it)")
     args = parser.parse_args(argv)
     verifier = Verifier.load(args.verifier) if args.verifier else Verifier.for_model(None)
-    pipeline = AnswerPipeline(None, verifier=verifier)
+    from rqrag.inference.reader import Reader, ReaderModel
+
+    reader = Reader(ReaderModel.load(args.reader)) if args.reader else Reader.default()
+    pipeline = AnswerPipeline(None, verifier=verifier, reader=False if args.no_reader else reader)
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     save_resolved_config(out, "scripts/replay_decisions.py")
     threshold = verifier.threshold if args.min_confidence is None else args.min_confidence
     summary = {"verifier": verifier.source, "threshold": threshold, "tasks": {}}
-    header = "| task | n | shown F1 | vote F1 | best path F1 | generated / quoted / none | precision of generated | coverage | quote holds gold | quote words | ECE |"
+    header = "| task | n | holds gold | shown F1 | vote F1 | best path F1 | generated / quoted / none | precision of generated | coverage | quote holds gold | quote words | ECE |"
     print(header)
-    print("|---|" + "---:|" * 10)
+    print("|---|" + "---:|" * 11)
     for predictions in sorted(p for run in args.runs for p in Path(run).rglob("predictions.jsonl")):
         task = predictions.parent.parent.name
         records = list(read_records(predictions))
-        rows = replay(records, pipeline, min_confidence=args.min_confidence)
+        from rqrag.eval.reader_fit import own_searches
+
+        searched = {} if args.no_reader else own_searches([(task, r) for r in records], 3)
+        rows = replay(records, pipeline, min_confidence=args.min_confidence, searched=searched)
         with open(out / f"decided_{task}.jsonl", "w") as f:
             for row in rows:
                 f.write(json.dumps(row, ensure_ascii=False) + "\n")
@@ -101,7 +109,7 @@ def main(argv: list[str] | None = None) -> int:
         fmt = lambda v, pct=True: "–" if v is None else (f"{100 * v:.1f} %" if pct else f"{v:.1f}")  # noqa: E731
         ece = "–" if s["ece_best_candidate"] is None else f"{s['ece_best_candidate']:.3f}"
         print(
-            f"| {task} | {s['n']} | {s['shown_f1']:.1f} | {s['vote_f1']:.1f} | {s['oracle_f1']:.1f} | "
+            f"| {task} | {s['n']} | {fmt(s['holds_gold'])} | {s['shown_f1']:.1f} | {s['vote_f1']:.1f} | {s['oracle_f1']:.1f} | "
             f"{k.get('generated', 0)} / {k.get('quoted', 0)} / {none} | {fmt(s['generated_precision'])} | "
             f"{fmt(s['coverage'])} | {fmt(s['quoted_holds_gold'])} | {fmt(s['quote_words'], False)} | "
             f"{ece} |"
