@@ -75,6 +75,17 @@ TYPED_MAX_SENTENCES = 2
 # Subtracted from a sentence that does not hold the asked type: far below any score a sentence can reach (each
 # signal is at most 1 after scaling), so a window of such sentences is never preferred to one that holds it.
 _NO_TYPE = 100.0
+# A "how do I..." answer is the procedure's steps: its quote may hold this many words.
+PROCEDURE_MAX_WORDS = 90
+_BARE_NUMBER = re.compile(r"\d{1,2}[.)]")
+_DANGLING_NUMBER = re.compile(r"(?:^|\s)\d{1,2}[.)]$")
+_STEP = re.compile(r"^\s*(?:\d{1,2}[.)]|\$|#)\s+\S")  # a numbered step, a shell command (bullets list features)
+_PROCEDURE = re.compile(
+    r"^\s*(?:\S+\s+){0,12}?(como (faco|fazer|posso|devo|configur|instal|ger|cri|import|export|ativ|desativ|escond|"
+    r"mud|alter|protej|grav|aument|escond|remov|adicion|us|defin|habilit|desabilit|permit)\w*|how (do|can|should|would) "
+    r"(i|you|we)|how to|"
+    r"what are the steps|quais (sao )?os passos|onde (mudo|configuro|altero|defino|ativo))"
+)
 EMBEDDING_CACHE_SIZE = 50_000  # sentences kept embedded (384 floats each: ~77 MB at most)
 
 
@@ -219,6 +230,8 @@ class ExtractiveAnswerer:
             if window and kind in SPECIFIC_TYPES and score < -_NO_TYPE / 2:
                 window = []  # nothing of the asked type in the evidence: not found, rather than a quote off topic
             found = self._quote([scored[j][1] for j in window], hits[i], score) if window else None
+            if found is not None and is_procedure(questions[i]):
+                found = self._steps([scored[j][1] for j in window], hits[i], found)
             if found is not None and kind in SPECIFIC_TYPES + (PERSON, PLACE, OPTION):
                 found = dataclasses.replace(
                     found, text=shortest_span(found.text, questions[i], kind, answers[i] if answers else ())
@@ -314,6 +327,33 @@ class ExtractiveAnswerer:
                 window.append(following)
         return best, best_score
 
+    def _steps(self, window: list[CandidateSentence], hits: Sequence[Hit], found: Quote) -> Quote:
+        """A "how do I..." quote holds the procedure's steps: when the window touches a numbered list or shell
+        commands (or ends on the ":" that opens them), the whole list from its first step, with the sentence that
+        introduces it, within `PROCEDURE_MAX_WORDS` (the introduction goes first when it does not fit)."""
+        passage = window[0].passage
+        first, last = window[0].position, window[-1].position
+        step = [is_step(passage, k) for k in range(len(passage))]
+        opens = passage[last].rstrip().endswith(":") or _DANGLING_NUMBER.search(passage[last])
+        if not any(step[first : last + 2]) and not opens:
+            return found
+        while first > 0 and step[first]:  # back to step 1, and the sentence that opens the list
+            first -= 1
+        chosen = list(passage[first : last + 1])
+        for k in range(last + 1, len(passage)):
+            opened = chosen[-1].rstrip().endswith(":") or _DANGLING_NUMBER.search(chosen[-1])
+            if not (step[k] or opened) or is_title(passage[k]):
+                break
+            chosen.append(passage[k])
+        # too long: the introduction goes before any step does, then the last steps
+        while len(" ".join(chosen).split()) > PROCEDURE_MAX_WORDS and len(chosen) > 1 and not step[first]:
+            chosen.pop(0)
+            first += 1
+        while len(" ".join(chosen).split()) > PROCEDURE_MAX_WORDS and len(chosen) > 1:
+            chosen.pop()
+        text = " ".join(chosen)
+        return dataclasses.replace(found, text=text) if found.text in text else found  # never less than before
+
     def _quote(self, window: list[CandidateSentence], hits: Sequence[Hit], score: float) -> Quote:
         """The window's sentences; past one ending in ":" also the list or commands it introduces, while they fit
         (never a heading or a question: those start something else)."""
@@ -329,6 +369,21 @@ class ExtractiveAnswerer:
         hit = hits[last.hit]
         location = dict(hit.extra or {})
         return Quote(" ".join(chosen), hit.docid, hit.title, location, score)
+
+
+def is_step(sentences: Sequence[str], k: int) -> bool:
+    """Whether sentence k of a passage is a step of a list: it opens with "2." or a shell prompt, is the bare "2."
+    the sentence splitter cut off, or follows one ("...faça o seguinte:" / "1." / "Selecione ...")."""
+    if _STEP.match(sentences[k]) or _BARE_NUMBER.fullmatch(sentences[k].strip()):
+        return True
+    return k > 0 and bool(
+        _DANGLING_NUMBER.search(sentences[k - 1]) or _BARE_NUMBER.fullmatch(sentences[k - 1].strip())
+    )
+
+
+def is_procedure(question: str) -> bool:
+    """Whether a question asks how to do something (its answer is a list of steps)."""
+    return bool(_PROCEDURE.search(fold(question)))
 
 
 def _cut_head(sentence: str) -> bool:

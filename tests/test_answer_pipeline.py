@@ -46,7 +46,8 @@ def _pipeline(tok, retriever, answer: str, quoter=None):
             hits[0].text.split(". ")[1], hits[0].docid, hits[0].title, {}, 1.0
         )
     )
-    return AnswerPipeline(decoder, quoter=quoter, verifier=SUPPORTED_IS_SURE), decoder
+    # reader=False: these tests are about the steps around the tree (tests/test_reader.py covers the reader)
+    return AnswerPipeline(decoder, quoter=quoter, verifier=SUPPORTED_IS_SURE, reader=False), decoder
 
 
 SUPPORTED_IS_SURE = sure_of_supported_answers()  # these tests are about the steps, not the fitted weights

@@ -67,6 +67,25 @@ def content_id(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()[:16]
 
 
+# A chunk is read in another language than its document's only when its prose says so this surely.
+CHUNK_LANGUAGE_CONFIDENCE = 0.9
+
+
+def chunk_languages(chunks: list[str], pages: list[str]) -> list[str]:
+    """Each chunk's own language (its prose, `rqrag.ingest.language.language_of`), or the document's where a chunk
+    alone cannot tell (a table, a listing, a few words). A manual two-thirds untranslated is not one language: BM25
+    analyses each chunk in its own (`rqrag.retrieval.bm25`), so a Portuguese page is stemmed as Portuguese."""
+    from rqrag.ingest.language import language_of, prose_lines
+
+    document = language_of(pages).code
+    out = []
+    for text in chunks:
+        found = language_of([prose_lines(text)])  # a listing or a table says nothing of its language
+        sure = not found.fallback and found.confidence >= CHUNK_LANGUAGE_CONFIDENCE
+        out.append(found.code if sure else document)
+    return out
+
+
 def ingest_bytes(
     data: bytes,
     filename: str,
@@ -105,6 +124,7 @@ def ingest_bytes(
         "chunk_size": chunking.chunk_size,
         "chunk_overlap": chunking.chunk_overlap,
     }
+    languages = chunk_languages([chunk.text for chunk in chunks], [page.text for page in pages])
     documents = [
         Document(
             docid=f"{doc_id}:{i:05d}",
@@ -115,10 +135,11 @@ def ingest_bytes(
                 "file": name,
                 "page_start": chunk.page_start,
                 "page_end": chunk.page_end,
+                "language": language,
                 **settings,
             },
         )
-        for i, chunk in enumerate(chunks)
+        for i, (chunk, language) in enumerate(zip(chunks, languages))
     ]
     logger.info(
         "%s: %s, %d pages (%d with text), %d chunks (%s)",

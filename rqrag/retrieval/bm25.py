@@ -109,6 +109,16 @@ def tokenize(
     )
 
 
+def document_language(document: Document, default: str) -> str:
+    """The analyzer language of one document: its own (`extra["language"]`, set per chunk at ingestion) when BM25
+    has an analyzer for it, else the index's."""
+    code = (document.extra or {}).get("language")
+    try:
+        return normalize_language(code) if code else default
+    except ValueError:
+        return default
+
+
 def saved_language(directory: str | os.PathLike) -> str:
     """The analyzer language of an index saved in `directory`; indexes from before languages existed are English."""
     path = Path(directory) / SETTINGS_FILE
@@ -124,6 +134,9 @@ class BM25Retriever:
     """Top-k BM25 search over a list of documents. Hits with score 0 (no query term matched) are dropped.
 
     `language` must be the one the documents were tokenized with (`from_documents` and `load` see to it).
+    `languages`: the analyzers of an index whose documents were each analysed in their own language (a document
+    whose `extra["language"]` says so: the chunks of a mixed library); a query is then analysed in each of them and
+    its terms pooled, so it meets every document in that document's own stems.
     """
 
     uses_qids = False  # one global corpus: results do not depend on the question
@@ -134,6 +147,7 @@ class BM25Retriever:
         documents: Sequence[Document],
         name: str | None = None,
         language: str = DEFAULT_LANGUAGE,
+        languages: Sequence[str] = (),
     ):
         n_indexed = int(model.scores["num_docs"])
         if n_indexed != len(documents):
@@ -144,8 +158,33 @@ class BM25Retriever:
         # English keeps the historical name, so existing retrieval caches stay valid; other languages get
         # their own namespace, since the same corpus ranks differently under another analyzer.
         prefix = "bm25" if self.language == DEFAULT_LANGUAGE else f"bm25-{self.language}"
+        self.languages = sorted({normalize_language(code) for code in languages} | {self.language})
+        if len(self.languages) > 1:
+            prefix += "+" + "+".join(code for code in self.languages if code != self.language)
         self.name = name or f"{prefix}:{corpus_fingerprint(d.docid for d in self.documents)}"
         self._stemmer = stemmer_for(self.language)
+
+    def analyse(self, queries: Sequence[str]) -> list[list[str]]:
+        """The queries' terms: in the index's language, pooled with each other language its documents hold. Each
+        analysis drops the stopwords of every one of them ("de", "que" are no English content words)."""
+        if len(self.languages) == 1:
+            return tokenize(queries, stemmer=self._stemmer, language=self.language)
+        bm25s = _import_bm25s()
+        from bm25s.tokenization import _infer_stopwords
+
+        stop = sorted({w for code in self.languages for w in _infer_stopwords(ANALYZERS[code][0])})
+        pooled: list[list[str]] = [[] for _ in queries]
+        for code in [self.language] + [c for c in self.languages if c != self.language]:
+            found = bm25s.tokenize(
+                list(queries),
+                lower=True,
+                stopwords=stop,
+                stemmer=stemmer_for(code),
+                return_ids=False,
+                show_progress=False,
+            )
+            pooled = [list(dict.fromkeys(mine + theirs)) for mine, theirs in zip(pooled, found)]
+        return pooled
 
     @property
     def k1(self) -> float:
@@ -175,17 +214,25 @@ class BM25Retriever:
         if not documents:
             raise ValueError("cannot build a BM25 index over zero documents")
         language = normalize_language(language)
-        stopwords, _ = ANALYZERS[language]
-        corpus_tokens = bm25s.tokenize(
-            [indexed_text(doc) for doc in documents],
-            lower=True,
-            stopwords=stopwords,
-            stemmer=stemmer_for(language),
-            show_progress=show_progress,
-        )
+        own = [document_language(doc, language) for doc in documents]
+        if set(own) == {language}:
+            stopwords, _ = ANALYZERS[language]
+            corpus_tokens = bm25s.tokenize(
+                [indexed_text(doc) for doc in documents],
+                lower=True,
+                stopwords=stopwords,
+                stemmer=stemmer_for(language),
+                show_progress=show_progress,
+            )
+        else:  # each document in its own analyzer, one call per language
+            corpus_tokens = [[] for _ in documents]
+            for code in sorted(set(own)):
+                index = [i for i, c in enumerate(own) if c == code]
+                for i, tokens in zip(index, tokenize([indexed_text(documents[i]) for i in index], language=code)):
+                    corpus_tokens[i] = tokens
         model = bm25s.BM25(method="lucene", k1=k1, b=b)
         model.index(corpus_tokens, show_progress=show_progress)
-        return cls(model, documents, name=name, language=language)
+        return cls(model, documents, name=name, language=language, languages=sorted(set(own)))
 
     def save(self, directory: str | os.PathLike, write_docs: bool = True) -> None:
         """Write the index to `directory`; `write_docs=False` when a shared docstore already holds them."""
@@ -195,6 +242,7 @@ class BM25Retriever:
         stopwords, stemmer_name = ANALYZERS[self.language]
         settings = {
             "language": self.language,
+            "languages": self.languages,
             "stopwords": stopwords,
             "stemmer": stemmer_name,
             "num_docs": len(self.documents),
@@ -217,7 +265,8 @@ class BM25Retriever:
         if documents is None:
             documents, _ = read_documents(directory / DOCS_FILE)
         model = bm25s.BM25.load(str(directory), mmap=mmap, load_corpus=False)
-        return cls(model, documents, language=saved_language(directory))
+        settings = json.loads((directory / SETTINGS_FILE).read_text()) if (directory / SETTINGS_FILE).is_file() else {}
+        return cls(model, documents, language=saved_language(directory), languages=settings.get("languages", ()))
 
     def search(self, query: str, k: int = 3, qid: str | None = None) -> list[Hit]:
         return self.batch_search([query], k=k)[0]
@@ -244,7 +293,7 @@ class BM25Retriever:
         k = min(int(k), len(self.documents))
         if k <= 0 or not queries:
             return {}
-        tokens = tokenize(queries, stemmer=self._stemmer, language=self.language)
+        tokens = self.analyse(queries)
         vocab = self.model.vocab_dict
         active = [i for i, toks in enumerate(tokens) if any(t in vocab for t in toks)]
         if not active:
