@@ -282,9 +282,12 @@ def decide(
     read, gathered = read_and_gather(result, question, language, quoter, choices, reader, searched)
     candidates = verifier.score(gathered)
     asked = asked_type(question, choices)
+    described = [c.to_dict() for c in candidates]
+    if asked == OPTION and options(question) and not choices:
+        # a comparison is answered with one of its two options ("Caesalpinia", not a sentence about the genus)
+        candidates = [c for c in candidates if c.key.startswith("option:")] or candidates
     best = candidates[0] if candidates else None
     confidence = best.p if best is not None else None
-    described = [c.to_dict() for c in candidates]
     rejected: dict[str, str] = {}
     for candidate in candidates:
         if candidate.p is None or candidate.p < threshold:
@@ -349,8 +352,14 @@ def decide(
     cited = [h for h in evidence if h.docid == found.docid][:1]
     # The trajectory shown beside a quote is one that read the quoted passage (none: the question's own search).
     holder = next((t for t in result.trajectories if found.docid in _docids(t)), None)
+    text = found.text
+    if best is not None and best.key.startswith("option:") and options(question):
+        # a comparison names the option its evidence favours before the quote, still labelled as quoted
+        text = best.text
+        found = _stating(best, question, language, quoter, asked) or found
+        cited = [h for h in read if h.docid == found.docid][:1] or cited
     return GroundedAnswer(
-        found.text,
+        text,
         QUOTED,
         cited,
         holder.path_id if holder else (best.path_id if best else None),
