@@ -20,23 +20,14 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from rqrag.answers import answer_f1, normalize_answer
+from rqrag.answers import answer_f1
+from rqrag.eval.metrics import holds_gold
 from rqrag.eval.verifier_fit import calibration, golds
 from rqrag.inference.answer_candidates import is_correct
 from rqrag.inference.answer_pipeline import AnswerPipeline, AnswerSettings, Prepared
 from rqrag.inference.decoding.config import DecodeConfig
 from rqrag.inference.decoding.tree import Question, QuestionResult
 from rqrag.inference.grounding import GENERATED, QUOTED
-
-
-def holds_gold(text: str, gold: Sequence[str], question: str = "") -> bool:
-    """Whether a person reading `text` reads a gold answer: it is right (`is_correct`), or holds one whole."""
-    if not text:
-        return False
-    padded = f" {normalize_answer(text)} "
-    return is_correct(text, gold, question) or any(
-        f" {normalize_answer(g)} " in padded for g in gold if normalize_answer(g)
-    )
 
 
 def replay(

@@ -104,3 +104,17 @@ def ci95_half_width(values: Sequence[float]) -> float | None:
     mean = sum(values) / n
     variance = sum((v - mean) ** 2 for v in values) / (n - 1)
     return 1.96 * math.sqrt(variance / n)
+
+
+def holds_gold(text: str, golds: Sequence[str], question: str = "") -> bool:
+    """Whether a person reading `text` reads a gold answer: it is right (`answer_candidates.is_correct`: token F1
+    >= 0.5, the gold inside it, the right option of a comparison), or it holds a gold answer whole."""
+    from rqrag.answers import normalize_answer
+    from rqrag.inference.answer_candidates import is_correct
+
+    if not text:
+        return False
+    padded = f" {normalize_answer(text)} "
+    return is_correct(text, golds, question) or any(
+        f" {normalize_answer(g)} " in padded for g in golds if normalize_answer(g)
+    )

@@ -273,6 +273,7 @@ def fit_reader(
     """The reader fitted on every item, with its out-of-fold report (`reads`: the items already featurised)."""
     reads = reads if reads is not None else featurise(items, Reader(None))
     report = {"questions": len(items), "held_back": cross_read(items, reads, C), "C": C}
+    report["trained_on"] = sorted(i.qid for i in items)  # training ids and tuning-manual questions only (tested)
     model = fit_on(items, reads, C)
     report["fitted"] = evaluate(items, reads, model)
     return report, ReaderModel(model.sentence, model.span, report)

@@ -59,6 +59,9 @@ def summarize_system(task, examples, records: Sequence[dict]) -> dict:
             for key in ("model_calls", "prompt_tokens", "generated_tokens")
         },
     }
+    shown = shown_summary(rows)
+    if shown:
+        summary["shown"] = shown
     with_gold = [r["retrieval"] for r in rows if "retrieval" in r]
     if with_gold:
         ranks = [rank for r in with_gold for rank in r["ranks"]]
@@ -69,6 +72,56 @@ def summarize_system(task, examples, records: Sequence[dict]) -> dict:
             "searches": len(ranks),
         }
     return summary
+
+
+def shown_summary(rows: Sequence[dict]) -> dict | None:
+    """What a person reads (records with a `grounded` answer): how often the answer, or the quote read after it,
+    holds the gold answer; the kinds shown; the precision and coverage of answers stated as the answer
+    (`generated`); the calibration of the confidence shown beside them (best candidate's p against whether it is
+    right), with its reliability bins."""
+    import numpy as np
+
+    from rqrag.eval.metrics import holds_gold
+    from rqrag.eval.verifier_fit import calibration
+    from rqrag.inference.answer_candidates import is_correct
+
+    decided = [r for r in rows if r.get("grounded")]
+    if not decided:
+        return None
+
+    def golds(r):
+        gold = r.get("gold", {})
+        return list(gold.get("answers") or gold.get("aliases") or ([gold["answer"]] if "answer" in gold else []))
+
+    holds, stated, right, p, best_right, words = [], 0, 0, [], [], []
+    for r in decided:
+        g, answer, kind = golds(r), r["grounded"].get("answer") or "", r["grounded"].get("kind")
+        quote = (r["grounded"].get("quote") or {}).get("text") or ""
+        read = kind in ("generated", "quoted")
+        holds.append(read and (holds_gold(answer, g, r["question"]) or holds_gold(quote, g)))
+        if read:
+            words.append(len(answer.split()))
+        if kind == "generated":
+            stated += 1
+            right += is_correct(answer, g, r["question"])
+        candidates = r["grounded"].get("candidates") or []
+        if r["grounded"].get("confidence") is not None and candidates:
+            p.append(r["grounded"]["confidence"])
+            best_right.append(is_correct(candidates[0]["text"], g, r["question"]))
+    calibrated = calibration(np.array(p), np.array(best_right, dtype=int)) if p else None
+    kinds: dict[str, int] = {}
+    for r in decided:
+        kinds[r["grounded"].get("kind")] = kinds.get(r["grounded"].get("kind"), 0) + 1
+    return {
+        "questions": len(decided),
+        "holds_gold": sum(holds) / len(decided),
+        "kinds": kinds,
+        "stated_precision": right / stated if stated else None,
+        "stated_coverage": stated / len(decided),
+        "median_words": float(np.median(words)) if words else None,
+        "ece": calibrated["ece"] if calibrated else None,
+        "reliability": calibrated["bins"] if calibrated else [],
+    }
 
 
 def summarize_task(task, examples, records_by_system: Mapping[str, Sequence[dict]], label: str) -> dict:
@@ -120,9 +173,72 @@ def plot_strategies(summary: dict, path: Path) -> Path:
     return path
 
 
+RELIABILITY = "reliability.png"
+
+
 def write_reports(out_dir: Path, summary: dict) -> None:
     (out_dir / SUMMARY).write_text(json.dumps(summary, indent=2) + "\n")
     plot_strategies(summary, out_dir / CHART)
+    shown = {name: s["shown"] for name, s in summary["systems"].items() if s.get("shown", {}).get("reliability")}
+    if shown:
+        plot_reliability(shown, out_dir / RELIABILITY, summary["task"])
+
+
+def plot_reliability(shown: Mapping[str, dict], path: Path, task: str) -> Path:
+    """The confidence shown beside each answer against how often the best candidate is right, per system."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(4.6, 4.2))
+    ax.plot([0, 1], [0, 1], ls="--", color="grey", lw=1, label="perfectly calibrated")
+    for name, s in shown.items():
+        bins = s["reliability"]
+        ax.plot(
+            [b["p"] for b in bins],
+            [b["accuracy"] for b in bins],
+            marker="o",
+            lw=1,
+            label=f"{name} (ECE {s['ece']:.3f})",
+        )
+    ax.set_xlabel("confidence shown (verifier p)")
+    ax.set_ylabel("share right")
+    ax.set_xlim(0, 1)
+    ax.set_ylim(0, 1)
+    ax.set_title(f"{task}: held-out questions", fontsize=9)
+    ax.legend(fontsize=7, loc="upper left")
+    fig.tight_layout()
+    fig.savefig(path, dpi=130)
+    plt.close(fig)
+    return path
+
+
+def shown_table(summaries: Sequence[dict]) -> str:
+    """What a person reads, one row per (run, system) that decided its answers: share holding the gold answer,
+    the kinds, precision and coverage of stated answers, median words and the confidence's calibration."""
+    lines = [
+        "| task | model | system | n | holds gold | shown F1 | generated / quoted / none | stated right | stated "
+        "coverage | median words | ECE |",
+        "|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|",
+    ]
+    for summary in summaries:
+        metric = summary["primary_metric"]
+        for system, s in summary["systems"].items():
+            shown = s.get("shown")
+            if not shown:
+                continue
+            k = shown["kinds"]
+            none = k.get("no_answer", 0) + k.get("not_found", 0)
+            f1 = s["strategies"].get("grounded", {}).get(metric)
+            words = "–" if shown["median_words"] is None else f"{shown['median_words']:.0f}"
+            ece = "–" if shown["ece"] is None else f"{shown['ece']:.3f}"
+            lines.append(
+                f"| {summary['task']} | {summary['label']} | {system} | {shown['questions']} | "
+                f"{_pct(shown['holds_gold'])} | {_pct(f1)} | {k.get('generated', 0)} / {k.get('quoted', 0)} / {none} | "
+                f"{_pct(shown['stated_precision'])} | {_pct(shown['stated_coverage'])} | {words} | {ece} |"
+            )
+    return "\n".join(lines) if len(lines) > 2 else ""
 
 
 def _pct(value: float | None) -> str:
@@ -199,6 +315,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             continue
         summaries.append(json.loads(path.read_text()))
     print(markdown_table(summaries))
+    shown = shown_table(summaries)
+    if shown:
+        print("\n" + shown)
     if args.plot and summaries:
         print(f"chart: {plot_overview(summaries, args.plot)}")
     return 0 if summaries else 1

@@ -26,12 +26,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     decode, config, _ = parse(parser, argv)
     log_config("rqrag eval", decode, config)
 
-    from rqrag.eval.report import markdown_table
+    from rqrag.eval.report import markdown_table, shown_table
     from rqrag.eval.runner import run_eval
 
     summary = run_eval(config, decode)
     print(markdown_table([summary]))
-    print(f"\npredictions, summary.json and strategies.png in {config.output_dir}")
+    shown = shown_table([summary])
+    if shown:
+        print("\nWhat a person reads (answer, then its quote):\n" + shown)
+    print(f"\npredictions, summary.json, strategies.png and reliability.png in {config.output_dir}")
     return 0
 
 

