@@ -22,7 +22,7 @@ import numpy as np
 
 from rqrag.answers import answer_f1
 from rqrag.eval.metrics import holds_gold
-from rqrag.eval.verifier_fit import calibration, golds
+from rqrag.eval.verifier_fit import calibration, golds, question_search
 from rqrag.inference.answer_candidates import is_correct
 from rqrag.inference.answer_pipeline import AnswerPipeline, AnswerSettings, Prepared
 from rqrag.inference.decoding.config import DecodeConfig
@@ -40,8 +40,6 @@ def replay(
     """Each record's tree decided by `pipeline` (its verifier, quoter and reader; `min_confidence` in place of the
     verifier's threshold): one row per question. `searched`: the question's own search by record id, for records
     made before it was kept (`reader_fit.own_searches`)."""
-    from rqrag.eval.reader_fit import question_search
-
     settings = AnswerSettings(DecodeConfig(min_confidence=min_confidence), language=language)
     rows = []
     for record in records:

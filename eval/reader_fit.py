@@ -25,7 +25,7 @@ import numpy as np
 from tqdm.auto import tqdm
 
 from rqrag.answers import answer_f1, normalize_answer
-from rqrag.eval.verifier_fit import golds, refuse_eval_ids
+from rqrag.eval.verifier_fit import golds, question_search, refuse_eval_ids
 from rqrag.inference.answer_candidates import is_correct
 from rqrag.inference.decoding.tree import QuestionResult
 from rqrag.inference.grounding import all_hits
@@ -51,11 +51,6 @@ class ReadItem:
     key_facts: list[str] = field(default_factory=list)  # facts a right quote holds (documents)
     evidence: list[str] = field(default_factory=list)  # golden evidence quotes (documents)
     language: str = "en"
-
-
-def question_search(record: dict) -> list[Hit]:
-    """The question's own search, as recorded (`question_search`), or [] for records made before it was kept."""
-    return [Hit.from_dict(h) for h in record.get("question_search", [])]
 
 
 def tree_items(trees: Sequence[tuple[str, dict]], searched: dict[str, list[Hit]] | None = None) -> list[ReadItem]:

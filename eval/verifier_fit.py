@@ -80,6 +80,13 @@ def golds(record: dict) -> list[str]:
     return list(gold.get("answers") or gold.get("aliases") or ([gold["answer"]] if "answer" in gold else []))
 
 
+def question_search(record: dict) -> list:
+    """The question's own search, as recorded (`question_search`), or [] for records made before it was kept."""
+    from rqrag.retrieval.base import Hit
+
+    return [Hit.from_dict(h) for h in record.get("question_search", [])]
+
+
 def candidate_table(
     trees: Sequence[tuple[str, dict]],
     language: str = "en",
@@ -91,7 +98,6 @@ def candidate_table(
     them (`grounding.read_and_gather`). `rank_sentences`: unused, kept for callers (the pipeline's own quoter ranks);
     `reader_of(record id)`: the reader whose spans join the candidates (out of fold on training ids: a reader never
     reads a question it was fitted on); `searched`: the question's own search by record id, else the record's."""
-    from rqrag.eval.reader_fit import question_search
     from rqrag.inference.grounding import ExtractiveQuoter, read_and_gather
 
     refuse_eval_ids(trees)

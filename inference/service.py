@@ -40,6 +40,7 @@ def rqrag_object(answer: PipelineAnswer, include_all: bool) -> dict:
         "selected_path": best.path_id if best else None,
         "answer_kind": answer.kind,
         "confidence": None if answer.confidence is None else round(answer.confidence, 4),
+        "quote": answer.grounded.quote_dict() if answer.grounded else None,
         "generated_answer": answer.generated,
         "trajectory": answer.trajectory,
         "sources": answer.sources,

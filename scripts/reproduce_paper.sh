@@ -25,9 +25,15 @@ RELEASED=${RELEASED:-zorowin123/rq_rag_llama2_7B}
 MODEL=${MODEL:-}
 GENERATOR=${GENERATOR:-meta-llama/Meta-Llama-3-8B-Instruct}
 
+# The eval configs carry the CPU default's decoding (configs/eval/base.yaml: decompose only, greedy queries); the
+# paper's is given here: all three refinements, sampled queries, its depth per task, the model's own dtype.
+PAPER_DECODING=(--actions rewrite decompose disambiguate --query_temperature 1.0 --answer_max_tokens 32 --dtype auto)
 run() {  # label, model, prompt format, task, extra flags...
     local label=$1 model=$2 format=$3 task=$4; shift 4
+    local depth=2
+    case "$task" in 2wikimultihopqa|musique) depth=4 ;; esac
     "$BIN/rqrag" eval --config "configs/eval/$task.yaml" --model "$model" --prompt_format "$format" --backend vllm \
+        "${PAPER_DECODING[@]}" --max_depth "$depth" \
         --split all --evidence_max_words 0 --label "$label" --output_dir "$OUT/${label}_$task" --resume "$@"
 }
 models=("released|$RELEASED|original")

@@ -179,6 +179,7 @@ def test_ingest_bytes_of_a_text_file():
         "file": "notas.txt",
         "page_start": 1,
         "page_end": 1,
+        "language": "pt",  # each chunk's own language, which BM25 analyses it in
         "strategy": "recursive",
         "chunk_size": 500,
         "chunk_overlap": 100,

@@ -206,6 +206,8 @@ def create_app(
             "evidence_used": bool(answer.sources),
             "answer_kind": answer.kind,  # generated (supported by its sources) | quoted | not_found | remembered
             "confidence": None if answer.confidence is None else round(answer.confidence, 4),  # calibrated p
+            # the sentence(s) that state the answer, read after it, with where they are (title, file, pages)
+            "quote": answer.grounded.quote_dict() if answer.grounded else None,
             "generated_answer": answer.generated,
             "strategy": answer.strategy,
             "timings": answer.timings,

@@ -79,6 +79,9 @@ def _report(answer, decoder, seconds: float, show_tree: bool) -> None:
         print(f"No answer: {result.error}")
         return
     print(f"Answer: {answer.text}")
+    quote = answer.grounded.quote_dict() if answer.grounded else None
+    if quote and quote["text"] != answer.text:  # the sentence that states it, read after the short answer
+        print(f"  “{quote['text']}” — {_cite_source(quote)}")
     cited = next((s for s in answer.sources if s.get("cited")), None)
     where = f" — {_cite_source(cited)}" if cited else ""
     chance = "" if answer.confidence is None else f"{answer.confidence:.0%}"
@@ -189,6 +192,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         "answer_kind": answer.kind,
         "confidence": None if answer.confidence is None else round(answer.confidence, 4),
         "generated_answer": answer.generated,
+        "quote": answer.grounded.quote_dict() if answer.grounded else None,
         "grounding": answer.grounded.to_dict() if answer.grounded else None,
         "sources": answer.sources,
         "seconds": round(seconds, 3),
