@@ -36,6 +36,7 @@ import numpy as np
 from rqrag.answer_types import OPTION, asked_type, options
 from rqrag.answers import normalize_answer
 from rqrag.inference.extractive import ExtractiveAnswerer, Quote, _language
+from rqrag.inference.reader_compare import compare_by_years
 from rqrag.inference.reader_features import (
     SENTENCE_FEATURES,
     SPAN_FEATURES,
@@ -229,6 +230,7 @@ class Reader:
                     if norm and not all(f" {w} " in asked for w in norm.split()):  # the question's own words
                         texts.setdefault(norm, span)
         padded = [f" {normalize_answer(r.text)} " for r in rows]
+        compared = compare_by_years(read.question, read.hits) if named else {}
         out = []
         for norm, span in texts.items():
             if not norm:
@@ -236,7 +238,7 @@ class Reader:
             holders = [r for r in range(len(rows)) if f" {norm} " in padded[r]]
             if not holders:
                 continue
-            features = span_features(span, read.question, holders, rows, order, read.hits, read.language)
+            features = span_features(span, read.question, holders, rows, order, read.hits, read.language, compared)
             out.append((span, holders, features))
         return out
 

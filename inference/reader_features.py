@@ -68,6 +68,7 @@ SPAN_FEATURES = (
     "maximal",  # a whole name run of its sentence, not a part of one ("Anna Clyne", not "Anna")
     "after_preposition",  # right after in/at/by/em/por...: where a place or an author is named
     "first_new",  # the first span of its best sentence that the question does not say
+    "compared",  # a comparison's option the years read favour (+1) or not (-1); 0: not compared (reader_compare)
 )
 _PREPOSITIONS = frozenset("in at by from near of em no na por pelo pela de do da".split())
 _DATE_LIKE = re.compile(r"\b(1[0-9]{3}|20[0-9]{2})\b|\b\d{1,2}\s+(de\s+)?[a-z]+\s+(de\s+)?\d{4}\b", re.I)
@@ -141,9 +142,10 @@ def span_features(
     order: Sequence[int],
     hits,
     language: str,
+    compared: dict[str, float] | None = None,
 ) -> dict[str, float]:
     """The `SPAN_FEATURES` of `span`, held by the sentences `holders` (indices into rows); `order`: the rows'
-    indices by sentence logit, best first."""
+    indices by sentence logit, best first; `compared`: `reader_compare.compare_by_years` of the question."""
     asked = asked_type(question)
     rank_of = {r: k for k, r in enumerate(order)}
     best = min(holders, key=lambda r: rank_of[r])
@@ -183,6 +185,7 @@ def span_features(
         "maximal": float(span in runs),
         "after_preposition": float(bool(before) and fold(before[-1]) in _PREPOSITIONS),
         "first_new": float(first_new is not None and normalize_answer(first_new) == norm),
+        "compared": (compared or {}).get(norm, 0.0),
     }
 
 
