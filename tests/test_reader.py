@@ -275,3 +275,38 @@ def test_the_eval_summary_scores_what_a_person_reads():
     assert shown["stated_precision"] == 0.5 and shown["stated_coverage"] == 0.5
     assert shown["kinds"] == {"generated": 2, "quoted": 1, "no_answer": 1}
     assert shown["reliability"] and 0 <= shown["ece"] <= 1
+
+
+def test_a_comparison_by_time_is_read_off_each_options_own_page():
+    from rqrag.inference.reader_compare import compare_by_years
+
+    bridges = [
+        Hit(
+            "a", "Ponte 25 de Abril", "The Ponte 25 de Abril is a suspension bridge in Lisbon. It opened in 1966.", 1.0
+        ),
+        Hit(
+            "b",
+            "Vasco da Gama Bridge",
+            "The Vasco da Gama Bridge spans the Tagus. It opened in 1998 for Expo 98.",
+            1.0,
+        ),
+    ]
+    first = "Which bridge opened first, Ponte 25 de Abril or Vasco da Gama Bridge?"
+    assert compare_by_years(first, bridges) == {"ponte 25 de abril": 1.0, "vasco da gama bridge": -1.0}
+    later = "Which bridge is more recent, Ponte 25 de Abril or Vasco da Gama Bridge?"
+    assert compare_by_years(later, bridges) == {"vasco da gama bridge": 1.0, "ponte 25 de abril": -1.0}
+    people = [
+        Hit("m", "Ralph Murphy", "Ralph Murphy (May 1, 1895 – February 10, 1967) was an American film director.", 1.0),
+        Hit(
+            "g",
+            "George Archainbaud",
+            "George Archainbaud (May 7, 1890 – February 20, 1959) was a French director.",
+            1.0,
+        ),
+    ]
+    died = "Who died first, George Archainbaud or Ralph Murphy?"
+    assert compare_by_years(died, people) == {"george archainbaud": 1.0, "ralph murphy": -1.0}  # 1959, not 1890
+    # nothing is said when the years belong to someone else, or one option's page gives none
+    assert compare_by_years("Which film whose director is older, Tosca or Aida?", people) == {}
+    assert compare_by_years(first, bridges[:1]) == {}
+    assert compare_by_years("Which river is longer, the Douro or the Tagus?", [TAGUS, DOURO]) == {}
