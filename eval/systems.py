@@ -71,6 +71,7 @@ def answer_settings(system: System, decode: DecodeConfig, language: str | None) 
     return AnswerSettings(
         system.decode_config(decode),
         search_first=system.search_first,
+        reader_search=True,
         grounded=decode.grounded,
         language=language,
         method=system.method,

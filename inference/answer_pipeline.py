@@ -77,6 +77,9 @@ class AnswerSettings:
     # tree: the refinement tree (RQ-RAG); ircot or iter_retgen: the iterative baselines with the same model and
     # retriever (rqrag.inference.decoding.iterative), answered, grounded and cited by the same steps.
     method: str = "tree"
+    # the question's own search for the reader when the tree does not make it first (`rqrag eval` asks for it: the
+    # benchmarks' candidate paragraphs; a served question over documents is searched first anyway)
+    reader_search: bool = False
 
 
 @dataclass
@@ -282,7 +285,7 @@ class AnswerPipeline:
                 if on_event is not None:
                     on_event(qid, "step", {**self._step_event(step), "path_id": path_id})
 
-            if not settings.search_first and self.reader is not None:
+            if settings.reader_search and not settings.search_first and self.reader is not None:
                 self._search_for_reader(todo, source, settings)
             decoder = self.decoder.using(settings.decode, source.retriever, on_step=announce)
             if settings.method != "tree":

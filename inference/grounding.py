@@ -70,7 +70,7 @@ GENERATED, QUOTED, NOT_FOUND, NO_ANSWER = "generated", "quoted", "not_found", "n
 # A reader's quote longer than this is cut to the run of clauses that holds its answer (never shorter).
 LONG_QUOTE_WORDS = 40
 # Under the threshold, a short best answer leading the runner-up by this factor picks the passages quoted.
-LEAD_RATIO = 1.5
+LEAD_RATIO = 1.1
 LEAD_WORDS = 5
 # Said, in the question's language, when no answer is supported and no passage could be quoted: nothing is made up.
 NO_ANSWER_MESSAGES = {
@@ -294,16 +294,12 @@ def decide(
             break  # sorted by p: no later candidate reaches the threshold either
         reason = _veto(candidate, question, language, asked)
         if reason is None:
+            # the quote carries its own location (`quote_dict`); the citations stay the passages holding the answer
             stating = _stating(candidate, question, language, quoter, asked)
-            cited = _cited(candidate)
-            if stating is not None:
-                cited = [h for h in candidate.hits if h.docid == stating.docid][:1] + [
-                    h for h in cited if h.docid != stating.docid
-                ]
             return GroundedAnswer(
                 candidate.text,
                 GENERATED,
-                cited[:2],
+                _cited(candidate),
                 candidate.path_id,
                 best.text,
                 rejected,

@@ -271,6 +271,8 @@ def test_ingest_the_manual_end_to_end():
     ids = [chunk.docid for chunk in document.chunks]
     assert len(set(ids)) == len(ids) and all(re.fullmatch(rf"{document.doc_id}:\d{{5}}", i) for i in ids)
     first = document.chunks[0].extra
-    assert {"doc_id", "file", "page_start", "page_end", "strategy", "chunk_size", "chunk_overlap"} == set(first)
+    assert {"doc_id", "file", "page_start", "page_end", "language", "strategy", "chunk_size", "chunk_overlap"} == set(
+        first
+    )
     spans = [(chunk.extra["page_start"], chunk.extra["page_end"]) for chunk in document.chunks]
     assert spans == sorted(spans) and spans[-1][1] == 104
