@@ -112,32 +112,17 @@ def span_label(span: str, item: ReadItem) -> int:
     return int(any(fold(fact) in fold(span) for fact in item.key_facts))
 
 
-def answerable(item: ReadItem) -> bool:
-    """Whether a sentence of the evidence holds the answer (the reader's questions; yes/no ones have none)."""
-    return any(sentence_label(s.text, item) for s in _sentences(item))
-
-
-def _sentences(item: ReadItem):
-    from rqrag.sentences import split_sentences
-
-    for hit in item.hits:
-        for sentence in split_sentences(hit.text):
-            yield hit, sentence
-
-
-def _fit(X: np.ndarray, y: np.ndarray, C: float) -> LogisticScorer:
+def fit_scorer(
+    rows: Sequence[dict[str, float]], labels: Sequence[int], names: Sequence[str], C: float = 1.0
+) -> LogisticScorer:
+    """A logistic model over the standardised features `names` of `rows` (a feature constant over them keeps scale 1)."""
     from sklearn.linear_model import LogisticRegression
 
+    X = np.array([[r.get(f, 0.0) for f in names] for r in rows], dtype=float)
     mean, scale = X.mean(axis=0), X.std(axis=0)
     scale = np.where(scale == 0, 1.0, scale)
-    model = LogisticRegression(C=C, max_iter=3000).fit((X - mean) / scale, y)
-    return LogisticScorer(tuple(), tuple(mean), tuple(scale), tuple(model.coef_[0]), float(model.intercept_[0]))
-
-
-def fit_scorer(rows: Sequence[dict[str, float]], labels: Sequence[int], names: Sequence[str], C: float = 1.0):
-    X = np.array([[r.get(f, 0.0) for f in names] for r in rows], dtype=float)
-    fitted = _fit(X, np.array(labels), C)
-    return LogisticScorer(tuple(names), fitted.mean, fitted.scale, fitted.coef, fitted.intercept)
+    model = LogisticRegression(C=C, max_iter=3000).fit((X - mean) / scale, np.array(labels))
+    return LogisticScorer(tuple(names), tuple(mean), tuple(scale), tuple(model.coef_[0]), float(model.intercept_[0]))
 
 
 def featurise(items: Sequence[ReadItem], reader: Reader, batch: int = 16) -> list[ReadQuestion]:

@@ -165,16 +165,14 @@ def gather(
         for t in members:
             for hit in trajectory_hits(t.trajectory):
                 pooled.setdefault(hit.docid, hit)
-        candidate = AnswerCandidate(_shown_form(members), key, members, list(pooled.values()))
-        candidate.features = features(candidate, question, len(finished), queries, language, choices, ranked)
-        candidates.append(candidate)
+        candidates.append(AnswerCandidate(_shown_form(members), key, members, list(pooled.values())))
     order = {t.path_id: i for i, t in enumerate(result.trajectories)}
     candidates.sort(key=lambda c: (-len(c.paths), min(order[t.path_id] for t in c.paths)))
     if readings:
         candidates = with_readings(candidates, readings, question, choices, read)
-        for candidate in candidates:
-            candidate.features = features(candidate, question, len(finished), queries, language, choices, ranked)
-            candidate.features.update(reader_features(candidate, readings))
+    for candidate in candidates:  # once, after the reader's spans joined (a reading changes no tree feature)
+        candidate.features = features(candidate, question, len(finished), queries, language, choices, ranked)
+        candidate.features.update(reader_features(candidate, readings))
     return candidates
 
 

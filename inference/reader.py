@@ -18,8 +18,8 @@ writes: its answers are the evidence's own words. Scoring needs numpy only; the 
     readings = reader.read(["Who did the 39th Vice President serve under?"], [hits], ["en"])[0]
     readings[0].answer, readings[0].p, readings[0].quote.text, readings[0].quote.location
 
-`ReaderAnswerer` is the extractive answerer with the learned sentence scorer in place of its hand-set weights: what
-quotes a user's documents when no short answer is shown.
+Document quotes keep the extractive answerer's hand-set sentence score: on the two tuning manuals the learned
+sentence model quoted fewer key facts (docs/answers.md).
 """
 
 from __future__ import annotations
@@ -254,27 +254,6 @@ class Reader:
                 text = f"{before} {text}"
         hit = read.hits[best.hit]
         return Quote(text, hit.docid, hit.title, dict(hit.extra or {}), best.logit)
-
-
-class ReaderAnswerer(ExtractiveAnswerer):
-    """The extractive answerer, its sentences scored by the reader's learned sentence model (p in [0, 3], the
-    scale its windows were tuned on) instead of the hand-set weighted sum."""
-
-    def __init__(self, model: ReaderModel, language: str = "en", encoder=None, **kwargs):
-        super().__init__(encoder=encoder, language=language, **kwargs)
-        self.model = model
-
-    def scored(self, questions, hits):
-        candidates = [self._candidates(q, h) for q, h in zip(questions, hits)]
-        dense = self._dense(questions, candidates)
-        lexical = self._lexical(questions, candidates)
-        out = []
-        for i, found in enumerate(candidates):
-            rows = [SentenceRow(c.text, c.hit, c.position, c.passage) for c in found]
-            sentence_features(questions[i], rows, hits[i], dense[i], lexical[i], self.language)
-            logits = self.model.sentence.logits([r.features for r in rows])
-            out.append([(3.0 * _sigmoid(float(z)), c) for z, c in zip(logits, found)])
-        return out
 
 
 def _sigmoid(z: float) -> float:
