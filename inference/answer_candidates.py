@@ -198,7 +198,7 @@ def with_readings(
     out = list(candidates)
     for reading in list(readings)[:MAX_READINGS]:
         key = group_key(reading.answer, question, choices)
-        match = next((c for c in out if _same_answer(c.key, key)), None)
+        match = next((c for c in out if _same_answer(c.key, key) and _adds_little(c.key, key, question)), None)
         if match is None:
             stating = [h for h in read if h.docid == reading.quote.docid]
             hits = stating + [h for h in read if h.docid != reading.quote.docid]
@@ -207,6 +207,14 @@ def with_readings(
         if match.reading is None or reading.p > match.reading.p:
             match.reading = reading
     return out
+
+
+def _adds_little(answer_key: str, reading_key: str, question: str) -> bool:
+    """Whether a tree answer that holds a reading says little besides it and the question: "Paris, France" takes the
+    reading "Paris"; the question given back around a number ("que valor de tempo limite de 1 e usado para
+    ocultar") does not, and the reading stays a candidate of its own instead of sharing the echo's low p."""
+    said = {stem(w) for w in content_words(f"{question} {reading_key}")}
+    return sum(stem(w) not in said for w in content_words(answer_key)) <= 1
 
 
 def reader_features(candidate: AnswerCandidate, readings: Sequence) -> dict[str, float]:

@@ -49,10 +49,13 @@ _SCALE = (
     r"episodes|seasons|members|students|copies|votes|acres|hectares|square miles|sq mi|km2|km²|gb|mb|kb|minutes|"
     r"minutos|horas|hours|seconds|segundos|dias|days|caracteres|characters"
 )
-_NUMBER = re.compile(rf"(?:(?:US)?\$|R\$|€|£)?\s?\b\d[\d,.]*(?:\s+(?:{_SCALE})\b)?", re.I)
+# A minus sign belongs to the number ("a timeout of -1"), a hyphen between numbers ("10-20") does not.
+_NUMBER = re.compile(rf"(?:(?:US)?\$|R\$|€|£)?\s?(?:(?<![\w.-])[-−](?=\d))?\b\d[\d,.]*(?:\s+(?:{_SCALE})\b)?", re.I)
 _NUMBER_WORDS = re.compile(
     r"\b(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|twenty|thirty|forty|fifty|hundred|"
-    r"um|uma|dois|duas|três|tres|quatro|cinco|seis|sete|oito|nove|dez)\b(?:\s+(?:" + _SCALE + r")\b)?",
+    r"dois|duas|três|tres|quatro|cinco|seis|sete|oito|nove|dez)\b(?:\s+(?:" + _SCALE + r")\b)?"
+    # Portuguese "um"/"uma" is the article far more often than the number: a number only before what it counts
+    r"|\b(?:um|uma)\s+(?:" + _SCALE + r")\b",
     re.I,
 )
 _QUOTED = re.compile(r"[\"“«]([^\"”»]{2,80})[\"”»]")

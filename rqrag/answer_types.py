@@ -78,7 +78,9 @@ _DATE_CUE = re.compile(
 _NUMBER_CUE = re.compile(
     r"\bhow (many|much|old|long|tall|high|far|large|big|deep|wide)\b|\b(quant[oa]s?)\b|\bpopulation\b|"
     r"\b(what|which) (is|was|were|are) the (\w+ )?(number|capacity|height|length|area|size|total)\b|"
-    r"\b(populacao|numero de)\b"
+    r"\b(populacao|numero de)\b|"
+    # "que valor…", "what value…": a setting's value is a number far more often than a word
+    r"\b(que|qual|quais|what|which)( e| is| are)?( o| os| the)? (valor|valores|value|values)\b"
 )
 _POSITION_CUE = re.compile(
     r"\b(what|which) (\w+ ){0,2}(position|office|title|role|post|rank|job|occupation|profession)s?\b|"
@@ -95,6 +97,7 @@ _NUMBER_WORDS = frozenset(
     "million billion dozen um dois tres quatro cinco seis sete oito nove dez cem mil milhao milhoes".split()
 )
 _DIGIT = re.compile(r"\d")
+_NUMBER_TOKEN = re.compile(r"(?<!\w)\d")  # a digit that opens a token, not one inside a name
 _CAPITALISED = re.compile(r"\b[A-ZÀ-ÖØ-Þ][\w'’.-]*")
 _QUESTION_WORDS = frozenset(
     "who whom whose what which when where why how is are was were do does did can could has have had the a an in "
@@ -167,7 +170,8 @@ def fits(answer: str, asked: str, question: str = "") -> bool | None:
     if asked == DATE:
         return bool(_YEAR.search(folded) or _MONTH.search(folded))
     if asked == NUMBER:
-        return bool(_DIGIT.search(folded)) or any(w in _NUMBER_WORDS for w in folded.split())
+        # a digit inside a name ("GOsa2", "x86") is not a number
+        return bool(_NUMBER_TOKEN.search(folded)) or any(w in _NUMBER_WORDS for w in folded.split())
     if asked == POSITION:
         return any(w in POSITION_WORDS for w in re.findall(r"\w+", folded))
     if asked in (PERSON, PLACE):

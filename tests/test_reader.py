@@ -158,6 +158,82 @@ def test_a_comparison_is_answered_with_one_of_its_options():
     assert shown.quote is not None and picked_option(shown.text, question) in shown.quote.text
 
 
+# Page 90 of the Debian Edu manual (tests/data/golden_pt; its SOURCES.md): the needle question pt-needle-08's
+# passage, where the sentence holding the words of the question is not the one holding the answer.
+LTSP = Hit(
+    "manual:00015",
+    "manual.pdf",
+    "Em ambos os casos, pode ser escolhido estação de trabalho sem disco ou cliente dependente a partir do menu iPXE. "
+    "Após 5 segundos de espera, a máquina arrancará como estação de trabalho sem disco.\n\nO item de menu de "
+    "inicialização padrão do iPXE e seu tempo limite padrão podem ser configurados em /etc/ltsp/ltsp.conf. Um valor "
+    "de tempo limite de -1 é usado para ocultar o menu. Execute debian-edu-ltsp-ipxe para que as alterações tenham "
+    "efeito.",
+    0.03,
+)
+GOSA = Hit(
+    "manual:00020",
+    "manual.pdf",
+    "• Configurar o cliente LTSP através do GOsa2 para utilizar um endereço IP fixo.",
+    0.02,
+)
+
+
+def test_a_value_is_a_signed_number_and_a_name_with_a_digit_is_not():
+    from rqrag.answer_types import NUMBER, asked_type, fits
+    from rqrag.inference.reader_spans import candidate_spans
+
+    assert asked_type("Que valor de tempo limite esconde o menu iPXE dos clientes LTSP?") == NUMBER
+    assert asked_type("What value should MaxClients have?") == NUMBER
+    assert candidate_spans("Um valor de tempo limite de -1 é usado para ocultar o menu.") == ["-1"]  # not "1", "Um"
+    assert "−3" in candidate_spans("It fell to −3 degrees") and "20" in candidate_spans("pages 10-20")
+    assert "um milhão" in candidate_spans("Custa um milhão de reais.")  # "um" before what it counts is a number
+    assert fits("-1", NUMBER) and fits("3.5 million", NUMBER)
+    assert not fits("GOsa2", NUMBER) and not fits("x86", NUMBER)
+
+
+def test_a_reading_is_not_swallowed_by_the_question_given_back_around_it():
+    from rqrag.inference.answer_candidates import _adds_little
+
+    question = "Que valor de tempo limite esconde o menu iPXE dos clientes LTSP?"
+    echo = "que valor de tempo limite de 1 e usado para ocultar"
+    assert not _adds_little(echo, "1", question)
+    assert _adds_little("paris france", "paris", "What is the capital of France?")
+    assert _adds_little("paris", "paris", "What is the capital of France?")
+
+
+@pytest.mark.slow
+def test_a_value_asked_in_portuguese_is_shown_with_the_sentence_that_gives_it():
+    """The CI failure of the chat page (the answer quoted the sentence with the question's words, not the value):
+    the model's answer gives the question back around "-1", and the reader's "-1" must not share its low p."""
+    from rqrag.inference.decoding.tree import QuestionResult
+    from rqrag.inference.grounding import ExtractiveQuoter, decide
+    from rqrag.inference.reader import Reader
+    from rqrag.inference.verifier import Verifier
+
+    question = "Que valor de tempo limite esconde o menu iPXE dos clientes LTSP?"
+    echo = "Que valor de tempo limite de -1 é usado para ocultar"
+    record = {
+        "id": "mine:ltsp",
+        "question": question,
+        "trajectories": [
+            {
+                "path_id": "0.0",
+                "answer": echo,
+                "steps": [
+                    {"action": "rewrite", "text": question, "evidence": [LTSP.to_dict(), GOSA.to_dict()]},
+                    {"action": "answer", "text": echo, "evidence": []},
+                ],
+                "answer_logprobs": [-1.5, -1.4, -1.3],
+                "parse_statuses": ["ok", "ok"],
+            }
+        ],
+    }
+    result = QuestionResult.from_record(record)
+    shown = decide(result, question, "pt", ExtractiveQuoter(), Verifier.for_model(None), reader=Reader.default())
+    assert "-1" in shown.text and "ocultar o menu" in shown.text, (shown.text, shown.candidates[:2])
+    assert shown.quote is not None and shown.quote.docid == LTSP.docid
+
+
 # ------------------------------------------------------------------------------------------- documents
 
 
