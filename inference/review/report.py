@@ -29,6 +29,20 @@ _LABELS = {
         "page": "p.",
         "by_words": "judged by the topic's words",
         "levels": {"high": "high", "medium": "medium", "low": "low", "none": "none"},
+        "comparison": "Comparison",
+        "article": "Article",
+        "fields": {
+            "objective": "Objective",
+            "method": "Method",
+            "data": "Data",
+            "result": "Main result",
+            "conclusion": "Conclusion",
+        },
+        "section_page": "{section}, p. {page}",
+        "generated": "written by the model, checked",
+        "defects": "The check found",
+        "no_model": "no model: every field quoted from the article",
+        "authors_year": "{authors} ({year})",
     },
     "pt": {
         "title": "Revisão de literatura",
@@ -47,6 +61,20 @@ _LABELS = {
         "page": "p.",
         "by_words": "avaliada pelas palavras do tema",
         "levels": {"high": "alta", "medium": "média", "low": "baixa", "none": "nenhuma"},
+        "comparison": "Comparação",
+        "article": "Artigo",
+        "fields": {
+            "objective": "Objetivo",
+            "method": "Método",
+            "data": "Dados",
+            "result": "Principal resultado",
+            "conclusion": "Conclusão",
+        },
+        "section_page": "{section}, p. {page}",
+        "generated": "escrito pelo modelo, verificado",
+        "defects": "A verificação encontrou",
+        "no_model": "sem modelo: cada campo citado do artigo",
+        "authors_year": "{authors} ({year})",
     },
 }
 
@@ -61,11 +89,17 @@ def render_markdown(record: dict) -> str:
             retrieved=record["chunks_retrieved"],
             index=record.get("index", "?"),
             cap=record.get("per_document", "?"),
-            model=record.get("model", "?"),
+            model=record.get("model") or words["no_model"],
         ),
         "",
     ]
+    articles = [doc for doc in record["documents"] if doc.get("article")]
+    if articles:
+        lines += _comparison(articles, words)
     for n, doc in enumerate(record["documents"], start=1):
+        if doc.get("article"):
+            lines += _article_section(n, doc, words)
+            continue
         review = doc["review"]
         level = f" — {words['relevance'].lower()}: {words['levels'][review['relevance']]}" if review else ""
         lines += [f"## {n}. {doc['title']}{level}", ""]
@@ -86,6 +120,55 @@ def render_markdown(record: dict) -> str:
         level, reason = words["levels"][review["relevance"]], review["relevance_reason"].strip()
         lines += [f"**{words['relevance']} ({level}).**{_mark(provenance, 'relevance', words)} {reason}", ""]
     return "\n".join(lines)
+
+
+def _cell(text: str, limit: int = 160) -> str:
+    text = " ".join(text.split()).replace("|", "/")
+    return text if len(text) <= limit else text[: limit - 1].rsplit(" ", 1)[0] + " …"
+
+
+def _comparison(articles: list[dict], words: dict) -> list[str]:
+    """The table across articles: objective, method, data and main result, each the field's first sentence."""
+    columns = ("objective", "method", "data", "result")
+    lines = [f"## {words['comparison']}", ""]
+    lines.append(f"| {words['article']} | " + " | ".join(words["fields"][c] for c in columns) + " |")
+    lines.append("|---" * (len(columns) + 1) + "|")
+    for doc in articles:
+        article = doc["article"]
+        name = f"{_cell(article['title'], 80)} ({article['year'] or '?'})"
+        cells = [_cell(((article["fields"].get(c) or [{}])[0]).get("text", "")) for c in columns]
+        lines.append(f"| {name} | " + " | ".join(cells) + " |")
+    return lines + [""]
+
+
+def _article_section(n: int, doc: dict, words: dict) -> list[str]:
+    """One article: its real title, authors and year, then each field quoted with its section and page."""
+    article, review = doc["article"], doc.get("review") or {}
+    level = (
+        f" — {words['relevance'].lower()}: {words['levels'][review['relevance']]}" if review.get("relevance") else ""
+    )
+    lines = [f"## {n}. {article['title']}{level}", ""]
+    authors = ", ".join(article["authors"]) or "?"
+    lines += [words["authors_year"].format(authors=authors, year=article["year"] or "?"), ""]
+    if doc.get("file"):
+        lines += [f"**{words['file']}:** `{doc['file']}`", ""]
+    for field, label in words["fields"].items():
+        quotes = article["fields"].get(field) or []
+        if not quotes:
+            lines += [f"**{label}.** *{words['none_stated']}*", ""]
+            continue
+        shown = []
+        for quote in quotes:
+            if quote["kind"] == "generated":
+                shown.append(f"{quote['text']} *({words['generated']})*")
+            else:
+                where = words["section_page"].format(section=quote["heading"] or quote["section"], page=quote["page"])
+                shown.append(f"«{quote['text']}» *({where})*")
+        lines += [f"**{label}.** " + " ".join(shown), ""]
+    if article.get("defects"):
+        found = "; ".join(f"{d['field']}: {d['kind']} ({d['detail']})" for d in article["defects"])
+        lines += [f"**{words['defects']}:** {found}", ""]
+    return lines
 
 
 def _mark(provenance: dict, key: str, words: dict) -> str:

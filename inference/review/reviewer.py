@@ -100,6 +100,7 @@ REVIEW_FILE_SCHEMA: dict[str, Any] = {
                     "review": {"oneOf": [{"type": "null"}, REVIEW_SCHEMA]},
                     "error": {"type": ["string", "null"]},
                     "provenance": {"type": ["object", "null"]},
+                    "article": {"type": ["object", "null"]},
                 },
                 "required": ["key", "title", "file", "pages", "chunks", "review", "error"],
             },
@@ -134,6 +135,10 @@ class DocumentGroup:
     # Per field, once checked (`check.check_review`): {"kind": generated | quoted | retrieval | none,
     # "pages": the quote's pages, "why": why the model's text was not shown}.
     provenance: dict[str, dict[str, Any]] | None = None
+    # The library's record of the document when it reads as a scientific article (`rqrag.ingest.article`), and
+    # its review as one (`article_review.review_article`).
+    article: dict[str, Any] | None = None
+    article_review: dict[str, Any] | None = None
 
     @property
     def pages(self) -> list[int]:
@@ -336,6 +341,7 @@ def review_record(
                 "review": d.review,
                 "error": d.error,
                 "provenance": d.provenance,
+                "article": d.article_review,
             }
             for d in documents
         ],

@@ -55,6 +55,7 @@ from rqrag.inference.documents.service import storage_faults
 from rqrag.inference.server.dependencies import DocumentsServiceDep, RequestCaller
 from rqrag.inference.server.schema import APIError
 from rqrag.inference.server.upload_checks import UPLOAD_PATH, _status_for, precheck, safe_filename
+from rqrag.ingest.library import public_record
 
 
 logger = logging.getLogger(__name__)
@@ -164,7 +165,7 @@ def documents_router() -> APIRouter:
         def listing():
             return [
                 {
-                    **record,
+                    **public_record(record),
                     "index": name,
                     "shared": service.settings.users and name in service.settings.shared_libraries,
                 }
@@ -180,7 +181,7 @@ def documents_router() -> APIRouter:
             for name in service.readable_indexes(caller.name, index):
                 document = service.library(name).get(doc_id)
                 if document is not None:
-                    return {**document, "index": name}
+                    return {**public_record(document), "index": name}
             return None
 
         document = await _in_thread("read", find)

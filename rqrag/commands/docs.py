@@ -188,8 +188,10 @@ def list_documents(argv: Sequence[str]) -> int:
     records = library.list()
     library.close()
     if config.json_lines:
+        from rqrag.ingest.library import public_record
+
         for record in records:
-            print(json.dumps(record, ensure_ascii=False))
+            print(json.dumps(public_record(record), ensure_ascii=False))
         return 0
     print(f"{len(records)} document(s) in {library.location}")
     if records:

@@ -18,7 +18,6 @@ and resolved_config.yaml to `--out`. How: `rqrag.inference.review` (run.py, revi
 
 from __future__ import annotations
 
-import contextlib
 import sys
 from collections.abc import Sequence
 
@@ -37,8 +36,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if not config.index:
         parser.error("--index is required: a library or index name or folder, or 'embedded'")
     log_config("rqrag review", config)
-    with contextlib.ExitStack() as stack:  # the library's connection and the local model live for the run
-        return review(config, topic, stack)
+    return review(config, topic)
 
 
 if __name__ == "__main__":

@@ -236,6 +236,8 @@ class DocumentLibrary:
             "language": language.code,  # the document's own; the library's analyzer is the settings' language
             "language_source": language.reason(),
             "embedding_model": self.settings.embedding_model,
+            # a scientific article's title, authors, year and sections: what `rqrag review` reads (None: not one)
+            "article": ingested.article,
         }
 
     def _embed(self, chunks, progress: Progress | None) -> np.ndarray:
@@ -281,6 +283,17 @@ class DocumentLibrary:
 
     def close(self) -> None:
         """Release what the store holds open (a database connection); local libraries hold nothing."""
+
+
+def public_record(record: dict[str, Any]) -> dict[str, Any]:
+    """A document's record as a listing shows it: an article's outline (title, authors, year, its sections'
+    headings and kinds), not the text of its sections, which only the review reads."""
+    article = record.get("article")
+    if not article:
+        return record
+    outline = {key: article[key] for key in ("title", "authors", "year", "references")}
+    outline["sections"] = [{"kind": s["kind"], "heading": s["heading"]} for s in article["sections"]]
+    return {**record, "article": outline}
 
 
 def _now() -> str:

@@ -48,6 +48,8 @@ class IngestedDocument:
     page_count: int
     pages: list[Page]
     chunks: list[Document]
+    # Its title, authors, year and sections when it reads as a scientific article (rqrag.ingest.article), else None.
+    article: dict | None = None
 
     def summary(self) -> dict:
         """What a status line or an API response shows: everything but the texts."""
@@ -150,7 +152,12 @@ def ingest_bytes(
         len(documents),
         asdict(chunking),
     )
-    return IngestedDocument(doc_id, name, len(data), kind, len(raw_pages), pages, documents)
+    from rqrag.ingest.article import read_article
+
+    article = read_article(data, kind, name, pages)
+    return IngestedDocument(
+        doc_id, name, len(data), kind, len(raw_pages), pages, documents, article.to_dict() if article else None
+    )
 
 
 def ingest_path(

@@ -1,0 +1,169 @@
+"""A review's fields taken out of an article's own sections: objective, method, data, main result, conclusion.
+
+    fields = extract_fields(article)            # rqrag.ingest.article.Article
+    fields["objective"][0].text, .page, .section     # a sentence of the article, where it is
+
+Without a capable model the review is extractive: every field is one or two of the article's sentences, quoted
+with their page and section, so nothing shown can be invented. Each field reads only the sections it belongs to
+(`FIELD_SECTIONS`, most likely first) and scores their sentences by
+
+* **cues** — the phrases that state the field ("este trabalho propõe", "o objetivo", "we propose"; "utilizou-se",
+  "we trained"; "corpus", "dataset"; a figure with "obteve", "outperforms"; "conclui-se", "in conclusion"),
+* **position** — an objective closes the introduction or opens the abstract, a conclusion opens its section,
+* **centrality** — how much of its section's vocabulary a sentence shares (TF-IDF cosine to the section's mean),
+* **section** — the preferred section's sentences first (an "Objetivos" section over the abstract).
+
+The weights were chosen on the tuning articles (tests/data/articles/tuning) against their reference sentences,
+and measured on the held-out ones (docs/review.md); `scripts/eval_review.py` prints both.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from rqrag.sentences import split_sentences
+from rqrag.text_quality import fold
+
+
+FIELDS = ("objective", "method", "data", "result", "conclusion")
+# The sections a field is read from, the first the most likely.
+FIELD_SECTIONS = {
+    "objective": ("objectives", "abstract", "introduction"),
+    "method": ("method", "abstract"),
+    "data": ("method", "abstract", "results"),
+    "result": ("results", "abstract", "discussion", "conclusion"),
+    "conclusion": ("conclusion", "discussion"),
+}
+# Phrases that state a field, folded (Portuguese and English).
+CUES = {
+    "objective": (
+        r"\b(este|neste|o presente|nosso) (trabalho|artigo|estudo|projeto|paper)\b.{0,40}\b(propo|apresent|investig|"
+        r"avali|analis|desenvolv|descrev|compar|busc|pretend|tem (como|por))|\bobjetivo\b|\bobjetiva\b|"
+        r"\bbuscou-se\b|\bpretende-se\b|\bpropomos\b|\bpropoe-se\b|\bthis (paper|work|study|article)\b.{0,30}\b(propos|"
+        r"present|investigat|evaluat|introduc|describ|examin|compar|aim)|\bwe (propose|present|investigate|"
+        r"set out|aim|introduce|study|examine|ask)\b|\b(our|the) (aim|goal|objective|purpose)\b|\bin this (paper|work)\b"
+    ),
+    "method": (
+        r"\b(utiliz|empreg|adot|aplic|treinad|implement|desenvolv|compos|constru|realizad|calculad|estimad|"
+        r"medid|entrevist|questionario|modelo|algoritmo|metodo|procedimento|experimento|pipeline)|\bwe (use|used|"
+        r"train|trained|apply|applied|built|build|implement|compute|computed|measure|measured|compare|fine-tune)|"
+        r"\b(was|were) (used|trained|computed|measured|conducted|estimated|installed|applied)\b"
+    ),
+    "data": (
+        r"\b(dados|conjunto de dados|corpus|amostra|base de dados|coletad|registros|notificac|participantes|"
+        r"documentos|perguntas|questoes|sensores|leituras|entrevistas|dataset|data set|data|sample|records|collected|"
+        r"questions|documents|participants|observations|measurements)\b"
+    ),
+    "result": (
+        r"\d+([.,]\d+)?\s*(%|pontos|p\.p\.|points|vezes|times|mm|dias|days)|\b(obtev|alcanc|atingi|supero|melhor|"
+        r"reduzi|aument|mostra|indica|revel|result|achiev|outperform|improv|reduc|increas|show|yield|reach)"
+    ),
+    "conclusion": (
+        r"\b(conclui|concluimos|conclusao|portanto|em suma|em sintese|assim,|desse modo|os resultados (indicam|"
+        r"sugerem|mostram|evidenciam)|este (trabalho|estudo) (mostrou|demonstrou|indica|evidencia)|we conclude|"
+        r"in conclusion|overall|taken together|this (work|study|paper) (shows|showed|demonstrates)|our results|"
+        r"these results)"
+    ),
+}
+# What makes a sentence a poor field: future work, a figure's caption, a list of citations.
+PENALTIES = r"\b(trabalhos futuros|future work|futuramente|agradec|figura \d|tabela \d|figure \d|table \d)\b"
+WEIGHTS = {"cue": 2.0, "position": 0.6, "centrality": 1.2, "section": 0.8, "number": 0.5, "penalty": 1.5}
+MIN_WORDS, MAX_WORDS = 6, 70
+
+
+@dataclass(frozen=True)
+class FieldSentence:
+    text: str
+    page: int | None
+    section: str  # the kind of the section it was read in
+    heading: str
+    score: float
+
+
+def _candidates(article, field: str) -> list[tuple[str, int | None, str, str, int, int, int]]:
+    """(sentence, page, section kind, heading, section preference, index in section, sentences in section)."""
+    out = []
+    language = article.language
+    for preference, kind in enumerate(FIELD_SECTIONS[field]):
+        for section in article.sections:
+            if section.kind != kind or (language and section.language and section.language != language):
+                continue  # the English abstract of a Portuguese article is not what its review quotes
+            sentences = [(page, s) for page, text in section.paragraphs for s in split_sentences(text)]
+            for index, (page, sentence) in enumerate(sentences):
+                words = sentence.split()
+                if MIN_WORDS <= len(words) <= MAX_WORDS:
+                    out.append((sentence.strip(), page, kind, section.heading, preference, index, len(sentences)))
+    return out
+
+
+def _centrality(texts: Sequence[str]) -> np.ndarray:
+    """Each text's TF-IDF cosine to the mean of all of them (0 for one text alone)."""
+    if len(texts) < 2:
+        return np.zeros(len(texts))
+    from sklearn.feature_extraction.text import TfidfVectorizer
+
+    matrix = TfidfVectorizer(preprocessor=fold, token_pattern=r"(?u)\b\w\w\w+\b").fit_transform(texts)
+    centre = np.asarray(matrix.mean(axis=0)).ravel()
+    norm = np.linalg.norm(centre) or 1.0
+    return np.asarray(matrix @ centre).ravel() / norm
+
+
+def _position(field: str, kind: str, index: int, count: int) -> float:
+    """How well a sentence's place in its section fits the field (1 best)."""
+    if count <= 1:
+        return 1.0
+    share = index / (count - 1)
+    if field == "objective" and kind == "introduction":
+        return share  # the introduction ends on what the article sets out to do
+    if field == "result" and kind == "abstract":
+        return share
+    return 1.0 - share
+
+
+def score_field(article, field: str, weights: dict[str, float] | None = None) -> list[FieldSentence]:
+    """The field's candidate sentences, best first."""
+    weights = weights or WEIGHTS
+    candidates = _candidates(article, field)
+    if not candidates:
+        return []
+    cue, penalty = re.compile(CUES[field]), re.compile(PENALTIES)
+    by_section: dict[str, list[int]] = {}
+    for i, c in enumerate(candidates):
+        by_section.setdefault(c[2], []).append(i)
+    centrality = np.zeros(len(candidates))
+    for members in by_section.values():
+        centrality[members] = _centrality([candidates[i][0] for i in members])
+    scored = []
+    for i, (text, page, kind, heading, preference, index, count) in enumerate(candidates):
+        folded = fold(text)
+        score = (
+            weights["cue"] * min(2, len(cue.findall(folded))) / 2
+            + weights["position"] * _position(field, kind, index, count)
+            + weights["centrality"] * float(centrality[i])
+            + weights["section"] * (1.0 - preference / len(FIELD_SECTIONS[field]))
+            + weights["number"] * float(field in ("result", "data") and bool(re.search(r"\d", text)))
+            - weights["penalty"] * float(bool(penalty.search(folded)))
+        )
+        scored.append(FieldSentence(text, page, kind, heading, round(score, 4)))
+    return sorted(scored, key=lambda s: -s.score)
+
+
+def extract_fields(article, per_field: int = 1, weights: dict[str, float] | None = None) -> dict[str, list]:
+    """Each field's best `per_field` sentences, no sentence in two fields (the earlier field keeps it)."""
+    used: set[str] = set()
+    out: dict[str, list[FieldSentence]] = {}
+    for field in FIELDS:
+        chosen = []
+        for candidate in score_field(article, field, weights):
+            if candidate.text in used:
+                continue
+            chosen.append(candidate)
+            used.add(candidate.text)
+            if len(chosen) >= per_field:
+                break
+        out[field] = chosen
+    return out

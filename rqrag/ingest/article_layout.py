@@ -1,0 +1,223 @@
+"""What a file's own layout says about its structure: which lines are headings, and its title, authors and year.
+
+`rqrag.ingest.article` cuts an article into sections; it needs to know where the headings are, and a heading is
+told by the format, not by its words alone ("Resultados" can open a sentence's line in a PDF):
+
+* **Markdown** — `#` lines; the first `# ` line is the title;
+* **HTML** — `<h1>`…`<h6>`; the title from `citation_title` (the Highwire tags journals publish for Google
+  Scholar), `<h1>` or `<title>`; authors and year from `citation_author` / `citation_publication_date`;
+* **DOCX** — paragraphs styled `Title` / `Heading N`; authors and year from the core properties;
+* **PDF** — lines set larger than the body text, or wholly bold (PDFium's font size and weight per character);
+  the title is the largest text on page 1, above everything else.
+
+    hints = layout_hints(data, "pdf")
+    hints.headings   # {"1 introducao": 1, "2 metodologia": 1, ...}  folded line -> level
+    hints.title, hints.authors, hints.year
+"""
+
+from __future__ import annotations
+
+import io
+import re
+import statistics
+from collections import Counter
+from dataclasses import dataclass, field
+
+from rqrag.text_quality import fold
+
+
+YEAR = re.compile(r"\b(19[5-9]\d|20[0-4]\d)\b")
+MAX_HEADING_WORDS = 14  # a longer line is a sentence, whatever its font
+
+
+@dataclass
+class LayoutHints:
+    """Headings by their folded text (-> level, 1 = top), and the front matter the format states."""
+
+    headings: dict[str, int] = field(default_factory=dict)
+    title: str | None = None
+    authors: list[str] = field(default_factory=list)
+    year: int | None = None
+    # Lines of page 1 set apart from the body (PDF: between the title and the first heading): authors, affiliations.
+    front: list[str] = field(default_factory=list)
+
+
+def heading_key(line: str) -> str:
+    """A line as headings are looked up: folded, markup and spacing dropped ("## 1 Introdução" -> "1 introducao")."""
+    text = re.sub(r"^\s*#+\s*", "", line)
+    text = re.sub(r"[*_`]+", "", text)
+    return " ".join(fold(text).split()).strip(" .:")
+
+
+def layout_hints(data: bytes, kind: str) -> LayoutHints:
+    """The `LayoutHints` of a file of `kind` (one of rqrag.ingest.extract.KINDS); empty hints for plain text or
+    a file whose layout cannot be read (the article reader then relies on section names alone)."""
+    reader = {"markdown": _markdown, "html": _html, "docx": _docx, "pdf": _pdf}.get(kind)
+    if reader is None:
+        return LayoutHints()
+    try:
+        return reader(data)
+    except Exception:  # noqa: BLE001 - structure is a bonus: the text was already extracted by the ingestion
+        return LayoutHints()
+
+
+def _markdown(data: bytes) -> LayoutHints:
+    hints = LayoutHints()
+    in_code = False
+    for line in data.decode("utf-8-sig", errors="replace").splitlines():
+        if line.lstrip().startswith("```"):
+            in_code = not in_code
+        found = re.match(r"^(#{1,6})\s+(.+?)\s*#*\s*$", line)
+        if found and not in_code:
+            level = len(found.group(1))
+            if level == 1 and hints.title is None:
+                hints.title = _plain(found.group(2))
+            hints.headings[heading_key(found.group(2))] = level
+    return hints
+
+
+def _html(data: bytes) -> LayoutHints:
+    import lxml.html
+
+    tree = lxml.html.fromstring(data)
+    hints = LayoutHints()
+
+    def meta(name: str) -> list[str]:
+        return [m.get("content", "").strip() for m in tree.xpath(f"//meta[@name='{name}']") if m.get("content")]
+
+    titles = meta("citation_title") or meta("dc.title") or meta("DC.title")
+    hints.authors = meta("citation_author") or meta("dc.creator") or meta("DC.creator")
+    dates = meta("citation_publication_date") or meta("citation_date") or meta("dc.date")
+    for node in tree.xpath("//nav|//header|//footer|//script|//style|//aside"):
+        node.drop_tree()
+    for node in tree.xpath("//h1|//h2|//h3|//h4|//h5|//h6"):
+        text = " ".join(node.text_content().split())
+        if text:
+            hints.headings[heading_key(text)] = int(node.tag[1])
+            if node.tag == "h1" and not titles:
+                titles = [text]
+    if not titles:
+        titles = [" ".join(t.text_content().split()) for t in tree.xpath("//title")]
+    hints.title = titles[0] if titles and titles[0] else None
+    years = [YEAR.search(d) for d in dates]
+    hints.year = next((int(y.group()) for y in years if y), None)
+    return hints
+
+
+def _docx(data: bytes) -> LayoutHints:
+    import docx
+
+    document = docx.Document(io.BytesIO(data))
+    hints = LayoutHints()
+    for paragraph in document.paragraphs:
+        text = " ".join(paragraph.text.split())
+        style = (paragraph.style.name if paragraph.style is not None else "") or ""
+        if not text:
+            continue
+        if style == "Title" and hints.title is None:
+            hints.title = text
+        level = re.match(r"Heading (\d)", style)
+        if level:
+            hints.headings[heading_key(text)] = int(level.group(1))
+    properties = document.core_properties
+    if properties.author:
+        hints.authors = [a.strip() for a in re.split(r";|\s+and\s+|\s+e\s+", properties.author) if a.strip()]
+    hints.year = properties.created.year if properties.created is not None else None
+    return hints
+
+
+def _plain(text: str) -> str:
+    return " ".join(re.sub(r"[*_`]+", "", text).split())
+
+
+# --------------------------------------------------------------------------------------------------- PDF
+
+
+@dataclass
+class _Line:
+    page: int
+    text: str
+    size: float  # median font size of its characters, in points
+    bold: bool  # nearly all its letters are in a bold face
+    top: float  # its height on the page (PDF units, from the bottom)
+
+
+def _pdf(data: bytes) -> LayoutHints:
+    from rqrag.ingest.extract import _PDFIUM_LOCK
+
+    with _PDFIUM_LOCK:
+        lines = _pdf_lines(data)
+    hints = LayoutHints()
+    if not lines:
+        return hints
+    sizes: Counter[float] = Counter()
+    for line in lines:
+        sizes[line.size] += len(line.text)
+    body = sizes.most_common(1)[0][0]
+    first_page = [line for line in lines if line.page == 1]
+    # The title: the largest lines of page 1 (at least 1.3x the body), in reading order, taken together.
+    largest = max((line.size for line in first_page), default=body)
+    if largest >= body + 1.5:
+        title_lines = [line for line in first_page if line.size >= largest - 0.5]
+        hints.title = " ".join(" ".join(line.text for line in title_lines).split())
+    for line in lines:
+        words = line.text.split()
+        if not words or len(words) > MAX_HEADING_WORDS or hints.title and line.text in hints.title:
+            continue
+        letters = sum(c.isalpha() for c in line.text)
+        if letters < 3 or line.text.rstrip().endswith((",", ";")):
+            continue
+        larger = line.size >= body + 0.9
+        if larger or (line.bold and line.size >= body - 0.5):
+            hints.headings.setdefault(heading_key(line.text), 1 if line.size >= body + 1.9 else 2)
+    # Page 1 around the title: a journal line with the year above it; authors, affiliations, a date under it.
+    if hints.title:
+        hints.front = [line.text for line in first_page if line.size < largest - 0.5][:20]
+    return hints
+
+
+def _pdf_lines(data: bytes) -> list[_Line]:
+    """Every text line of the PDF with its median font size, boldness and height (pages in order)."""
+    import ctypes
+
+    import pypdfium2
+    import pypdfium2.raw as pdfium_c
+
+    document = pypdfium2.PdfDocument(data)
+    out: list[_Line] = []
+    try:
+        for index in range(len(document)):
+            page = document[index]
+            textpage = page.get_textpage()
+            text = textpage.get_text_range()
+            if len(text) != textpage.count_chars():  # indices would not line up: no font facts for this page
+                textpage.close()
+                page.close()
+                continue
+            start = 0
+            for raw in text.split("\r\n"):
+                end = start + len(raw)
+                chars = [i for i in range(start, end) if not text[i].isspace()]
+                if chars:
+                    sizes = [pdfium_c.FPDFText_GetFontSize(textpage.raw, i) for i in chars]
+                    weights = [pdfium_c.FPDFText_GetFontWeight(textpage.raw, i) for i in chars if text[i].isalpha()]
+                    names = [_font_name(textpage, i, ctypes, pdfium_c) for i in chars[:1] + chars[-1:]]
+                    bold_by_name = all(re.search(r"bold|bd|black|heavy|cmbx", n, re.I) for n in names if n)
+                    bold = bool(weights) and (
+                        sum(w >= 600 for w in weights) >= 0.9 * len(weights) or (bold_by_name and all(names))
+                    )
+                    box = textpage.get_charbox(chars[0])
+                    out.append(_Line(index + 1, " ".join(raw.split()), round(statistics.median(sizes), 1), bold, box[3]))
+                start = end + 2  # the "\r\n" PDFium generates between lines
+            textpage.close()
+            page.close()
+    finally:
+        document.close()
+    return out
+
+
+def _font_name(textpage, index: int, ctypes, pdfium_c) -> str:
+    buffer = ctypes.create_string_buffer(128)
+    flags = ctypes.c_int(0)
+    length = pdfium_c.FPDFText_GetFontInfo(textpage.raw, index, buffer, 128, ctypes.byref(flags))
+    return buffer.value.decode("utf-8", errors="replace") if length else ""
