@@ -3,6 +3,7 @@
     python scripts/eval_review.py --set tuning               # the articles the scorer's weights were chosen on
     python scripts/eval_review.py --set heldout              # the held-out articles: measured, never tuned on
     python scripts/eval_review.py --set heldout --show       # ... and print every field as a person reads it
+    python scripts/eval_review.py --set tuning --weights     # the scorer's variants: each part alone, a grid
 
 For each article of tests/data/articles/<set>/references.jsonl: the file is ingested as `rqrag docs add` ingests
 it (`rqrag.ingest.ingest_path`), read as an article (`rqrag.ingest.article`), and reviewed without a model
@@ -18,12 +19,22 @@ import argparse
 import json
 import sys
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
 from rqrag.config import save_resolved_config
 
 
 ROOT = Path(__file__).resolve().parents[1]
+
+
+@dataclass
+class EvalReviewArgs:
+    set: str
+    out: str
+    show: bool
+
+
 ARTICLES = ROOT / "tests" / "data" / "articles"
 
 
@@ -70,13 +81,68 @@ def score_article(reference: dict, folder: Path, show: bool = False) -> dict:
         shown={field: [q["text"] for q in review["fields"].get(field, [])] for field in FIELDS},
     )
     if show:
-        print(f"\n== {reference['id']} ({reference['layout']}): {review['title']} — {review['authors']} ({review['year']})")
+        print(
+            f"\n== {reference['id']} ({reference['layout']}): {review['title']} — {review['authors']} ({review['year']})"
+        )
         print("   sections:", [(s["kind"], s["heading"]) for s in review["sections"]])
         for field in FIELDS:
             mark = "ok " if row["fields"][field] else "MISS"
             for q in review["fields"].get(field, []) or [{"text": "—", "heading": "", "page": ""}]:
                 print(f"   {mark} {field:10} [{q.get('heading')} p{q.get('page')}] {q['text']}")
     return row
+
+
+VARIANTS = {
+    "first sentence of the section (position only)": {
+        "cue": 0,
+        "position": 1,
+        "centrality": 0,
+        "number": 0,
+        "penalty": 0,
+    },
+    "cue phrases only": {"cue": 1, "position": 0, "centrality": 0, "number": 0, "penalty": 0},
+    "centrality only (TF-IDF, LexRank-like)": {"cue": 0, "position": 0, "centrality": 1, "number": 0, "penalty": 0},
+}
+
+
+def compare_weights(references: list[dict], folder: Path) -> None:
+    """Field accuracy of the scorer's variants over the set: each part alone, the shipped weights, and a grid."""
+    import itertools
+
+    from rqrag.inference.review.article_fields import FIELDS, WEIGHTS, extract_fields
+    from rqrag.ingest import ingest_path
+    from rqrag.ingest.article import Article
+
+    articles = [(r, Article.from_dict(ingest_path(folder / r["file"]).article)) for r in references]
+
+    def accuracy(weights):
+        hits = {field: 0 for field in FIELDS}
+        for reference, article in articles:
+            fields = extract_fields(article, weights=weights)
+            for field in FIELDS:
+                hits[field] += any(same_text(s.text, r) for s in fields[field] for r in reference.get(field, []))
+        return {field: hits[field] / len(articles) for field in FIELDS}
+
+    def line(name, scores):
+        mean = sum(scores.values()) / len(scores)
+        oc = (scores["objective"] + scores["conclusion"]) / 2
+        print(f"| {name} | " + " | ".join(f"{scores[f]:.2f}" for f in FIELDS) + f" | {oc:.2f} | {mean:.2f} |")
+
+    print("| scorer | " + " | ".join(FIELDS) + " | objective+conclusion | all |")
+    print("|---|" + "---:|" * (len(FIELDS) + 2))
+    for name, weights in VARIANTS.items():
+        line(name, accuracy(weights))
+    line("shipped weights", accuracy(WEIGHTS))
+    grid = []
+    for cue, position, centrality in itertools.product((0.5, 1, 2, 3), (0, 0.3, 0.6, 1.2), (0, 0.6, 1.2, 2.4)):
+        weights = {**WEIGHTS, "cue": cue, "position": position, "centrality": centrality}
+        scores = accuracy(weights)
+        grid.append((sum(scores.values()), (cue, position, centrality), scores))
+    best = max(grid, key=lambda g: g[0])
+    line(f"grid best (cue, position, centrality) = {best[1]}", best[2])
+    for field in FIELDS:  # each field's own best (ties: the first of the grid's order, the smallest weights)
+        top = max(grid, key=lambda g: g[2][field])
+        print(f"    {field}: best {top[2][field]:.2f} at (cue, position, centrality) = {top[1]}")
 
 
 def summarize(rows: list[dict]) -> dict:
@@ -108,23 +174,31 @@ def summarize(rows: list[dict]) -> dict:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[2], formatter_class=argparse.RawTextHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__.split("\n\n")[2], formatter_class=argparse.RawTextHelpFormatter
+    )
     parser.add_argument("--set", default="tuning", help="a folder of tests/data/articles (tuning, heldout)")
     parser.add_argument("--out", type=Path, default=None, help="output folder (default runs/review_eval/<set>)")
     parser.add_argument("--show", action="store_true", help="print every article's fields as a person reads them")
+    parser.add_argument("--weights", action="store_true", help="compare the scorer's variants instead")
     args = parser.parse_args(argv)
     folder = ARTICLES / args.set
     references = [json.loads(line) for line in (folder / "references.jsonl").read_text().splitlines() if line.strip()]
+    if args.weights:
+        compare_weights(references, folder)
+        return 0
     out = args.out or ROOT / "runs" / "review_eval" / args.set
     out.mkdir(parents=True, exist_ok=True)
-    save_resolved_config(out, "scripts/eval_review.py", argparse.Namespace(**{k: str(v) for k, v in vars(args).items()}))
+    save_resolved_config(out, "scripts/eval_review.py", EvalReviewArgs(args.set, str(out), args.show))
     rows = [score_article(reference, folder, args.show) for reference in references]
     summary = summarize(rows)
     with open(out / "articles.jsonl", "w") as f:
         for row in rows:
             f.write(json.dumps(row, ensure_ascii=False) + "\n")
     (out / "summary.json").write_text(json.dumps(summary, indent=1) + "\n")
-    print("\n| article | layout | title | authors | year | objective | method | data | result | conclusion | defects |")
+    print(
+        "\n| article | layout | title | authors | year | objective | method | data | result | conclusion | defects |"
+    )
     print("|---|---|:-:|---:|:-:|:-:|:-:|:-:|:-:|:-:|---:|")
     yes = lambda v: "✓" if v else "✗"  # noqa: E731
     for r in rows:

@@ -36,6 +36,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from rqrag.inference.documents.jobs import IngestionJob, JobCancelled, JobQueue
+from rqrag.inference.documents.review_jobs import ReviewJobs
 from rqrag.inference.errors import BadRequest, Forbidden, NotFound, Unavailable
 
 
@@ -143,6 +144,7 @@ class DocumentsService:
         self._encoder = encoder  # tests pass a loaded model; otherwise each library loads its own on first use
         self._libraries: dict[str, Any] = {}
         self.queue = JobQueue(self.settings.max_queued_jobs, self.settings.max_queued_jobs_per_user)
+        self.reviews = ReviewJobs(self)  # literature reviews of a library, one at a time (review_jobs.py)
         self._libraries_lock = threading.Lock()  # opening a PostgreSQL library may take seconds
         self._worker_lock = threading.Lock()
         self._worker: threading.Thread | None = None
@@ -293,6 +295,7 @@ class DocumentsService:
     def close(self, timeout: float = 5.0) -> None:
         """Stop the worker after its current job (waiting at most `timeout`); close the libraries' connections."""
         self.queue.close()
+        self.reviews.close()
         if self._worker is not None:
             self._worker.join(timeout)
         for library in self._libraries.values():

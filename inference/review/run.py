@@ -29,7 +29,7 @@ from rqrag.inference.review.config import (
     ReviewConfig,
 )
 from rqrag.inference.review.report import render_markdown
-from rqrag.inference.review.sources import hit_extras, index_language, open_source, review_language
+from rqrag.inference.review.sources import hit_extras, index_language, library_source, open_source, review_language
 
 
 logger = logging.getLogger(__name__)
@@ -87,8 +87,12 @@ def _ask_model(config: ReviewConfig, topic, documents, language, out: Path, stac
     return client.stats.as_dict()
 
 
-def run_review(config: ReviewConfig, topic: str, progress: ReviewProgress | None = None) -> ReviewOutcome:
-    """Search, read, (ask,) check and write; `ReviewFailed` or `ConfigError` when no review can be made."""
+def run_review(
+    config: ReviewConfig, topic: str, progress: ReviewProgress | None = None, library=None
+) -> ReviewOutcome:
+    """Search, read, (ask,) check and write; `ReviewFailed` or `ConfigError` when no review can be made.
+    `library`: an open library to review (a server's, named by `config.index`; left open), instead of opening
+    the one `config.index` names."""
     from rqrag.inference.review.article_review import review_article
     from rqrag.inference.review.bibliography import write_bibliography
     from rqrag.inference.review.check import check_review
@@ -96,9 +100,12 @@ def run_review(config: ReviewConfig, topic: str, progress: ReviewProgress | None
 
     report = progress or (lambda stage, done, total: None)
     with contextlib.ExitStack() as stack:  # the library's connection and a local model live for the run
-        source = open_source(config)
-        if source.library is not None:
-            stack.callback(source.library.close)
+        if library is not None:
+            source = library_source(library, config)
+        else:
+            source = open_source(config)
+            if source.library is not None:
+                stack.callback(source.library.close)
         report("searching", 0, 1)
         hits = source.retriever.search(topic, k=config.k)
         if not hits:  # said before any model is started

@@ -56,6 +56,16 @@ def open_source(config: ReviewConfig) -> ReviewSource:
     return ReviewSource(retriever, library.location, library=library)
 
 
+def library_source(library, config: ReviewConfig) -> ReviewSource:
+    """An open library (a server's) as a review source, named by `config.index` (never by its server path)."""
+    from rqrag.retrieval import build_retriever
+
+    if not library.list():
+        raise ConfigError(f"the library {config.index!r} holds no documents: upload some first")
+    retriever = build_retriever("corpus", mode=config.retrieval_mode, index=library)
+    return ReviewSource(retriever, str(config.index), library=library)
+
+
 def resolve_index(name_or_dir: str) -> Path | None:
     """The index folder for a path or a name in the rq-rag cache; None for the embedded corpus."""
     from rqrag.paths import indexes_cache_dir

@@ -46,6 +46,7 @@ from rqrag.inference.server.chat_routes import answer_pieces, chat_router
 from rqrag.inference.server.dependencies import ConversationServiceDep, RequestCaller, RequestUser
 from rqrag.inference.server.documents_routes import documents_router
 from rqrag.inference.server.metrics import ServerMetrics
+from rqrag.inference.server.review_routes import review_router
 from rqrag.inference.server.schema import APIError, AskRequest, ChatCompletionRequest, http_error
 from rqrag.inference.server.sse import DONE, event_stream, sse
 from rqrag.inference.server.upload_checks import UploadBodyLimit
@@ -94,6 +95,7 @@ def create_app(
     )
     app.state.documents = documents
     app.include_router(documents_router())
+    app.include_router(review_router())
     app.include_router(chat_router(serve))
 
     @app.middleware("http")

@@ -153,9 +153,14 @@ def read_article(data: bytes, kind: str, name: str, pages: Sequence) -> Article 
         if named == "keywords" and sections:
             current.paragraphs.append((page, text))  # "Palavras-chave" closes the abstract it belongs to
             continue
-        parent = next((s for s in reversed([*sections, current]) if s.level < heading_level and s.kind != "other"), None)
-        if named is None and parent is not None and heading_level > 1:
-            named = parent.kind  # "2.1 Área de estudo" sits in the method
+        parent = next(
+            (s for s in reversed([*sections, current]) if s.level < heading_level and s.kind != "other"), None
+        )
+        numbered_under = bool(re.match(r"^\s*\d+\.\d+", _shown_heading(text)))
+        if parent is not None and heading_level > 1 and (named is None or numbered_under and named != "objectives"):
+            # "2.1 Área de estudo" and "3.3 Avaliação" sit in the method; "1.1 Objetivos" is a section of its own,
+            # and so is an unnumbered "REFERÊNCIAS" set smaller than the sections before it
+            named = parent.kind
         sections.append(current)
         current = Section(named or "other", _shown_heading(text), heading_level)
     sections.append(current)

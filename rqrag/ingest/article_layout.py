@@ -207,7 +207,9 @@ def _pdf_lines(data: bytes) -> list[_Line]:
                         sum(w >= 600 for w in weights) >= 0.9 * len(weights) or (bold_by_name and all(names))
                     )
                     box = textpage.get_charbox(chars[0])
-                    out.append(_Line(index + 1, " ".join(raw.split()), round(statistics.median(sizes), 1), bold, box[3]))
+                    out.append(
+                        _Line(index + 1, " ".join(raw.split()), round(statistics.median(sizes), 1), bold, box[3])
+                    )
                 start = end + 2  # the "\r\n" PDFium generates between lines
             textpage.close()
             page.close()
