@@ -115,7 +115,17 @@ def test_a_folder_library_reviewed_by_the_local_model(notes_library, tmp_path, s
     path, doc_ids = notes_library
     out = tmp_path / "review"
     code = command.main(
-        ["notas", "--index", str(path), "--language", "pt", "--serve_model", "smollm2-135m-instruct", "--out", str(out)]
+        [
+            "notas",
+            "--index",
+            str(path),
+            "--language",
+            "pt",
+            "--serve_model",
+            "smollm2-135m-instruct",
+            "--out",
+            str(out),
+        ]
     )
     record = check_review(out, doc_ids, sent, code, capsys.readouterr())
     assert record["served_model"] == "smollm2-135m-instruct" and record["index"] == str(path)

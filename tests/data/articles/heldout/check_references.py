@@ -10,6 +10,7 @@
 
 Run:  /work/main/.venv/bin/python check_references.py   (exit code 0 = all good)
 """
+
 import json
 import re
 import sys
@@ -18,6 +19,7 @@ from pathlib import Path
 
 import docx
 import pypdfium2 as pdfium
+
 
 HERE = Path(__file__).resolve().parent
 ALLOWED = {
@@ -60,7 +62,7 @@ def detex(s):
 
 def latex_sections(tex):
     """Return list of (section heading, text) of the LaTeX body."""
-    body = tex[tex.index(r"\begin{document}"):]
+    body = tex[tex.index(r"\begin{document}") :]
     body = body.replace(r"\noindent{\scshape Resumo}", r"\secao{RESUMO}")
     body = body.replace(r"\noindent{\scshape Abstract}", r"\secao{ABSTRACT}")
     parts = re.split(r"\\secao\{([^}]*)\}", body)

@@ -2,8 +2,10 @@
 
 All sentences below were copied verbatim from the article sources. Run check_references.py afterwards.
 """
+
 import json
 from pathlib import Path
+
 
 HERE = Path(__file__).resolve().parent
 

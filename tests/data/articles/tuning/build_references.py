@@ -18,7 +18,7 @@ PT_LATEX = {
     "layout": "pdf-latex",
     "held_out": False,
     "title": "Avaliação de geração aumentada por recuperação em documentos jurídicos brasileiros: "
-             "um estudo com acórdãos e legislação federal",
+    "um estudo com acórdãos e legislação federal",
     "authors": ["Mariana Teixeira Lobo", "Rafael Antunes Coelho", "Helena Prado Vasconcelos"],
     "year": 2024,
     "sections": [
@@ -67,7 +67,7 @@ PT_DOCX = {
     "layout": "pdf-libreoffice",
     "held_out": False,
     "title": "Desempenho de sensores capacitivos de baixo custo no monitoramento da umidade do solo "
-             "em pequenas propriedades do semiárido pernambucano",
+    "em pequenas propriedades do semiárido pernambucano",
     "authors": ["Francisca Raimunda de Sousa", "José Wellington Bezerra", "Ana Cláudia Menezes Lins"],
     "year": 2023,
     "sections": [
@@ -116,7 +116,7 @@ PT_MARKDOWN = {
     "layout": "markdown",
     "held_out": False,
     "title": "Assistente conversacional para consulta ao regulamento acadêmico de uma universidade "
-             "pública com base em documentos PDF",
+    "pública com base em documentos PDF",
     "authors": ["Lucas Henrique Damasceno"],
     "year": 2025,
     "sections": [
@@ -163,7 +163,12 @@ PT_HTML = {
     "layout": "html",
     "held_out": False,
     "title": "Atraso na notificação de casos de dengue no estado de Goiás, 2019–2023: magnitude e fatores associados",
-    "authors": ["Camila Rezende Fagundes", "Thiago Martins Albuquerque", "Patrícia Helena Borges", "Eduardo Sampaio Netto"],
+    "authors": [
+        "Camila Rezende Fagundes",
+        "Thiago Martins Albuquerque",
+        "Patrícia Helena Borges",
+        "Eduardo Sampaio Netto",
+    ],
     "year": 2024,
     "sections": [
         {"kind": "abstract", "heading": "Resumo"},

@@ -17,8 +17,18 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 FIELDS = ("objective", "method", "data", "result", "conclusion")
-KINDS = {"abstract", "introduction", "objectives", "related_work", "method", "results",
-         "discussion", "conclusion", "references", "acknowledgements"}
+KINDS = {
+    "abstract",
+    "introduction",
+    "objectives",
+    "related_work",
+    "method",
+    "results",
+    "discussion",
+    "conclusion",
+    "references",
+    "acknowledgements",
+}
 
 
 def norm(text: str) -> str:
@@ -27,13 +37,12 @@ def norm(text: str) -> str:
 
 def tex_text(path: Path) -> str:
     s = path.read_text(encoding="utf-8")
-    s = re.sub(r"(?<!\\)%.*", "", s)             # comments
+    s = re.sub(r"(?<!\\)%.*", "", s)  # comments
     s = s.replace("\\%", "%").replace("\\&", "&").replace("\\_", "_")
     s = s.replace("---", "—").replace("--", "–").replace("~", " ")
     s = s.replace("\\\\", " ").replace("\\,", " ")
-    for _ in range(3):                           # unwrap simple formatting commands
-        s = re.sub(r"\\(?:textit|emph|textbf|texttt|section\*?|subsection\*?|paragraph)\{([^{}]*)\}",
-                   r"\1", s)
+    for _ in range(3):  # unwrap simple formatting commands
+        s = re.sub(r"\\(?:textit|emph|textbf|texttt|section\*?|subsection\*?|paragraph)\{([^{}]*)\}", r"\1", s)
     return s
 
 
@@ -47,7 +56,7 @@ class _Text(HTMLParser):
     def handle_starttag(self, tag, attrs):
         if tag in ("script", "style"):
             self._skip += 1
-        if tag not in self.INLINE:   # block tags separate text, inline tags do not
+        if tag not in self.INLINE:  # block tags separate text, inline tags do not
             self.parts.append(" ")
 
     def handle_endtag(self, tag):
@@ -77,6 +86,7 @@ def md_text(path: Path) -> str:
 
 def docx_text(path: Path) -> str:
     import docx
+
     d = docx.Document(str(path))
     parts = [p.text for p in d.paragraphs]
     for t in d.tables:
@@ -89,6 +99,7 @@ def docx_text(path: Path) -> str:
 
 def pdf_text(path: Path) -> str:
     import pypdfium2 as pdfium
+
     d = pdfium.PdfDocument(str(path))
     pages = [d[i].get_textpage().get_text_range() for i in range(len(d))]
     s = "\n".join(pages)
@@ -110,13 +121,18 @@ def source_of(rec) -> Path:
 
 
 def load(path: Path) -> str:
-    return {".tex": tex_text, ".html": html_text, ".md": md_text,
-            ".docx": docx_text, ".pdf": pdf_text}[path.suffix](path)
+    return {".tex": tex_text, ".html": html_text, ".md": md_text, ".docx": docx_text, ".pdf": pdf_text}[path.suffix](
+        path
+    )
 
 
 def main() -> int:
     errors, warnings = [], []
-    recs = [json.loads(line) for line in (HERE / "references.jsonl").read_text(encoding="utf-8").splitlines() if line.strip()]
+    recs = [
+        json.loads(line)
+        for line in (HERE / "references.jsonl").read_text(encoding="utf-8").splitlines()
+        if line.strip()
+    ]
     for rec in recs:
         src_path = source_of(rec)
         src = norm(load(src_path))

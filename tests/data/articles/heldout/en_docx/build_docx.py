@@ -3,18 +3,19 @@
 Run with the project venv:  ../../../../../.venv/bin/python build_docx.py
 then convert:               soffice --headless --convert-to pdf article.docx
 """
+
 import datetime
 from pathlib import Path
 
 from docx import Document
 from docx.enum.table import WD_TABLE_ALIGNMENT
 from docx.enum.text import WD_ALIGN_PARAGRAPH
-from docx.shared import Pt, Cm
+from docx.shared import Cm, Pt
+
 
 HERE = Path(__file__).resolve().parent
 
-TITLE = ("Soiling Losses in Small Rooftop Photovoltaic Systems: "
-         "Twelve Months of Paired Monitoring in a Semi-Arid City")
+TITLE = "Soiling Losses in Small Rooftop Photovoltaic Systems: Twelve Months of Paired Monitoring in a Semi-Arid City"
 AUTHORS = ["Daniel Kwame Osei-Mensah", "Laura Brennan Whitfield", "Arjun Ramesh Iyer"]
 
 ABSTRACT = (
@@ -39,12 +40,10 @@ INTRO = [
     "and schedule cleaning by contract (Hassan and Verlaine, 2018). "
     "Households and small businesses rarely monitor soiling at all, and their cleaning decisions are usually based on "
     "appearance or habit (Ndlovu and Carter, 2021).",
-
     "Soiling rates vary widely with local dust sources, tilt angle, rainfall pattern and the occurrence of dew, which "
     "can cement particles to the glass (Moreau et al., 2019). "
     "Published values range from less than 0.05% to more than 1% of energy lost per day, so figures obtained at one "
     "site transfer poorly to another.",
-
     "The aim of this work is to quantify soiling losses on residential rooftop arrays in a semi-arid city over a full "
     "year and to identify the cleaning interval that minimises the combined cost of lost energy and cleaning. "
     "We set out to answer two questions. "
@@ -60,7 +59,6 @@ BACKGROUND = [
     "Two measurement approaches are common. "
     "Dedicated soiling stations compare a module that is cleaned daily with one that is left to accumulate dust, "
     "whereas model-based approaches infer soiling from the deviation between expected and measured yield.",
-
     "Cleaning schedules are often derived from a simple trade-off: each cleaning restores output but has a fixed "
     "cost, whereas losses grow roughly linearly between rain events (Patel and Ortega, 2017). "
     "Under these assumptions the optimal interval is proportional to the square root of the ratio between the cost "
@@ -70,37 +68,46 @@ BACKGROUND = [
 ]
 
 METHODS = [
-    ("3.1 Site and monitoring set-up", [
-        "The study was carried out in Ardenvale, an inland city with a semi-arid climate, a mean annual rainfall of "
-        "412 mm and a pronounced dry season from May to October (Ardenvale Municipal Weather Service, 2021). "
-        "We monitored six rooftop systems between 1 November 2020 and 31 October 2021, ranging from 3.2 to 6.5 kWp "
-        "and installed at tilt angles between 8° and 15°. "
-        "Each system was fitted with a pair of reference modules of the same model as the array, mounted side by side "
-        "in the plane of the array. "
-        "One module of each pair was cleaned with deionised water every morning before 7:00 by a trained member of the "
-        "household, and the other was never cleaned during the study. "
-        "Short-circuit current and back-of-module temperature of both reference modules were logged every five "
-        "minutes.",
-    ]),
-    ("3.2 Data processing", [
-        "Data were screened to remove periods with plane-of-array irradiance below 300 W/m², shading, logger failures "
-        "and days on which the daily cleaning was not carried out, as recorded in a paper logbook. "
-        "After screening, 1,874 valid system-days remained out of a possible 2,190, or 85.6%. "
-        "The daily soiling ratio was computed as the median, over the valid five-minute intervals between 10:00 and "
-        "14:00, of the temperature-corrected short-circuit current of the soiled module divided by that of the clean "
-        "module (Fernández et al., 2016). "
-        "Soiling rates were estimated by robust linear regression of the soiling ratio against time within each dry "
-        "interval longer than 14 days, following Kimura and Adeyemi (2020).",
-    ]),
-    ("3.3 Cleaning cost model", [
-        "To estimate an economically optimal cleaning interval, we combined the measured dry-season soiling rate of each "
-        "system with its mean daily yield of 4.8 kWh per kWp and a household tariff of $0.25 per kWh. "
-        "The cost of a professional cleaning visit was taken as $20 per system, the median of quotes obtained from four "
-        "local providers. "
-        "For each system we computed the optimal interval as the square root of twice the cleaning cost divided by the "
-        "daily increase in the value of lost energy, and compared it with the observed gaps between effective rain "
-        "events, defined as days with more than 2 mm of rainfall.",
-    ]),
+    (
+        "3.1 Site and monitoring set-up",
+        [
+            "The study was carried out in Ardenvale, an inland city with a semi-arid climate, a mean annual rainfall of "
+            "412 mm and a pronounced dry season from May to October (Ardenvale Municipal Weather Service, 2021). "
+            "We monitored six rooftop systems between 1 November 2020 and 31 October 2021, ranging from 3.2 to 6.5 kWp "
+            "and installed at tilt angles between 8° and 15°. "
+            "Each system was fitted with a pair of reference modules of the same model as the array, mounted side by side "
+            "in the plane of the array. "
+            "One module of each pair was cleaned with deionised water every morning before 7:00 by a trained member of the "
+            "household, and the other was never cleaned during the study. "
+            "Short-circuit current and back-of-module temperature of both reference modules were logged every five "
+            "minutes.",
+        ],
+    ),
+    (
+        "3.2 Data processing",
+        [
+            "Data were screened to remove periods with plane-of-array irradiance below 300 W/m², shading, logger failures "
+            "and days on which the daily cleaning was not carried out, as recorded in a paper logbook. "
+            "After screening, 1,874 valid system-days remained out of a possible 2,190, or 85.6%. "
+            "The daily soiling ratio was computed as the median, over the valid five-minute intervals between 10:00 and "
+            "14:00, of the temperature-corrected short-circuit current of the soiled module divided by that of the clean "
+            "module (Fernández et al., 2016). "
+            "Soiling rates were estimated by robust linear regression of the soiling ratio against time within each dry "
+            "interval longer than 14 days, following Kimura and Adeyemi (2020).",
+        ],
+    ),
+    (
+        "3.3 Cleaning cost model",
+        [
+            "To estimate an economically optimal cleaning interval, we combined the measured dry-season soiling rate of each "
+            "system with its mean daily yield of 4.8 kWh per kWp and a household tariff of $0.25 per kWh. "
+            "The cost of a professional cleaning visit was taken as $20 per system, the median of quotes obtained from four "
+            "local providers. "
+            "For each system we computed the optimal interval as the square root of twice the cleaning cost divided by the "
+            "daily increase in the value of lost energy, and compared it with the observed gaps between effective rain "
+            "events, defined as days with more than 2 mm of rainfall.",
+        ],
+    ),
 ]
 
 RESULTS_1 = (
@@ -114,15 +121,24 @@ RESULTS_1 = (
 TABLE_1 = (
     "Table 1. Characteristics of the monitored systems, measured soiling rates, annual energy loss due to soiling "
     "and optimal dry-season cleaning interval.",
-    ["System", "Size (kWp)", "Tilt (°)", "Dry-season rate (%/day)", "Wet-season rate (%/day)",
-     "Annual loss (%)", "Optimal interval (days)"],
-    [["S1", "3.2", "10", "0.12", "0.03", "2.4", "93"],
-     ["S2", "4.0", "15", "0.09", "0.02", "1.8", "96"],
-     ["S3", "4.5", "8", "0.17", "0.05", "3.4", "66"],
-     ["S4", "6.5", "8", "0.22", "0.06", "4.3", "48"],
-     ["S5", "5.0", "12", "0.14", "0.03", "2.8", "69"],
-     ["S6", "3.6", "12", "0.16", "0.05", "3.1", "76"],
-     ["Mean", "4.5", "10.8", "0.15", "0.04", "3.0", "74.7"]],
+    [
+        "System",
+        "Size (kWp)",
+        "Tilt (°)",
+        "Dry-season rate (%/day)",
+        "Wet-season rate (%/day)",
+        "Annual loss (%)",
+        "Optimal interval (days)",
+    ],
+    [
+        ["S1", "3.2", "10", "0.12", "0.03", "2.4", "93"],
+        ["S2", "4.0", "15", "0.09", "0.02", "1.8", "96"],
+        ["S3", "4.5", "8", "0.17", "0.05", "3.4", "66"],
+        ["S4", "6.5", "8", "0.22", "0.06", "4.3", "48"],
+        ["S5", "5.0", "12", "0.14", "0.03", "2.8", "69"],
+        ["S6", "3.6", "12", "0.16", "0.05", "3.1", "76"],
+        ["Mean", "4.5", "10.8", "0.15", "0.04", "3.0", "74.7"],
+    ],
 )
 RESULTS_2 = (
     "Annual energy losses attributable to soiling ranged from 1.8% on system S2 to 4.3% on system S4, with a mean of "
@@ -149,7 +165,6 @@ DISCUSSION = [
     "light rain. "
     "This suggests that generic soiling figures published for a region may substantially misjudge the losses of "
     "individual rooftops.",
-
     "The economic analysis runs against common practice. "
     "Many installers in the region recommend monthly cleaning, yet our results show that for typical household "
     "systems this would cost more than the energy it recovers. "
@@ -158,7 +173,6 @@ DISCUSSION = [
     "Because the optimal interval scales with the inverse square root of system size and soiling rate, doubling "
     "either shortens it by only about 30%, so the decision depends more on site exposure than on fine-tuning the "
     "schedule.",
-
     "Our study has limitations. "
     "Reference modules measure short-circuit current, which responds to uniform soiling but may underestimate losses "
     "caused by localised deposits such as bird droppings, which can activate bypass diodes. "
@@ -224,8 +238,10 @@ def main():
         p.add_run(aff).font.superscript = True
         if i < len(AUTHORS) - 1:
             p.add_run(", ")
-    for tag, text in (("a", "Centre for Distributed Energy, Lowmoor University, Ardenvale"),
-                      ("b", "Department of Mechanical Engineering, Ardenvale Polytechnic, Ardenvale")):
+    for tag, text in (
+        ("a", "Centre for Distributed Energy, Lowmoor University, Ardenvale"),
+        ("b", "Department of Mechanical Engineering, Ardenvale Polytechnic, Ardenvale"),
+    ):
         q = doc.add_paragraph()
         q.paragraph_format.space_after = Pt(0)
         s = q.add_run(tag)
@@ -233,8 +249,9 @@ def main():
         r = q.add_run(text)
         r.font.size = Pt(9)
     q = doc.add_paragraph()
-    r = q.add_run("Correspondence: d.osei-mensah@lowmoor.example.edu · Received 14 March 2022 · "
-                  "Accepted 2 August 2022")
+    r = q.add_run(
+        "Correspondence: d.osei-mensah@lowmoor.example.edu · Received 14 March 2022 · Accepted 2 August 2022"
+    )
     r.font.size = Pt(9)
     r.italic = True
 

@@ -3,18 +3,21 @@
 Run with the project venv:  ../../../../../.venv/bin/python build_docx.py
 then convert:               soffice --headless --convert-to pdf article.docx
 """
+
 import datetime
 from pathlib import Path
 
 from docx import Document
 from docx.enum.table import WD_TABLE_ALIGNMENT
 from docx.enum.text import WD_ALIGN_PARAGRAPH
-from docx.shared import Pt, Cm
+from docx.shared import Cm, Pt
+
 
 HERE = Path(__file__).resolve().parent
 
-TITLE = ("Busca de jurisprudência em ementas de tribunais estaduais: "
-         "comparação entre recuperação lexical, densa e híbrida")
+TITLE = (
+    "Busca de jurisprudência em ementas de tribunais estaduais: comparação entre recuperação lexical, densa e híbrida"
+)
 AUTHORS = ["Mariana Coutinho Lessa", "Felipe Andrade Rangel", "Tatiane Moreira Quintela"]
 
 RESUMO = (
@@ -30,8 +33,10 @@ RESUMO = (
     "Os resultados indicam que a combinação de sinais lexicais e semânticos é uma alternativa de baixo custo para melhorar "
     "a busca de jurisprudência em português."
 )
-PALAVRAS = ("Palavras-chave: recuperação de informação; jurisprudência; BM25; recuperação densa; "
-            "processamento de linguagem natural.")
+PALAVRAS = (
+    "Palavras-chave: recuperação de informação; jurisprudência; BM25; recuperação densa; "
+    "processamento de linguagem natural."
+)
 
 ABSTRACT = (
     "Case-law search is a daily task for lawyers and court staff, yet the search engines offered by Brazilian state courts "
@@ -50,7 +55,6 @@ INTRO = [
     "localizar esses documentos com rapidez tem impacto direto na qualidade e na celeridade do trabalho. "
     "Os tribunais estaduais mantêm portais de consulta pública, mas a maioria opera com busca booleana ou por "
     "palavras-chave, exigindo que o usuário antecipe os termos exatos empregados pelo relator.",
-
     "Ementas de acórdãos apresentam características que dificultam a recuperação automática. "
     "São textos curtos e densos, marcados por enumerações em caixa alta, remissões a dispositivos legais e variações "
     "terminológicas: “dano moral”, “abalo extrapatrimonial” e “lesão à personalidade” podem designar a mesma tese. "
@@ -58,7 +62,6 @@ INTRO = [
     "Recuperadores densos, que representam consultas e documentos como vetores em um espaço semântico "
     "(KARPUKHIN et al., 2020), lidam melhor com paráfrases, porém tendem a perder precisão quando a consulta depende de "
     "números de artigos ou nomes próprios.",
-
     "A combinação de listas produzidas por sistemas de natureza distinta costuma superar cada sistema isoladamente "
     "(CORMACK; CLARKE; BUETTCHER, 2009), mas há poucas avaliações desse tipo para textos jurídicos em português, e as "
     "existentes utilizam coleções pequenas ou consultas geradas automaticamente. "
@@ -85,45 +88,57 @@ OBJETIVOS_FIM = (
 )
 
 METODO = [
-    ("Coleção de documentos", [
-        "A coleção foi formada por 182.416 ementas de acórdãos publicados entre janeiro de 2015 e dezembro de 2022 por "
-        "três tribunais de justiça estaduais, obtidas nos portais públicos de consulta de cada tribunal. "
-        "Foram mantidos apenas os acórdãos de apelação cível e de agravo de instrumento, que concentram a maior parte "
-        "das pesquisas realizadas por advogados. "
-        "As ementas têm, em média, 187 palavras, com desvio padrão de 96 palavras; o inteiro teor dos votos não foi "
-        "utilizado. "
-        "O pré-processamento limitou-se à remoção de cabeçalhos repetidos, à normalização de espaços e à conversão de "
-        "trechos em caixa alta para caixa mista, preservando acentos e a numeração de dispositivos legais.",
-    ]),
-    ("Consultas e julgamentos de relevância", [
-        "Doze profissionais, oito advogados e quatro servidores de defensoria pública, redigiram 150 consultas a partir "
-        "de casos reais de sua prática, sem acesso prévio à coleção. "
-        "Metade das consultas foi escrita em forma de palavras-chave, como habitualmente se faz nos portais dos "
-        "tribunais, e a outra metade em linguagem natural, descrevendo a situação de fato. "
-        "Para cada consulta, os dez primeiros documentos de cada sistema foram reunidos em um conjunto único (pooling) "
-        "e avaliados por dois anotadores em uma escala de três níveis: não relevante, parcialmente relevante e relevante. "
-        "A concordância entre anotadores, medida pelo kappa ponderado de Cohen, foi de 0,71, e as divergências foram "
-        "resolvidas por um terceiro anotador.",
-    ]),
-    ("Sistemas avaliados", [
-        "O BM25 foi executado com a biblioteca Pyserini (LIN et al., 2021), com analisador para português e parâmetros "
-        "k1 = 0,9 e b = 0,4. "
-        "O recuperador denso utilizou o modelo multilingual-e5-base (WANG et al., 2022), um codificador de sentenças "
-        "na linha do Sentence-BERT (REIMERS; GUREVYCH, 2019), sem ajuste fino, com as ementas truncadas em 512 tokens e "
-        "busca exata por similaridade de cosseno. "
-        "A abordagem híbrida combinou as 100 primeiras posições de cada sistema por fusão de ranques recíprocos, com a "
-        "constante k igual a 60. "
-        "Todos os experimentos foram realizados em um servidor com uma GPU de 24 GB, e a indexação densa da coleção "
-        "levou aproximadamente 41 minutos.",
-    ]),
-    ("Métricas", [
-        "A avaliação utilizou o nDCG@10 (JÄRVELIN; KEKÄLÄINEN, 2002) como métrica principal, atribuindo ganho 2 aos "
-        "documentos relevantes e ganho 1 aos parcialmente relevantes. "
-        "Também foram calculados a revocação nas 100 primeiras posições (R@100) e o MRR, considerando relevantes apenas "
-        "os documentos do nível mais alto. "
-        "As diferenças entre sistemas foram verificadas com o teste t pareado bilateral, com correção de Bonferroni "
-        "para as três comparações.",
-    ]),
+    (
+        "Coleção de documentos",
+        [
+            "A coleção foi formada por 182.416 ementas de acórdãos publicados entre janeiro de 2015 e dezembro de 2022 por "
+            "três tribunais de justiça estaduais, obtidas nos portais públicos de consulta de cada tribunal. "
+            "Foram mantidos apenas os acórdãos de apelação cível e de agravo de instrumento, que concentram a maior parte "
+            "das pesquisas realizadas por advogados. "
+            "As ementas têm, em média, 187 palavras, com desvio padrão de 96 palavras; o inteiro teor dos votos não foi "
+            "utilizado. "
+            "O pré-processamento limitou-se à remoção de cabeçalhos repetidos, à normalização de espaços e à conversão de "
+            "trechos em caixa alta para caixa mista, preservando acentos e a numeração de dispositivos legais.",
+        ],
+    ),
+    (
+        "Consultas e julgamentos de relevância",
+        [
+            "Doze profissionais, oito advogados e quatro servidores de defensoria pública, redigiram 150 consultas a partir "
+            "de casos reais de sua prática, sem acesso prévio à coleção. "
+            "Metade das consultas foi escrita em forma de palavras-chave, como habitualmente se faz nos portais dos "
+            "tribunais, e a outra metade em linguagem natural, descrevendo a situação de fato. "
+            "Para cada consulta, os dez primeiros documentos de cada sistema foram reunidos em um conjunto único (pooling) "
+            "e avaliados por dois anotadores em uma escala de três níveis: não relevante, parcialmente relevante e relevante. "
+            "A concordância entre anotadores, medida pelo kappa ponderado de Cohen, foi de 0,71, e as divergências foram "
+            "resolvidas por um terceiro anotador.",
+        ],
+    ),
+    (
+        "Sistemas avaliados",
+        [
+            "O BM25 foi executado com a biblioteca Pyserini (LIN et al., 2021), com analisador para português e parâmetros "
+            "k1 = 0,9 e b = 0,4. "
+            "O recuperador denso utilizou o modelo multilingual-e5-base (WANG et al., 2022), um codificador de sentenças "
+            "na linha do Sentence-BERT (REIMERS; GUREVYCH, 2019), sem ajuste fino, com as ementas truncadas em 512 tokens e "
+            "busca exata por similaridade de cosseno. "
+            "A abordagem híbrida combinou as 100 primeiras posições de cada sistema por fusão de ranques recíprocos, com a "
+            "constante k igual a 60. "
+            "Todos os experimentos foram realizados em um servidor com uma GPU de 24 GB, e a indexação densa da coleção "
+            "levou aproximadamente 41 minutos.",
+        ],
+    ),
+    (
+        "Métricas",
+        [
+            "A avaliação utilizou o nDCG@10 (JÄRVELIN; KEKÄLÄINEN, 2002) como métrica principal, atribuindo ganho 2 aos "
+            "documentos relevantes e ganho 1 aos parcialmente relevantes. "
+            "Também foram calculados a revocação nas 100 primeiras posições (R@100) e o MRR, considerando relevantes apenas "
+            "os documentos do nível mais alto. "
+            "As diferenças entre sistemas foram verificadas com o teste t pareado bilateral, com correção de Bonferroni "
+            "para as três comparações.",
+        ],
+    ),
 ]
 
 RESULTADOS_1 = (
@@ -133,21 +148,29 @@ RESULTADOS_1 = (
     "As diferenças entre o sistema híbrido e os demais foram estatisticamente significativas (p < 0,01), enquanto a "
     "diferença entre o BM25 e o recuperador denso não foi significativa no conjunto completo de consultas."
 )
-TABELA_1 = ("Tabela 1 – Desempenho dos sistemas nas 150 consultas",
-            ["Sistema", "nDCG@10", "R@100", "MRR"],
-            [["BM25", "0,534", "0,781", "0,602"],
-             ["Denso (multilingual-e5-base)", "0,497", "0,744", "0,571"],
-             ["Híbrido (RRF)", "0,612", "0,862", "0,683"]])
+TABELA_1 = (
+    "Tabela 1 – Desempenho dos sistemas nas 150 consultas",
+    ["Sistema", "nDCG@10", "R@100", "MRR"],
+    [
+        ["BM25", "0,534", "0,781", "0,602"],
+        ["Denso (multilingual-e5-base)", "0,497", "0,744", "0,571"],
+        ["Híbrido (RRF)", "0,612", "0,862", "0,683"],
+    ],
+)
 RESULTADOS_2 = (
     "A análise por tipo de consulta revela comportamentos opostos dos dois métodos de base (Tabela 2). "
     "Nas consultas por palavras-chave, o BM25 superou o recuperador denso em 0,119 ponto de nDCG@10, ao passo que nas "
     "consultas em linguagem natural o recuperador denso foi superior em 0,045 ponto. "
     "O sistema híbrido manteve desempenho estável nos dois grupos, com variação de apenas 0,010 ponto entre eles."
 )
-TABELA_2 = ("Tabela 2 – nDCG@10 por tipo de consulta",
-            ["Tipo de consulta", "BM25", "Denso", "Híbrido"],
-            [["Palavras-chave (n = 75)", "0,581", "0,462", "0,617"],
-             ["Linguagem natural (n = 75)", "0,487", "0,532", "0,607"]])
+TABELA_2 = (
+    "Tabela 2 – nDCG@10 por tipo de consulta",
+    ["Tipo de consulta", "BM25", "Denso", "Híbrido"],
+    [
+        ["Palavras-chave (n = 75)", "0,581", "0,462", "0,617"],
+        ["Linguagem natural (n = 75)", "0,487", "0,532", "0,607"],
+    ],
+)
 RESULTADOS_3 = (
     "Em 23 das 150 consultas, nenhum dos sistemas recuperou documento relevante entre as dez primeiras posições. "
     "A inspeção manual mostrou que 15 dessas consultas mencionavam súmulas ou temas repetitivos pelo número, informação "
@@ -162,13 +185,11 @@ DISCUSSAO = [
     "“venda casada” e “prática abusiva”. "
     "Em contrapartida, o mesmo modelo falhou em consultas com referências precisas, como “art. 1.003 do CPC "
     "tempestividade”, em que o BM25 recuperou os documentos corretos nas primeiras posições.",
-
     "Um aspecto relevante para a adoção prática é o custo. "
     "A fusão de ranques recíprocos não exige treinamento nem ajuste de pesos, e o acréscimo no tempo de resposta em "
     "relação ao BM25 isolado foi de cerca de 35 milissegundos por consulta, dominado pela codificação da consulta pelo "
     "modelo denso. "
     "Isso torna a abordagem viável mesmo para tribunais com infraestrutura modesta.",
-
     "Algumas limitações devem ser consideradas. "
     "A coleção abrange apenas três tribunais e dois tipos de recurso, e o modelo denso não foi ajustado ao domínio "
     "jurídico, o que provavelmente subestima seu potencial (SOUZA; NOGUEIRA; LOTUFO, 2020). "
@@ -183,7 +204,6 @@ CONSIDERACOES = [
     "consulta, superando tanto o BM25 quanto o recuperador denso sem necessidade de treinamento adicional. "
     "Conclui-se que os portais de consulta dos tribunais podem obter ganhos expressivos de qualidade incorporando um "
     "componente semântico à busca lexical já existente, em vez de substituí-la.",
-
     "Como trabalhos futuros, pretende-se ajustar o modelo denso com pares de consulta e ementa do próprio domínio e "
     "estender a avaliação ao inteiro teor dos votos.",
 ]
@@ -270,10 +290,12 @@ def main():
         sup.font.superscript = True
         if i < len(AUTHORS) - 1:
             p.add_run(", ")
-    for line in ("1 Programa de Pós-Graduação em Computação, Universidade Federal do Litoral Fluminense, "
-                 "Campos Altos, RJ, Brasil",
-                 "2 Laboratório de Informática Jurídica, Instituto Tecnológico de Campos Altos, RJ, Brasil",
-                 "Contato: mariana.lessa@uflf.example.br · Recebido em 15/01/2024 · Aceito em 04/03/2024"):
+    for line in (
+        "1 Programa de Pós-Graduação em Computação, Universidade Federal do Litoral Fluminense, "
+        "Campos Altos, RJ, Brasil",
+        "2 Laboratório de Informática Jurídica, Instituto Tecnológico de Campos Altos, RJ, Brasil",
+        "Contato: mariana.lessa@uflf.example.br · Recebido em 15/01/2024 · Aceito em 04/03/2024",
+    ):
         q = doc.add_paragraph()
         q.alignment = WD_ALIGN_PARAGRAPH.CENTER
         q.paragraph_format.space_after = Pt(0)
