@@ -1,19 +1,20 @@
 """rqrag review "TOPIC" --index LIBRARY [--database_url URL] [--k 30] [--per_document 5] [--out DIR]
                       [--language en|pt] [--llm_base_url URL] [--llm_model NAME] [--serve_model MODEL]
-                      [--retrieval_mode bm25|dense|hybrid] [--config YAML]
+                      [--retrieval_mode bm25|dense|hybrid] [--per_field 1] [--config YAML]
 
-    rqrag review "notas" --index meus_artigos --language pt             # a local model is started for the run
+    rqrag review "avaliação de RAG" --index meus_artigos --language pt          # extractive: no model started
     rqrag review "notas" --index meus_artigos --database_url postgresql://localhost/rqrag
     rqrag review "query refinement for retrieval-augmented generation" --index indexes/my_papers \\
         --llm_base_url https://api.openai.com/v1 --llm_model gpt-4o-mini --out runs/review
 
 A literature review of your own documents: the top `k` chunks of a library (`rqrag docs add`: a folder, or
 PostgreSQL + pgvector with `--database_url`) or of an index (`rqrag index build`) for the topic, grouped by
-document (at most `per_document` chunks each), and for every document a chat LLM's summary, objectives,
-conclusions and relevance to the topic (high / medium / low / none, with the reason), each field checked against
-the document's excerpts, or quoted from them with its page where the model's text fails the check. Without
-`--llm_base_url` the LLM is `--serve_model`, started on this machine for the run. Writes review.md, review.json
-and resolved_config.yaml to `--out`. How: `rqrag.inference.review` (run.py, reviewer.py, check.py).
+document. A scientific article is read whole, by its sections: its title, authors and year, and its objective,
+method, data, main result and conclusion, each quoted from the right section with its page; other documents get a
+summary, objectives and conclusions quoted from their excerpts. With `--llm_base_url` (or `--serve_model`, started
+on this machine for the run) a chat model's text replaces a quote only where it passes the check (no invented word,
+repeated bullet or cut line). Writes review.md (with a comparison table), review.json, articles.bib, articles.csv
+and resolved_config.yaml to `--out`. How: `rqrag.inference.review` (run.py, article_review.py, field_check.py).
 """
 
 from __future__ import annotations
