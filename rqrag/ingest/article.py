@@ -181,7 +181,7 @@ def read_article(data: bytes, kind: str, name: str, pages: Sequence) -> Article 
     front = sections[0] if sections and sections[0].kind == "other" else None
     title = _title(hints, front, name)
     authors = hints.authors or _authors(hints.front or [t for _, t in (front.paragraphs if front else [])], title)
-    year = hints.year or _year(hints.front + [t for _, t in (front.paragraphs if front else [])][:8])
+    year = hints.year or _year(hints.masthead + hints.front + [t for _, t in (front.paragraphs if front else [])][:8])
     return Article(title, authors, year, [s for s in kept if s.kind not in ("keywords",)], references)
 
 

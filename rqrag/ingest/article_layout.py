@@ -18,6 +18,7 @@ told by the format, not by its words alone ("Resultados" can open a sentence's l
 from __future__ import annotations
 
 import io
+import logging
 import re
 import statistics
 from collections import Counter
@@ -26,6 +27,7 @@ from dataclasses import dataclass, field
 from rqrag.text_quality import fold
 
 
+logger = logging.getLogger(__name__)
 YEAR = re.compile(r"\b(19[5-9]\d|20[0-4]\d)\b")
 MAX_HEADING_WORDS = 14  # a longer line is a sentence, whatever its font
 
@@ -38,8 +40,10 @@ class LayoutHints:
     title: str | None = None
     authors: list[str] = field(default_factory=list)
     year: int | None = None
-    # Lines of page 1 set apart from the body (PDF: between the title and the first heading): authors, affiliations.
+    # Lines of page 1 under the title (PDF): authors, affiliations, dates, superscript marks dropped.
     front: list[str] = field(default_factory=list)
+    # Lines of page 1 above the title (PDF): a journal's masthead, where the year often is, never the authors.
+    masthead: list[str] = field(default_factory=list)
 
 
 def heading_key(line: str) -> str:
@@ -57,7 +61,9 @@ def layout_hints(data: bytes, kind: str) -> LayoutHints:
         return LayoutHints()
     try:
         return reader(data)
-    except Exception:  # noqa: BLE001 - structure is a bonus: the text was already extracted by the ingestion
+    except Exception as error:  # noqa: BLE001 - structure is a bonus: the text was already extracted
+        logger.warning("the %s's layout could not be read (%s: %s); headings by their names only", kind,
+                       type(error).__name__, error)  # fmt: skip
         return LayoutHints()
 
 
@@ -137,6 +143,7 @@ def _plain(text: str) -> str:
 class _Line:
     page: int
     text: str
+    plain: str  # the text without its superscripts (affiliation marks: "Osei-Mensah", not "Osei-Mensaha")
     size: float  # median font size of its characters, in points
     bold: bool  # nearly all its letters are in a bold face
     top: float  # its height on the page (PDF units, from the bottom)
@@ -170,9 +177,12 @@ def _pdf(data: bytes) -> LayoutHints:
         larger = line.size >= body + 0.9
         if larger or (line.bold and line.size >= body - 0.5):
             hints.headings.setdefault(heading_key(line.text), 1 if line.size >= body + 1.9 else 2)
-    # Page 1 around the title: a journal line with the year above it; authors, affiliations, a date under it.
+    # Page 1 around the title: a journal's masthead with the year above it; authors, affiliations, a date under it.
     if hints.title:
-        hints.front = [line.text for line in first_page if line.size < largest - 0.5][:20]
+        title_bottom = min(line.top for line in first_page if line.size >= largest - 0.5)
+        rest = [line for line in first_page if line.size < largest - 0.5]
+        hints.front = [line.plain for line in rest if line.top < title_bottom][:20]
+        hints.masthead = [line.plain for line in rest if line.top > title_bottom][:10]
     return hints
 
 
@@ -207,9 +217,12 @@ def _pdf_lines(data: bytes) -> list[_Line]:
                         sum(w >= 600 for w in weights) >= 0.9 * len(weights) or (bold_by_name and all(names))
                     )
                     box = textpage.get_charbox(chars[0])
-                    out.append(
-                        _Line(index + 1, " ".join(raw.split()), round(statistics.median(sizes), 1), bold, box[3])
-                    )
+                    median = statistics.median(sizes)
+                    # superscripts are set smaller than their line: affiliation marks after a name
+                    kept = {i for i, size in zip(chars, sizes) if size >= 0.8 * median}
+                    plain = "".join(c for i, c in enumerate(raw, start) if i in kept or c.isspace())
+                    shown, plain = " ".join(raw.split()), " ".join(plain.split())
+                    out.append(_Line(index + 1, shown, plain, round(median, 1), bold, box[3]))
                 start = end + 2  # the "\r\n" PDFium generates between lines
             textpage.close()
             page.close()
