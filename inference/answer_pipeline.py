@@ -41,6 +41,7 @@ from rqrag.inference.decoding.config import DecodeConfig, quotes_only
 from rqrag.inference.decoding.search_first import not_found_message, nothing_found_message, search_question_first
 from rqrag.inference.decoding.tree import Question, QuestionResult
 from rqrag.inference.grounding import (
+    COULD_NOT_SEARCH,
     NO_ANSWER,
     NO_ANSWER_MESSAGES,
     NOT_FOUND,
@@ -53,7 +54,7 @@ from rqrag.inference.grounding import (
     trajectory_hits,
 )
 from rqrag.languages import question_language
-from rqrag.retrieval.base import Hit, Retriever
+from rqrag.retrieval.base import Hit, Retriever, RetrieverError
 
 
 logger = logging.getLogger(__name__)
@@ -145,6 +146,7 @@ class Prepared:
     question: Question
     language: str
     outside: str | None = None  # the not-found message, when the question is outside the documents
+    outside_kind: str = NOT_FOUND  # NO_ANSWER when `outside` says the sources could not be searched
     seconds: float = 0.0
     searched: list[Hit] = field(default_factory=list)  # the question's own search, when the tree did not make it
 
@@ -234,10 +236,8 @@ class AnswerPipeline:
             outside = not_found_message(source.library, q.text) if source.library and source.not_found else None
             prepared.append(Prepared(dataclasses.replace(q, language=language), language, outside))
         if settings.search_first:
-            asked = [p.question for p in prepared if p.outside is None]
-            searched = {
-                q.qid: q for q in search_question_first(source.retriever, asked, settings.decode.docs_per_search)
-            }
+            asked = [p for p in prepared if p.outside is None]
+            searched = {q.qid: q for q in self._search_first(asked, source, settings)}
             for p in prepared:
                 if p.question.qid in searched:
                     p.question = searched[p.question.qid]
@@ -270,7 +270,7 @@ class AnswerPipeline:
                     p.question.qid,
                     p.question.text,
                     p.outside,
-                    NOT_FOUND,
+                    p.outside_kind,
                     p.language,
                     strategy=settings.decode.strategy,
                     timings={"retrieval_seconds": round(p.seconds, 3)},
@@ -321,14 +321,29 @@ class AnswerPipeline:
 
     # ---------------------------------------------------------------------------------------- helpers
 
+    def _search_first(self, asked: Sequence[Prepared], source: EvidenceSource, settings) -> list[Question]:
+        """The questions searched with their own words (one batched call). A retriever that fails (offline, a
+        database gone, a timeout) answers each question that the sources could not be searched, in its language,
+        labelled no_answer: a 200 that says so, never an error for the whole batch."""
+        try:
+            return search_question_first(
+                source.retriever, [p.question for p in asked], settings.decode.docs_per_search
+            )
+        except RetrieverError as error:
+            reason = str(error).split(":")[0].strip() or "the search failed"  # hosts and errnos are not for a reader
+            logger.warning("the question's own search failed for %d question(s): %s", len(asked), error)
+            for p in asked:
+                template = COULD_NOT_SEARCH.get(p.language, COULD_NOT_SEARCH["en"])
+                p.outside, p.outside_kind = template.format(reason=reason), NO_ANSWER
+            return []
+
     def _searched(self, prepared: Sequence[Prepared], source: EvidenceSource, settings) -> list[Prepared]:
         """The extractive answerer reads the question's own search: made here if `prepare` did not."""
         bare = [p for p in prepared if p.outside is None and not p.question.steps]
         if bare:
-            k = settings.decode.docs_per_search
-            found = {q.qid: q for q in search_question_first(source.retriever, [p.question for p in bare], k)}
+            found = {q.qid: q for q in self._search_first(bare, source, settings)}
             for p in bare:
-                p.question = found[p.question.qid]
+                p.question = found.get(p.question.qid, p.question)
         return list(prepared)
 
     def _search_for_reader(self, todo: Sequence[Prepared], source: EvidenceSource, settings) -> None:

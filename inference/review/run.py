@@ -107,7 +107,12 @@ def run_review(
             if source.library is not None:
                 stack.callback(source.library.close)
         report("searching", 0, 1)
-        hits = source.retriever.search(topic, k=config.k)
+        from rqrag.retrieval.base import RetrieverError
+
+        try:
+            hits = source.retriever.search(topic, k=config.k)
+        except RetrieverError as error:  # said as a reason, never a traceback (hosts and paths left out)
+            raise ReviewFailed(f"could not search {source.label}: {str(error).split(':')[0]}") from None
         if not hits:  # said before any model is started
             raise ReviewFailed(f"nothing in {source.label} matches {topic!r}")
         extras = hit_extras(hits, source.index_dir)

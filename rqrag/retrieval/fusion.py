@@ -13,10 +13,14 @@ score in place of the source's own.
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Sequence
 from dataclasses import replace
 
-from rqrag.retrieval.base import Hit, Retriever, check_qids
+from rqrag.retrieval.base import Hit, Retriever, RetrieverError, check_qids
+
+
+logger = logging.getLogger(__name__)
 
 
 DEFAULT_RRF_K = 60
@@ -106,8 +110,18 @@ class FusedRetriever:
         return self.batch_search([query], k=k, qids=None if qid is None else [qid])[0]
 
     def batch_search(self, queries: Sequence[str], k: int = 3, qids: Sequence[str] | None = None) -> list[list[Hit]]:
-        """One batched call per source, then fusion per query. Hit scores are the RRF scores."""
+        """One batched call per source, then fusion per query. Hit scores are the RRF scores. A source that fails
+        (`RetrieverError`: offline, a database gone) is left out and the others answer; only when every source
+        fails does the search fail, with the first source's error."""
         check_qids(queries, qids)
         depth = fusion_depth(k, self.depth)
-        per_source = [r.batch_search(queries, k=depth, qids=qids) for r in self.retrievers]
+        per_source, errors = [], []
+        for retriever in self.retrievers:
+            try:
+                per_source.append(retriever.batch_search(queries, k=depth, qids=qids))
+            except RetrieverError as error:
+                logger.warning("fused search without %s: %s", retriever.name, error)
+                errors.append(error)
+        if not per_source:
+            raise errors[0]
         return [fuse_hits([results[i] for results in per_source], k, self.rrf_k) for i in range(len(queries))]
