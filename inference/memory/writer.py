@@ -132,7 +132,9 @@ _FIRST_PERSON = re.compile(
 _UPPER_I = re.compile(r"\bI\b")
 _PT_VERB_OPENING = re.compile(
     r"^(?:não\s+|nunca\s+|também\s+|já\s+)?(?:sou|estou|tenho|prefiro|moro|trabalho|estudo|vou|gosto|"
-    r"pretendo|planejo|decidi|comecei|mudei|uso|costumo|faço|fiz|terminei|morei|nasci)\b",
+    r"pretendo|planejo|decidi|comecei|mudei|uso|costumo|faço|fiz|terminei|morei|nasci|fui|tive|estive|comi|"
+    # the first person of the past tense of -ar verbs ("instalei", "paguei", "comprei"), "lei"/"rei" too short
+    r"bebi|vendi|parti|assisti|perdi|recebi|escrevi|[a-zà-ú]{3,}ei)\b",
     re.IGNORECASE,
 )
 # Sentences that ask or request rather than state, even in the first person ("eu quero saber ...").
@@ -149,7 +151,6 @@ _WANTS_TO_KNOW = re.compile(
     r"\bI\s+wonder\b",
     re.IGNORECASE,
 )
-_SENTENCE = re.compile(r"[^.!?\n]+[.!?]*")
 _RULE_PREFIX = {"pt": "O usuário disse: ", "en": "The user said: "}
 
 
@@ -190,11 +191,24 @@ _NEEDS = re.compile(
 )
 
 
+def _sentences(text: str) -> list[str]:
+    """The sentences of a message; a decimal, a version or an amount ("10.15", "2.24.1", "R$ 3,50") ends none."""
+    from rqrag.sentences import split_sentences
+
+    return [s.strip() for s in split_sentences(text or "") if s.strip()]
+
+
+def asks_something(message: str) -> bool:
+    """Whether any sentence of `message` is a question or a request: "Tenho um Mac com macOS anterior ao 10.15.
+    Posso usar o LTSP?" tells its first sentence only to ask the second, and is not a memory."""
+    return any(s.endswith("?") or _REQUEST.match(s) or _WANTS_TO_KNOW.search(s) for s in _sentences(message))
+
+
 def just_telling(message: str) -> bool:
     """Whether `message` only tells something about the user — every sentence a first-person statement, none a
     question, a request, a need or a wish ("Meu cachorro se chama Bolinha.", "Ontem à noite jantei com a Marta.").
     Such a message wants to be heard and remembered, not answered from documents."""
-    sentences = [s.strip() for s in _SENTENCE.findall(message or "") if s.strip()]
+    sentences = _sentences(message)
     return bool(sentences) and not _NEEDS.search(message) and all(_is_statement_about_self(s) for s in sentences)
 
 
@@ -208,9 +222,10 @@ def strip_rule_prefix(description: str) -> str:
 
 
 def rule_decision(question: str, language: str = "pt", error: str | None = None) -> MemoryDecision:
-    """Remember the user's first-person statements, quoted: "O usuário disse: moro em Recife e prefiro Python."."""
-    statements = [s.strip() for s in _SENTENCE.findall(question or "") if _is_statement_about_self(s)]
-    if not statements:
+    """Remember the user's first-person statements, quoted: "O usuário disse: moro em Recife e prefiro Python.".
+    A message that asks something is a question, whatever first-person clause opens it: nothing is remembered."""
+    statements = [s for s in _sentences(question) if _is_statement_about_self(s)]
+    if not statements or asks_something(question):
         return MemoryDecision(False, "", "rule", error)
     said = " ".join(statements).rstrip(" .!;,") + "."
     prefix = _RULE_PREFIX.get(language, _RULE_PREFIX["en"])
@@ -225,8 +240,8 @@ async def decide_memory_async(question: str, answer: str, *, client=None, langua
     for a model failure: a memory that could not be decided must not cost the user their answer."""
     if language not in ANSWER_LANGUAGES:
         language = "en"
-    if client is None:
-        return rule_decision(question, language)
+    if client is None or asks_something(question):
+        return rule_decision(question, language)  # a question is never a memory, whoever would judge it
     try:
         return await _ask_model(client, question, answer, language)
     except MalformedDecision as error:
