@@ -42,10 +42,26 @@ def test_build_bm25_index_writes_the_layout_and_loads(tmp_path):
     )
 
 
-def test_missing_mode_and_unknown_mode_are_clear_errors(tmp_path):
+def test_an_index_with_fewer_modes_searches_those_and_says_which(tmp_path, caplog, capsys):
+    """Issue 45: `rqrag index build --modes bm25`, then the default (hybrid) search stopped on the missing dense
+    side. It searches what the index has, says so in the log, and `rqrag search` prints the mode it searched."""
+    from rqrag.commands import search
+
     index = CorpusIndex.build(DOCS, tmp_path / "idx", modes=["bm25"], show_progress=False)
+    with caplog.at_level("WARNING"):
+        for asked in ("hybrid", "dense"):
+            retriever = index.retriever(asked)
+            assert retriever.search_mode == "bm25"
+            assert retriever.search("highest mountain", k=1)[0].docid == "d-everest"
+    assert "has ['bm25'] only: searching bm25 instead of hybrid" in caplog.text
+    assert search.main(["highest mountain", "--index", str(tmp_path / "idx"), "--k", "1"]) == 0
+    assert "(bm25, " in capsys.readouterr().out
     with pytest.raises(RetrieverError, match="built without 'dense'"):
-        index.retriever("hybrid")
+        index.dense()  # asking for the side itself is still an error
+
+
+def test_unknown_mode_is_a_clear_error(tmp_path):
+    index = CorpusIndex.build(DOCS, tmp_path / "idx", modes=["bm25"], show_progress=False)
     with pytest.raises(ValueError, match="unknown search mode"):
         index.retriever("splade")
     with pytest.raises(ValueError, match="subset"):

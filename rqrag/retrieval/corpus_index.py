@@ -202,15 +202,38 @@ class CorpusIndex:
             )
         return self._dense
 
-    def retriever(self, mode: str = "hybrid", *, rrf_k: int | None = None, depth: int | None = None) -> Retriever:
-        """A retriever over this index: "bm25", "dense", or "hybrid" (RRF of both)."""
-        if check_search_mode(mode) == "bm25":
-            return self.bm25()
-        if mode == "dense":
-            return self.dense()
-        from rqrag.retrieval.hybrid import DEFAULT_RRF_K, HybridRetriever
+    def searchable_mode(self, mode: str) -> str:
+        """The mode a search asking for `mode` gets from this index: `mode` when the index has it; else what the
+        index has ("hybrid" on a BM25-only index searches BM25), logged once so the user knows."""
+        check_search_mode(mode)
+        has = {m for m in ("bm25", "dense") if m in self.modes}
+        wanted = {"bm25", "dense"} if mode == "hybrid" else {mode}
+        if wanted <= has:
+            return mode
+        got = "hybrid" if has == {"bm25", "dense"} else next(iter(has))
+        logger.warning(
+            "the index at %s has %s only: searching %s instead of %s (`rqrag index build --modes bm25,dense` for both)",
+            self.directory, sorted(has), got, mode,
+        )  # fmt: skip
+        return got
 
-        return HybridRetriever(self.bm25(), self.dense(), rrf_k=rrf_k or DEFAULT_RRF_K, depth=depth)
+    def retriever(self, mode: str = "hybrid", *, rrf_k: int | None = None, depth: int | None = None) -> Retriever:
+        """A retriever over this index: "bm25", "dense", or "hybrid" (RRF of both); an index built with fewer
+        modes answers with those (`searchable_mode`), and the retriever's `search_mode` says which."""
+        mode = self.searchable_mode(mode)
+        if mode == "bm25":
+            retriever = self.bm25()
+        elif mode == "dense":
+            retriever = self.dense()
+        else:
+            from rqrag.retrieval.hybrid import DEFAULT_RRF_K, HybridRetriever
+
+            retriever = HybridRetriever(self.bm25(), self.dense(), rrf_k=rrf_k or DEFAULT_RRF_K, depth=depth)
+        try:
+            retriever.search_mode = mode
+        except AttributeError:  # a retriever with slots keeps its own name of what it searches
+            pass
+        return retriever
 
     def _require_mode(self, mode: str) -> None:
         if mode not in self.modes:
