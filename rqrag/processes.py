@@ -7,7 +7,9 @@ One helper for every server rq-rag starts on this machine — the vLLM OpenAI-co
         httpx.get(f"{proc.root_url}/health")
 
 The process runs in its own session (process group), so `stop()` signals the server and every worker it forked
-(vLLM's engine core and CPU worker among them) at once: SIGTERM, then SIGKILL after `stop_timeout` s. Output goes
+(vLLM's engine core and CPU worker among them) at once: SIGTERM, then SIGKILL after `stop_timeout` s. It is started
+through `rqrag.child_launcher`, so it also gets SIGTERM when this process dies without stopping it (SIGKILL, a test
+runner's timeout): no server is left behind holding a core. Output goes
 to a log file, never a pipe, so a chatty server cannot block on a full pipe; errors quote the log's tail.
 """
 
@@ -18,6 +20,7 @@ import os
 import signal
 import socket
 import subprocess
+import sys
 import time
 import urllib.error
 import urllib.request
@@ -117,6 +120,12 @@ class ServerProcess:
         self.stop()
 
 
+def with_parent_death(command: Sequence[str]) -> list[str]:
+    """`command` run through `rqrag.child_launcher`, so that it gets SIGTERM when this process dies, even by
+    SIGKILL (the parent-death signal survives exec); a Python script run by this interpreter."""
+    return [sys.executable, "-m", "rqrag.child_launcher", "--parent", str(os.getpid()), "--", *command]
+
+
 def start_server_process(
     command: Sequence[str],
     *,
@@ -143,7 +152,7 @@ def start_server_process(
     log_file.write(("$ " + " ".join(command) + "\n").encode())
     started = time.monotonic()
     process = subprocess.Popen(
-        list(command),
+        with_parent_death(command),
         stdin=subprocess.DEVNULL,
         stdout=log_file,
         stderr=subprocess.STDOUT,

@@ -91,6 +91,7 @@ class LocalPostgres:
         self.delete_on_stop = delete_on_stop
         self.settings = dict(settings or {})
         self._server: PostgresServer | None = None
+        self._watchdog: subprocess.Popen | None = None
 
     @property
     def url(self) -> str:
@@ -114,6 +115,8 @@ class LocalPostgres:
         if self.settings:
             self._apply_settings()
         logger.info("local PostgreSQL running over %s at %s", self.data_dir, self.url)
+        if not self.keep_running:
+            self._watchdog = _watch(self.data_dir)
         check_pgvector_available(self.url)
         return self.url
 
@@ -138,6 +141,10 @@ class LocalPostgres:
     def stop(self) -> None:
         """Stop the server (a fast shutdown: open transactions are rolled back) unless `keep_running`."""
         server, self._server = self._server, None
+        watchdog, self._watchdog = self._watchdog, None
+        if watchdog is not None:
+            watchdog.kill()  # stopped here, not by the watchdog
+            watchdog.wait()
         if server is not None and not self.keep_running:
             server.cleanup()
 
@@ -149,6 +156,17 @@ class LocalPostgres:
         self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
     ) -> None:
         self.stop()
+
+
+def _watch(data_dir: Path) -> subprocess.Popen:
+    """A watchdog that stops the server over `data_dir` when this process dies without stopping it (SIGKILL, a
+    test runner's timeout): PostgreSQL daemonizes, so it would otherwise outlive us (`rqrag.child_launcher`)."""
+    import shlex
+    import sys
+
+    stop = shlex.join([sys.executable, "-m", "rqrag.retrieval.postgres_server", "stop", "--data-dir", str(data_dir)])
+    command = [sys.executable, "-m", "rqrag.child_launcher", "--parent", str(os.getpid()), "--on_parent_death", stop]
+    return subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, start_new_session=True)
 
 
 def check_pgvector_available(url: str) -> None:
