@@ -109,3 +109,30 @@ def words_docx(uncompressed_bytes: int, seed: int = 0) -> bytes:
         size += len(parts[-1])
     parts.append(BODY_END)
     return docx_of(deflated(b"".join(parts)))
+
+
+def pdf_bomb(inflated_bytes: int) -> bytes:
+    """A valid one-page PDF whose content stream is deflated twice (/Filter [/FlateDecode /FlateDecode]) and inflates
+    to `inflated_bytes` of spaces (whitespace, valid content): ~2 GB in a file of a few kB. Built without holding the
+    inflated bytes: the first layer is compressed 16 MB at a time."""
+    first = zlib.compressobj(9)
+    block, layer = b" " * (16 << 20), []
+    for _ in range(inflated_bytes // len(block)):
+        layer.append(first.compress(block))
+    layer.append(first.flush())
+    stream = zlib.compress(b"".join(layer), 9)
+    objects = [
+        b"<< /Type /Catalog /Pages 2 0 R >>",
+        b"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
+        b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 4 0 R >>",
+        b"<< /Length %d /Filter [/FlateDecode /FlateDecode] >>\nstream\n" % len(stream) + stream + b"\nendstream",
+    ]
+    out, offsets = bytearray(b"%PDF-1.7\n"), []
+    for number, body in enumerate(objects, start=1):
+        offsets.append(len(out))
+        out += b"%d 0 obj\n" % number + body + b"\nendobj\n"
+    xref = len(out)
+    out += b"xref\n0 %d\n0000000000 65535 f \n" % (len(objects) + 1)
+    out += b"".join(b"%010d 00000 n \n" % offset for offset in offsets)
+    out += b"trailer\n<< /Size %d /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n" % (len(objects) + 1, xref)
+    return bytes(out)

@@ -244,3 +244,58 @@ def test_a_library_the_server_cannot_write_is_a_503_without_server_paths(make_ap
             # Reading still works: the document is listed as before.
             assert [d["doc_id"] for d in client.get("/v1/documents").json()["data"]] == [doc_id]
         assert client.delete(f"/v1/documents/{doc_id}").status_code == 204  # the fault gone, the same call works
+
+
+# ------------------------------------------------------------------------------------------------ PDF bombs
+
+
+def test_a_pdf_that_inflates_to_gigabytes_is_refused_at_upload_within_seconds(make_app):
+    """Issue 45: a PDF of a few kB whose stream inflates to 2 GB was caught only by the chunk cap, after extraction.
+    It is now a 413 before any reader inflates it, in seconds and without holding the inflated bytes."""
+    from hostile_files import pdf_bomb
+
+    data = pdf_bomb(2 << 30)
+    assert len(data) < 500_000
+    app, service, _ = make_app(ingest=False)
+    client = TestClient(app)
+    started = time.monotonic()
+    response = upload(client, data, "relatorio.pdf")
+    seconds = time.monotonic() - started
+    assert response.status_code == 413, response.text
+    error = response.json()["error"]
+    assert error["code"] == "compression_ratio" and "relatorio.pdf" in error["message"], error
+    assert seconds < 10 and len(service.queue) == 0
+
+
+def test_the_pdf_check_holds_memory_bounded_and_passes_real_pdfs(tmp_path):
+    """Peak RSS of the check alone, in a fresh process, on a 2 GB bomb; and the shipped PDFs pass it."""
+    import subprocess
+    import sys
+
+    from hostile_files import pdf_bomb
+
+    from rqrag.ingest.limits import IngestLimits, check_pdf_streams
+
+    bomb = tmp_path / "bomb.pdf"
+    bomb.write_bytes(pdf_bomb(2 << 30))
+    code = (
+        "import resource, sys, time\n"
+        "from rqrag.ingest.limits import IngestLimits, check_pdf_streams\n"
+        "from rqrag.ingest.extract import IngestError\n"
+        "before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss\n"
+        "t = time.monotonic()\n"
+        "try:\n    check_pdf_streams(open(sys.argv[1], 'rb').read(), 'bomb.pdf', IngestLimits())\n"
+        "except IngestError as e:\n    print(e.reason)\n"
+        "print(before, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss, round(time.monotonic() - t, 2))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code, str(bomb)], capture_output=True, text=True, check=True)
+    reason, sizes = out.stdout.split("\n", 1)
+    before_kb, peak_kb, seconds = sizes.split()
+    print(f"pdf bomb check: {reason}, peak RSS {int(peak_kb) / 1024:.0f} MB ({int(before_kb) / 1024:.0f} MB before), "
+          f"{seconds} s")  # fmt: skip
+    assert reason == "compression_ratio" and int(peak_kb) - int(before_kb) < 64 * 1024 and float(seconds) < 10
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1] / "tests" / "data"
+    for pdf in [*root.glob("heldout_pt/*.pdf"), *root.glob("articles/*/*/*.pdf"), *root.glob("second_pt/*.pdf")]:
+        check_pdf_streams(pdf.read_bytes(), pdf.name, IngestLimits())  # raises if a real PDF were judged a bomb

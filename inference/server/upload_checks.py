@@ -37,11 +37,13 @@ def precheck(data: bytes, name: str, limits: IngestLimits | None = None) -> str:
     """The file's kind, or an `IngestError` for what can be told quickly: wrong type, an archive over `limits`
     (a zip bomb), encrypted/damaged/empty PDF."""
     from rqrag.ingest.extract import detect_kind
-    from rqrag.ingest.limits import check_archive
+    from rqrag.ingest.limits import check_archive, check_pdf_streams
 
     kind = detect_kind(data, name)
     if limits is not None:
         check_archive(data, name, limits)
+        if kind == "pdf":
+            check_pdf_streams(data, name, limits)  # before any reader inflates a bomb
     if kind == "pdf":
         _precheck_pdf(data, name)
     return kind

@@ -24,6 +24,7 @@ from __future__ import annotations
 import io
 import re
 import zipfile
+import zlib
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -119,4 +120,78 @@ def check_chunk_count(count: int, name: str, limits: IngestLimits, *, estimated:
             TOO_MANY_CHUNKS,
             f"{name} {makes} chunks, more than the {limits.max_chunks:,} a document may have here; "
             "split it into smaller files",
+        )
+
+
+# --------------------------------------------------------------------------------------------------- PDF
+
+# A PDF's streams are inflated by its reader while it extracts the text, and a few hundred kB can inflate to
+# gigabytes (a stream deflated twice: /Filter [/FlateDecode /FlateDecode]). `check_pdf_streams` inflates every Flate
+# stream here first, 1 MiB at a time and keeping none of it, and stops as soon as the file is judged: bounded memory,
+# and at most `PDF_INFLATE_BUDGET` bytes of work however large the bomb.
+_STREAM = re.compile(rb"stream\r?\n")
+_FILTERS = re.compile(rb"/Filter\s*(\[[^\]]*\]|/\w+)")
+_INFLATE_STEP = 1 << 20
+PDF_RATIO_FLOOR = 50 * 1024 * 1024  # a PDF inflating to less than this is never judged by its ratio
+
+
+def _inflated_size(raw: bytes, layers: int, budget: int) -> int:
+    """How many bytes `raw` inflates to through `layers` Flate layers, counting at most `budget` (then stops)."""
+    decoders = [zlib.decompressobj() for _ in range(layers)]
+    total = 0
+
+    def feed(level: int, data: bytes) -> None:
+        nonlocal total
+        decoder = decoders[level]
+        while data and total <= budget:
+            out = decoder.decompress(data, _INFLATE_STEP)
+            data = decoder.unconsumed_tail
+            if level + 1 < layers:
+                feed(level + 1, out)
+            else:
+                total += len(out)
+            if not out and not data:
+                break
+
+    try:
+        for start in range(0, len(raw), _INFLATE_STEP):
+            feed(0, raw[start : start + _INFLATE_STEP])
+            if total > budget:
+                break
+    except zlib.error:
+        pass  # not (all) Flate after all, or damaged: the reader judges it
+    return total
+
+
+def check_pdf_streams(data: bytes, name: str, limits: IngestLimits) -> None:
+    """Refuse a PDF whose Flate streams inflate too far: beyond `max_compression_ratio` times the file's size once
+    over `PDF_RATIO_FLOOR` (a bomb), or beyond ten times `max_uncompressed_bytes` at all. Other files pass."""
+    if not data[:1024].lstrip().startswith(b"%PDF-") and b"%PDF-" not in data[:1024]:
+        return
+    too_far = 10 * limits.max_uncompressed_bytes
+    bomb_at = max(PDF_RATIO_FLOOR, int(limits.max_compression_ratio * len(data)))
+    budget = min(too_far, bomb_at)
+    total = 0
+    for found in _STREAM.finditer(data):
+        head = data[max(0, found.start() - 400) : found.start()]
+        dictionary = head[head.rfind(b"<<") :] if b"<<" in head else b""
+        filters = _FILTERS.findall(dictionary)
+        names = re.findall(rb"/(\w+)", filters[-1]) if filters else []
+        if not names or any(n not in (b"FlateDecode", b"Fl") for n in names):
+            continue  # images (DCT, JPX) and unfiltered streams cost their own size
+        end = data.find(b"endstream", found.end())
+        raw = data[found.end() : end if end >= 0 else len(data)]
+        total += _inflated_size(raw, len(names), budget - total)
+        if total > budget:
+            break
+    if total > bomb_at:
+        raise IngestError(
+            COMPRESSION_RATIO,
+            f"{name} is refused as a decompression bomb: its streams inflate from {_megabytes(len(data))} to more "
+            f"than {_megabytes(bomb_at)} (at most {limits.max_compression_ratio:,.0f}:1 is allowed)",
+        )
+    if total > too_far:
+        raise IngestError(
+            ARCHIVE_TOO_LARGE,
+            f"{name}'s streams inflate to more than {_megabytes(too_far)}; split it into smaller files",
         )

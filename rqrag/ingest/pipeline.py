@@ -30,7 +30,7 @@ from rqrag.ingest.extract import (
     detect_kind,
     extract_pages,
 )
-from rqrag.ingest.limits import IngestLimits, check_archive, check_chunk_count, fewest_chunks
+from rqrag.ingest.limits import IngestLimits, check_archive, check_chunk_count, check_pdf_streams, fewest_chunks
 from rqrag.retrieval.documents import Document
 
 
@@ -111,6 +111,8 @@ def ingest_bytes(
     kind = detect_kind(data, name)
     if limits is not None:
         check_archive(data, name, limits)
+        if kind == "pdf":
+            check_pdf_streams(data, name, limits)
     raw_pages = extract_pages(data, kind=kind, filename=name, pdf_backend=pdf_backend, progress=progress)
     pages = clean_pages(raw_pages)
     if not pages:
