@@ -34,7 +34,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from rqrag.inference.answer_pipeline import PipelineAnswer
-from rqrag.inference.errors import BadRequest, NotFound, ServiceFailure
+from rqrag.inference.errors import BadRequest, NotFound, ServiceFailure, Unavailable
 from rqrag.inference.memory.conversations import ConversationStore, UnknownConversation, conversation_window
 from rqrag.inference.memory.shown import happened_words
 from rqrag.inference.memory.writer import just_telling
@@ -190,11 +190,20 @@ class ConversationService:
 
     async def _stored(self, turn: Turn, answer: PipelineAnswer) -> dict:
         """The exchange saved: the `stored` event's data."""
+        from sqlalchemy.exc import InterfaceError, OperationalError
+
         try:
             await asyncio.to_thread(self._store, turn, answer)
+        except (OperationalError, InterfaceError) as error:  # the database went away: the client may try again
+            logger.warning("storing the exchange failed, database unavailable: %s", str(error).splitlines()[0][:300])
+            message = "the server's database is unavailable right now; the answer was not saved, try again shortly"
+            raise Unavailable(message, code="storage_unavailable") from error
         except Exception as error:
             logger.exception("storing the exchange failed")
-            raise ServiceFailure(f"the answer could not be saved: {error}", code="store_failed") from error
+            # the driver's words (SQL, parameters, paths) stay in the log
+            raise ServiceFailure(
+                f"the answer could not be saved ({type(error).__name__})", code="store_failed"
+            ) from error
         return {"conversation_id": turn.conversation_id}
 
     async def ask(self, turn: Turn) -> Reply:

@@ -79,7 +79,8 @@ class ConversationStore:
         if parsed.drivername.startswith("sqlite") and parsed.database not in (None, "", ":memory:"):
             Path(parsed.database).expanduser().parent.mkdir(parents=True, exist_ok=True)
         self.url = url
-        self.engine = create_engine(url, future=True)
+        # pre-ping: a connection the database dropped (a restart) is replaced before use, not failed on
+        self.engine = create_engine(url, future=True, pool_pre_ping=True)
         self.schema_version = upgrade(self.engine, "conversations", metadata, MIGRATIONS)
 
     def new_conversation(self, user_id: str = DEFAULT_USER, title: str = "", cid: str | None = None) -> str:

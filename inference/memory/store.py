@@ -116,7 +116,7 @@ def _engine_for(url_or_engine: str | Engine) -> Engine:
     parsed = make_url(url_or_engine)
     if parsed.drivername.startswith("sqlite") and parsed.database not in (None, "", ":memory:"):
         Path(parsed.database).expanduser().parent.mkdir(parents=True, exist_ok=True)
-    return create_engine(url_or_engine, future=True)
+    return create_engine(url_or_engine, future=True, pool_pre_ping=True)  # survives a database restart
 
 
 class MemoryStore:

@@ -32,12 +32,13 @@ from contextlib import asynccontextmanager
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, Response
+from sqlalchemy.exc import InterfaceError, OperationalError
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from rqrag.inference.conversation_service import ConversationService, Turn
 from rqrag.inference.decoding.config import DecodeConfig
 from rqrag.inference.documents.service import DocumentsService, DocumentsSettings
-from rqrag.inference.errors import NotFound, ServiceError
+from rqrag.inference.errors import NotFound, ServiceError, Unavailable
 from rqrag.inference.memory.conversations import ConversationStore
 from rqrag.inference.memory.setup import memory_judge, open_memories
 from rqrag.inference.serve_config import ServeConfig
@@ -121,6 +122,16 @@ def create_app(
     @app.exception_handler(APIError)
     async def api_error(request: Request, error: APIError):
         return _error_response(error)
+
+    @app.exception_handler(OperationalError)
+    @app.exception_handler(InterfaceError)
+    async def database_unavailable(request: Request, error: Exception):
+        """The conversations' and memories' database went away (PostgreSQL stopped, a read-only or full disk):
+        503, and nothing acknowledged; the pool checks each connection before use (`pool_pre_ping`), so the
+        server serves again as soon as the database is back. The log has the driver's words, the reply none."""
+        logger.warning("database unavailable for %s: %s", request.url.path, str(error).splitlines()[0][:300])
+        message = "the server's database is unavailable right now; nothing was saved, try again shortly"
+        return _error_response(http_error(Unavailable(message, code="storage_unavailable")))
 
     @app.exception_handler(RequestValidationError)
     async def invalid_request(request: Request, error: RequestValidationError):
