@@ -1,22 +1,22 @@
-"""Run a command that dies with the process that started it (Linux: the parent-death signal), or a watchdog.
+"""Run a command that ends when the process that started it dies, or a watchdog that runs a stop command then.
 
-    python -m rqrag.child_launcher -- vllm serve ...            # exec'd: SIGTERM when its parent dies
-    python -m rqrag.child_launcher --on_parent_death "python -m rqrag.retrieval.postgres_server stop --data-dir D"
+    python -m rqrag.child_launcher --parent PID -- vllm serve ...      # the server, stopped if PID dies
+    python -m rqrag.child_launcher --parent PID --on_parent_death "python -m rqrag.retrieval.postgres_server stop ..."
 
 A server rq-rag or its tests start (vLLM, `rqrag serve`) runs in its own process group, so it can be stopped with
 every worker it forked; but a process group outlives a parent killed by SIGKILL or by a test runner's timeout, and
-a vLLM server left behind holds a core for hours. This launcher asks the kernel (`prctl(PR_SET_PDEATHSIG)`) to send
-SIGTERM when its parent dies, then execs the command: the signal survives exec, and the server's own SIGTERM
-handling stops its workers. PostgreSQL daemonizes (pg_ctl), so it is not our child at all: the watchdog form waits
-for that signal and then runs the given stop command.
-
-Off Linux there is no parent-death signal: the command simply runs (process groups still stop it on a clean exit).
+a vLLM server left behind holds a core for hours. This launcher stays between the two: it runs the command in its
+own process group, passes on the signals it gets (a stop of the group reaches both anyway), exits with the command's
+status, and once a second checks that its parent is still there; when it is not, it stops the command (SIGTERM, then
+SIGKILL after `GRACE_S`). It watches the parent *process*: the kernel's parent-death signal (`PR_SET_PDEATHSIG`) fires
+when the *thread* that started the child ends, which would stop a server started from a worker thread as soon as
+that thread is done. PostgreSQL daemonizes (pg_ctl), so it is not our child at all: the watchdog form waits for the
+parent to die and then runs the given stop command.
 """
 
 from __future__ import annotations
 
 import argparse
-import ctypes
 import os
 import shlex
 import signal
@@ -25,42 +25,58 @@ import sys
 import time
 
 
-PR_SET_PDEATHSIG = 1
+POLL_S = 1.0
+GRACE_S = 20.0
 
 
-def die_with_parent(parent: int) -> bool:
-    """Ask for SIGTERM when the parent dies; exit at once if it already died (the race between fork and prctl).
-    Returns whether the kernel took the request."""
-    if not sys.platform.startswith("linux"):
-        return False
-    libc = ctypes.CDLL(None, use_errno=True)
-    if libc.prctl(PR_SET_PDEATHSIG, signal.SIGTERM, 0, 0, 0) != 0:
-        return False
-    if os.getppid() != parent:
-        os._exit(0)  # the parent is already gone: nothing to serve
-    return True
+def parent_alive(parent: int) -> bool:
+    # When the parent dies we are re-parented (to init or a subreaper): our parent pid changes.
+    return os.getppid() == parent
+
+
+def supervise(command: list[str], parent: int) -> int:
+    """Run `command` until it exits (its status is ours) or `parent` dies (then stop it)."""
+    child = subprocess.Popen(command)
+    for signum in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
+        signal.signal(signum, lambda number, frame: child.send_signal(number))
+    while True:
+        try:
+            return child.wait(timeout=POLL_S)
+        except subprocess.TimeoutExpired:
+            pass
+        if not parent_alive(parent):
+            child.terminate()
+            try:
+                child.wait(timeout=GRACE_S)
+            except subprocess.TimeoutExpired:
+                child.kill()
+            return 1
+
+
+def watch(stop: list[str], parent: int) -> int:
+    """Wait for `parent` to die (or for SIGTERM), then run `stop`."""
+    stopping = []
+    signal.signal(signal.SIGTERM, lambda *_: stopping.append(True))
+    while parent_alive(parent) and not stopping:
+        time.sleep(POLL_S)
+    return subprocess.run(stop, check=False).returncode
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[1])
+    parser.add_argument("--parent", type=int, required=True, help="the pid whose death stops the command")
     parser.add_argument("--on_parent_death", default=None, help="a command to run once the parent dies (watchdog)")
-    parser.add_argument("--parent", type=int, default=None, help="the parent's pid (default: ours now)")
-    parser.add_argument("command", nargs=argparse.REMAINDER, help="the command to exec, after --")
+    parser.add_argument("command", nargs=argparse.REMAINDER, help="the command to run, after --")
     args = parser.parse_args(argv)
-    parent = args.parent or os.getppid()
-    command = args.command[1:] if args.command[:1] == ["--"] else args.command
+    if not parent_alive(args.parent):
+        return 1  # the parent died before we started: nothing to serve
     if args.on_parent_death:
-        stop = shlex.split(args.on_parent_death)
-        signal.signal(signal.SIGTERM, lambda *_: (subprocess.run(stop, check=False), os._exit(0)))
-        die_with_parent(parent)
-        while True:  # SIGTERM (the parent died, or someone stopped us) runs the stop command and exits
-            time.sleep(3600)
+        return watch(shlex.split(args.on_parent_death), args.parent)
+    command = args.command[1:] if args.command[:1] == ["--"] else args.command
     if not command:
         parser.error("no command to run")
-    die_with_parent(parent)
-    os.execvp(command[0], command)
-    return 0  # not reached
+    return supervise(command, args.parent)
 
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    sys.exit(main())

@@ -8,8 +8,8 @@ One helper for every server rq-rag starts on this machine — the vLLM OpenAI-co
 
 The process runs in its own session (process group), so `stop()` signals the server and every worker it forked
 (vLLM's engine core and CPU worker among them) at once: SIGTERM, then SIGKILL after `stop_timeout` s. It is started
-through `rqrag.child_launcher`, so it also gets SIGTERM when this process dies without stopping it (SIGKILL, a test
-runner's timeout): no server is left behind holding a core. Output goes
+under `rqrag.child_launcher`, which stops it when this process dies without stopping it (SIGKILL, a test runner's
+timeout): no server is left behind holding a core. Output goes
 to a log file, never a pipe, so a chatty server cannot block on a full pipe; errors quote the log's tail.
 """
 
@@ -121,8 +121,8 @@ class ServerProcess:
 
 
 def with_parent_death(command: Sequence[str]) -> list[str]:
-    """`command` run through `rqrag.child_launcher`, so that it gets SIGTERM when this process dies, even by
-    SIGKILL (the parent-death signal survives exec); a Python script run by this interpreter."""
+    """`command` run under `rqrag.child_launcher`, which stops it when this process dies, even by SIGKILL (it
+    watches this process, whichever thread started it, and exits with the command's status)."""
     return [sys.executable, "-m", "rqrag.child_launcher", "--parent", str(os.getpid()), "--", *command]
 
 

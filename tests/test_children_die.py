@@ -42,10 +42,18 @@ def alive(pid: int) -> bool:
         return False
 
 
-def gone_within(pid: int, seconds: float) -> bool:
+def family(pid: int) -> list[int]:
+    """The process and every descendant (a launcher, the server under it, the server's workers)."""
+    import psutil
+
+    return [pid, *(p.pid for p in psutil.Process(pid).children(recursive=True))]
+
+
+def gone_within(pid: int | list[int], seconds: float) -> bool:
+    pids = [pid] if isinstance(pid, int) else pid
     deadline = time.monotonic() + seconds
     while time.monotonic() < deadline:
-        if not alive(pid):
+        if not any(alive(p) for p in pids):
             return True
         time.sleep(0.2)
     return False
@@ -69,8 +77,34 @@ LAUNCHED = """
 def test_a_server_started_through_the_launcher_dies_with_its_parent(signum):
     parent, child = start_parent(LAUNCHED.format(sleeper=SLEEPER))
     assert alive(child)
+    time.sleep(0.5)  # the launcher has started the command under it
+    everyone = family(child)
+    assert len(everyone) == 2, everyone  # the launcher and the command
     kill(parent, signum)
-    assert gone_within(child, 10), f"child {child} outlived its parent"
+    assert gone_within(everyone, 10), f"{everyone} outlived their parent"
+
+
+def test_a_server_started_from_a_thread_that_ends_keeps_running():
+    """The kernel's parent-death signal fires when the starting *thread* ends: the launcher watches the process,
+    so a server started from a worker thread (a restart in a thread pool) is not stopped when that thread is done."""
+    code = f"""
+        import subprocess, sys, threading, time
+        from rqrag.processes import with_parent_death
+        started = []
+        worker = threading.Thread(target=lambda: started.append(
+            subprocess.Popen(with_parent_death({SLEEPER!r}), start_new_session=True)))
+        worker.start(); worker.join()
+        print(started[0].pid, flush=True)
+        time.sleep(600)
+    """
+    parent, child = start_parent(code)
+    time.sleep(3)
+    try:
+        assert alive(child), "the server died with the thread that started it"
+    finally:
+        everyone = family(child)
+        kill(parent, signal.SIGKILL)
+        assert gone_within(everyone, 10)
 
 
 def test_without_the_launcher_the_child_outlives_its_parent():
@@ -118,6 +152,7 @@ def test_rqrag_serve_dies_with_the_test_that_started_it(tmp_path):
         time.sleep(600)
     """
     parent, served = start_parent(code)
-    assert alive(served)
+    everyone = family(served)
+    assert len(everyone) >= 2, everyone  # the launcher and the server under it
     kill(parent, signal.SIGKILL)
-    assert gone_within(served, 60), f"rqrag serve {served} outlived its parent"
+    assert gone_within(everyone, 60), f"rqrag serve {everyone} outlived its parent"
