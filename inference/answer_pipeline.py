@@ -151,6 +151,13 @@ class Prepared:
     searched: list[Hit] = field(default_factory=list)  # the question's own search, when the tree did not make it
 
 
+def _could_not_search(error: Exception, language: str) -> str:
+    """The answer when the sources could not be searched, in `language`, with the retriever's reason up to its first
+    colon (what follows names hosts, paths and errnos: not for a reader)."""
+    reason = str(error).split(":")[0].strip() or "the search failed"
+    return COULD_NOT_SEARCH.get(language, COULD_NOT_SEARCH["en"]).format(reason=reason)
+
+
 def searching_step(question: str) -> dict:
     """The step event that says the sources are about to be searched for `question`: no query of its own yet,
     no evidence (the page lists it with the live steps, which the answer's trajectory replaces)."""
@@ -233,8 +240,12 @@ class AnswerPipeline:
         prepared: list[Prepared] = []
         for q in questions:
             language = question_language(q.text, given=settings.language or library_language)
-            outside = not_found_message(source.library, q.text) if source.library and source.not_found else None
-            prepared.append(Prepared(dataclasses.replace(q, language=language), language, outside))
+            p = Prepared(dataclasses.replace(q, language=language), language)
+            try:
+                p.outside = not_found_message(source.library, q.text) if source.library and source.not_found else None
+            except RetrieverError as error:  # the library could not be searched to judge it: say so
+                p.outside, p.outside_kind = _could_not_search(error, language), NO_ANSWER
+            prepared.append(p)
         if settings.search_first:
             asked = [p for p in prepared if p.outside is None]
             searched = {q.qid: q for q in self._search_first(asked, source, settings)}
@@ -330,11 +341,9 @@ class AnswerPipeline:
                 source.retriever, [p.question for p in asked], settings.decode.docs_per_search
             )
         except RetrieverError as error:
-            reason = str(error).split(":")[0].strip() or "the search failed"  # hosts and errnos are not for a reader
             logger.warning("the question's own search failed for %d question(s): %s", len(asked), error)
             for p in asked:
-                template = COULD_NOT_SEARCH.get(p.language, COULD_NOT_SEARCH["en"])
-                p.outside, p.outside_kind = template.format(reason=reason), NO_ANSWER
+                p.outside, p.outside_kind = _could_not_search(error, p.language), NO_ANSWER
             return []
 
     def _searched(self, prepared: Sequence[Prepared], source: EvidenceSource, settings) -> list[Prepared]:

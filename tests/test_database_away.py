@@ -130,3 +130,39 @@ def test_sqlite_on_a_full_disk_is_a_503_and_writes_resume_once_there_is_room(tmp
     finally:
         server.stop()
         unmount(folder)
+
+
+def test_a_postgres_document_library_going_away_is_a_clear_answer_and_a_503_then_serves_again(tmp_path):
+    """The document store on PostgreSQL (`--documents_database_url`): while it is down a question over the documents
+    is a 200 saying the documents could not be searched, and the library's listing a 503; once it is back, both
+    are served again by the same server (its connection reopened)."""
+    from rqrag.retrieval.postgres_server import LocalPostgres
+
+    database = LocalPostgres(tmp_path / "pg")
+    url = database.start()
+    flags = ["--max_depth", "1", "--retrievers", "documents", "--documents_database_url", url,
+             "--documents_language", "pt"]  # fmt: skip
+    server = RQRAGServer(tmp_path, tmp_path / "chat.db", flags)
+    manual = b"# Impressoras\n\nA impressora de rede da escola fica no corredor do segundo andar.\n"
+    try:
+        with httpx.Client(base_url=server.base, timeout=120) as client:
+            job = client.post("/v1/documents", files={"file": ("manual.md", manual, "text/markdown")}).json()
+            while client.get(f"/v1/documents/jobs/{job['job_id']}").json()["status"] not in ("done", "failed"):
+                pass
+            question = {"question": "Onde fica a impressora de rede da escola?", "retriever": "documents"}
+            assert client.post("/v1/ask", json=question).status_code == 200
+            database.stop()
+            down = client.post("/v1/ask", json=question)
+            assert down.status_code == 200, down.text
+            assert down.json()["answer"].startswith("Não consegui consultar as fontes"), down.json()["answer"]
+            assert storage_unavailable(client.get("/v1/documents"))
+            database.start()
+            listed = client.get("/v1/documents")
+            if listed.status_code == 503:  # the call that meets the dropped connection fails; the next reconnects
+                listed = client.get("/v1/documents")
+            assert listed.status_code == 200 and len(listed.json()["data"]) == 1, listed.text
+            back = client.post("/v1/ask", json=question)
+            assert back.status_code == 200 and "corredor" in back.json()["answer"], back.json()
+    finally:
+        server.stop()
+        database.stop()

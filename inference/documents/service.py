@@ -116,7 +116,7 @@ class DocumentsSettings:
         return IngestLimits(self.max_uncompressed_bytes, self.max_compression_ratio, self.max_chunks_per_document)
 
 
-def storage_unavailable(error: OSError, action: str = "written") -> Unavailable:
+def storage_unavailable(error: Exception, action: str = "written") -> Unavailable:
     """A library's files failing (a read-only or full disk, permissions: any `OSError`) as `Unavailable`, logged.
     The client learns that the server's storage refused, not where it is: the path is in the server's log only."""
     logger.error("document library storage failed: %s", error, exc_info=error)
@@ -130,10 +130,16 @@ def storage_unavailable(error: OSError, action: str = "written") -> Unavailable:
 @contextlib.contextmanager
 def storage_faults(action: str = "written") -> Iterator[None]:
     """Raise what `storage_unavailable` makes of an `OSError` inside the block."""
+    import psycopg
+
+    from rqrag.retrieval.base import RetrieverUnavailable
+
     try:
         yield
     except OSError as error:
         raise storage_unavailable(error, action) from None
+    except (psycopg.OperationalError, psycopg.InterfaceError, RetrieverUnavailable) as error:
+        raise storage_unavailable(error, action) from None  # a PostgreSQL library's server went away
 
 
 class DocumentsService:

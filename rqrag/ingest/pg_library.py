@@ -182,8 +182,17 @@ class _UnsettledRetriever:
         return self.batch_search([query], k=k)[0]
 
     def batch_search(self, queries, k: int = 3, qids=None) -> list[list]:
+        import psycopg
+
+        from rqrag.retrieval.base import RetrieverUnavailable
+
         check_qids(queries, qids)
-        store = self.library._settled_store()
-        if store is None:
-            return [[] for _ in queries]
-        return store.retriever(self.mode).batch_search(list(queries), k=k)
+        try:
+            store = self.library._settled_store()
+            if store is None:
+                return [[] for _ in queries]
+            return store.retriever(self.mode).batch_search(list(queries), k=k)
+        except (psycopg.OperationalError, psycopg.InterfaceError) as error:
+            # the database went away: the answer says the documents could not be searched; the store
+            # reconnects on its next use
+            raise RetrieverUnavailable(f"the document database is unavailable: {error}") from None

@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from rqrag.retrieval.base import RetrieverError
+from rqrag.retrieval.base import RetrieverError, RetrieverUnavailable
 
 
 HNSW_DEFAULT_EF_SEARCH = 40  # pgvector's default; an HNSW scan returns at most ef_search rows
@@ -31,7 +31,7 @@ def connect_postgres(database_url: str, *, autocommit: bool = True):
     try:
         return psycopg.connect(database_url, autocommit=autocommit)
     except psycopg.OperationalError as error:
-        raise RetrieverError(f"cannot connect to PostgreSQL at {safe_url(database_url)}: {error}") from error
+        raise RetrieverUnavailable(f"cannot connect to PostgreSQL at {safe_url(database_url)}: {error}") from error
 
 
 def ensure_vector_extension(conn: Any) -> None:

@@ -29,6 +29,7 @@ faster at 10k vectors, `scripts/bench_vector_stores.py`). Opening a store recrea
 from __future__ import annotations
 
 import copy
+import logging
 import re
 import threading
 from collections.abc import Sequence
@@ -36,7 +37,7 @@ from typing import Any
 
 import numpy as np
 
-from rqrag.retrieval.base import Hit, RetrieverError, check_qids, check_search_mode
+from rqrag.retrieval.base import Hit, RetrieverError, RetrieverUnavailable, check_qids, check_search_mode
 from rqrag.retrieval.documents import Document, indexed_text
 from rqrag.retrieval.encoders import embed, encoder_dimension
 from rqrag.retrieval.fusion import DEFAULT_DEPTH, DEFAULT_RRF_K, fuse_hits, with_borrowed_ranks
@@ -49,6 +50,9 @@ from rqrag.retrieval.pgvector_sql import (
     _SCHEMA,
     _VECTOR_INDEX,
 )
+
+
+logger = logging.getLogger(__name__)
 
 
 # ISO 639-1 codes to the text-search configurations PostgreSQL ships; full configuration names work as well.
@@ -109,13 +113,27 @@ class PgVectorIndex:
         self.rrf_k = rrf_k
         self.depth = depth
         self._lock = threading.RLock()
-        self._conn = self._connect()
+        self._connection = self._connect()
         self._create_schema()
 
     # ----------------------------------------------------------------- connection and schema
 
     def _connect(self):
         return connect_postgres(self.database_url)
+
+    @property
+    def _conn(self):
+        """The connection, opened again when the server dropped it (a restart): the call that met the drop
+        failed (psycopg marks the connection broken), the next one reconnects instead of failing forever."""
+        if self._connection.closed or self._connection.broken:
+            from pgvector.psycopg import register_vector
+
+            with self._lock:
+                if self._connection.closed or self._connection.broken:
+                    logger.warning("reconnecting to PostgreSQL for %s", self.table_prefix)
+                    self._connection = self._connect()
+                    register_vector(self._connection)
+        return self._connection
 
     def _sql(self, template: str):
         """A statement with the table and index names (quoted), language and dimension filled in."""
@@ -189,7 +207,7 @@ class PgVectorIndex:
 
     def close(self) -> None:
         with self._lock:
-            self._conn.close()
+            self._connection.close()
 
     def __enter__(self) -> PgVectorIndex:
         return self
@@ -326,7 +344,16 @@ class PgVectorIndex:
     def batch_search(
         self, queries: Sequence[str], k: int = 3, qids: Sequence[str] | None = None, *, mode: str | None = None
     ) -> list[list[Hit]]:
-        """Ranked hits per query (`qids` are ignored); each hit's `extra` has its chunk metadata and doc_id."""
+        """Ranked hits per query (`qids` are ignored); each hit's `extra` has its chunk metadata and doc_id. The
+        database gone away is `RetrieverUnavailable` (answered as such; the connection reopens on the next call)."""
+        import psycopg
+
+        try:
+            return self._batch_search(queries, k, qids, mode)
+        except (psycopg.OperationalError, psycopg.InterfaceError) as error:
+            raise RetrieverUnavailable(f"the document database is unavailable: {error}") from None
+
+    def _batch_search(self, queries, k, qids, mode) -> list[list[Hit]]:
         check_qids(queries, qids)
         mode = check_search_mode(mode or self.mode)
         active = [i for i, query in enumerate(queries) if query.strip()]
