@@ -38,6 +38,9 @@ def test_a_number_with_dots_is_neither_a_sentence_end_nor_a_date(said, language)
 
 
 def test_a_dated_statement_keeps_its_date_and_a_dotted_date_is_still_a_date():
+    # a time said first, then a verb with no pronoun: a statement about the user (it was not remembered)
+    assert decide_memory("Ontem instalei a versão 2.24.1 do GIMP no notebook da escola.", "…", language="pt").remember
+    assert decide_memory("Hoje à tarde corri 5 km no parque.", "…", language="pt").remember
     assert happened_span("Ontem instalei a versão 2.24.1 do GIMP.", TOLD, "pt").first == datetime(2026, 11, 27).date()
     assert happened_span("Em 02.01.2024 eu mudei de casa.", TOLD, "pt").first == datetime(2024, 1, 2).date()
 

@@ -131,10 +131,14 @@ _FIRST_PERSON = re.compile(
 )
 _UPPER_I = re.compile(r"\bI\b")
 _PT_VERB_OPENING = re.compile(
-    r"^(?:não\s+|nunca\s+|também\s+|já\s+)?(?:sou|estou|tenho|prefiro|moro|trabalho|estudo|vou|gosto|"
+    # a time said first is common in Portuguese, whose verbs need no pronoun ("Ontem instalei o GIMP")
+    r"^(?:(?:ontem|hoje|anteontem|amanhã|agora|domingo|sábado|(?:na|no|nesta|neste|nessa|nesse)\s+\S+(?:\s+passad[oa])?|"
+    r"(?:de|à|pela)\s+(?:manhã|tarde|noite))(?:\s+(?:à|de|pela)\s+(?:manhã|tarde|noite))?,?\s+)?"
+    r"(?:não\s+|nunca\s+|também\s+|já\s+)?(?:sou|estou|tenho|prefiro|moro|trabalho|estudo|vou|gosto|"
     r"pretendo|planejo|decidi|comecei|mudei|uso|costumo|faço|fiz|terminei|morei|nasci|fui|tive|estive|comi|"
     # the first person of the past tense of -ar verbs ("instalei", "paguei", "comprei"), "lei"/"rei" too short
-    r"bebi|vendi|parti|assisti|perdi|recebi|escrevi|[a-zà-ú]{3,}ei)\b",
+    r"bebi|vendi|parti|assisti|perdi|recebi|escrevi|corri|saí|dormi|abri|conheci|esqueci|aprendi|li|vi|"
+    r"[a-zà-ú]{3,}ei)\b",
     re.IGNORECASE,
 )
 # Sentences that ask or request rather than state, even in the first person ("eu quero saber ...").
