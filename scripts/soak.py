@@ -66,6 +66,13 @@ class Ledger:
                               "seconds": round(time.monotonic() - started, 3)})  # fmt: skip
 
 
+def in_outage(request: dict, outages) -> bool:
+    """Whether a request was in flight during a planned outage (or its grace after): its span [start, start +
+    seconds] overlaps the outage's. A request sent just before the database stops fails in it."""
+    start, end = request["t"], request["t"] + request["seconds"]
+    return any(start <= last + RESTART_GRACE_S and end >= first for first, last, _ in outages)
+
+
 class Soak:
     def __init__(self, config: SoakConfig):
         from rqrag.retrieval.postgres_server import LocalPostgres
@@ -147,7 +154,7 @@ class Soak:
     async def _ask(self, http, base, rng, conversation):
         question = rng.choice(["Como configuro a impressora de rede?", "Que valor esconde o menu iPXE?",
                                "Como faço backup dos arquivos?", "Quem pode usar o servidor?"])  # fmt: skip
-        question = f"{question} ({uuid.uuid4().hex[:6]})"
+        question = f"{question} ({uuid.uuid4().hex})"
         self.ledger.sent.add(question)
         body = {"question": question, "retriever": "documents"}
         if conversation and rng.random() < 0.5:
@@ -160,7 +167,7 @@ class Soak:
         return reply.status_code
 
     async def _tell(self, http, base, rng, conversation):
-        fact = f"Meu projeto {uuid.uuid4().hex[:8]} usa o servidor da sala {rng.randint(1, 99)}."
+        fact = f"Meu projeto {uuid.uuid4().hex} usa o servidor da sala {rng.randint(1, 99)}."
         self.ledger.sent.add(fact)
         reply = await http.post(f"{base}/v1/ask", json={"question": fact, "retriever": "memories"})
         if reply.status_code == 200:
@@ -171,7 +178,7 @@ class Soak:
         return reply.status_code
 
     async def _chat(self, http, base, rng, conversation):
-        question = f"O que é o LTSP? ({uuid.uuid4().hex[:6]})"
+        question = f"O que é o LTSP? ({uuid.uuid4().hex})"
         self.ledger.sent.add(question)
         hang_up = rng.random() < 0.25
         body = {"question": question, "retriever": "documents+memories"}
@@ -195,7 +202,7 @@ class Soak:
         return (await http.get(f"{base}/v1/memories")).status_code
 
     async def _upload(self, http, base, rng, conversation):
-        name = f"nota-{uuid.uuid4().hex[:8]}.md"
+        name = f"nota-{uuid.uuid4().hex}.md"
         text = f"# Nota {name}\n\nA sala {rng.randint(1, 99)} tem {rng.randint(5, 40)} computadores sem disco.\n"
         reply = await http.post(f"{base}/v1/documents", files={"file": (name, text.encode(), "text/markdown")})
         if reply.status_code != 202:
@@ -222,7 +229,7 @@ class Soak:
         return reply.status_code
 
     async def _cancel(self, http, base, rng, conversation):
-        name = f"cancelada-{uuid.uuid4().hex[:8]}.md"
+        name = f"cancelada-{uuid.uuid4().hex}.md"
         reply = await http.post(
             f"{base}/v1/documents", files={"file": (name, b"# Cancelada\n\nTexto.\n", "text/markdown")}
         )
@@ -262,7 +269,10 @@ class Soak:
             documents = {d["doc_id"] for d in http.get("/v1/documents").json()["data"]}
         every = [q for questions in stored.values() for q in questions]
         lost_turns = [(c, q) for c, qs in self.ledger.turns.items() for q in qs if q not in stored.get(c, [])]
-        duplicated = sorted({q for q in every if every.count(q) > 1 and q in self.ledger.sent})
+        # a turn written twice is the same question twice in its conversation (every question sent is unique)
+        duplicated = sorted(
+            {(c, q) for c, qs in stored.items() for q in qs if qs.count(q) > 1 and q in self.ledger.sent}
+        )
         lost_memories = [f for f in self.ledger.memories if not any(f in m for m in memories)]
         duplicated_memories = sorted({m for m in memories if memories.count(m) > 1})
         lost_documents = sorted(set(self.ledger.documents) - documents)
@@ -284,12 +294,9 @@ class Soak:
         }
 
     def summary(self, state: dict) -> dict:
-        def in_outage(t: float) -> bool:
-            return any(start <= t <= end + RESTART_GRACE_S for start, end, _ in self.ledger.outages)
-
         requests = self.ledger.requests
         errors = [r for r in requests if isinstance(r["status"], int) and r["status"] >= 500]
-        outside = [r for r in errors if not in_outage(r["t"])]
+        outside = [r for r in errors if not in_outage(r, self.ledger.outages)]
         routes = {}
         for route in sorted({r["route"] for r in requests}):
             seconds = sorted(r["seconds"] for r in requests if r["route"] == route)
