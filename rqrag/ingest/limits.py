@@ -143,9 +143,11 @@ def _inflated_size(raw: bytes, layers: int, budget: int) -> int:
     def feed(level: int, data: bytes) -> None:
         nonlocal total
         decoder = decoders[level]
-        while data and total <= budget:
+        while data and total <= budget and not decoder.eof:
             out = decoder.decompress(data, _INFLATE_STEP)
-            data = decoder.unconsumed_tail
+            # past the end of the deflate stream (a PDF often keeps a newline or more before `endstream`) nothing
+            # more comes out, and the tail would be offered again forever
+            data = b"" if decoder.eof else decoder.unconsumed_tail
             if level + 1 < layers:
                 feed(level + 1, out)
             else:
