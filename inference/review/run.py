@@ -119,9 +119,11 @@ def run_review(
         documents, over_cap = group_by_document(hits, extras, config.per_document)
         language = config.language or review_language([source.language]) or index_language(source.index_dir, extras)
         language = language or "en"
-        for document in documents:  # an article is read whole, from its sections, not from the chunks found
-            record = source.library.get(document.key) if source.library is not None else None
-            document.article = (record or {}).get("article")
+        # an article is read whole, from its sections, not from the chunks found; the catalogue is read once
+        # (`library.get` lists every record per call: one query per document on PostgreSQL)
+        records = {r["doc_id"]: r for r in source.library.list()} if source.library is not None else {}
+        for document in documents:
+            document.article = records.get(document.key, {}).get("article")
         report("searching", 1, 1)
         out = Path(config.out)
         save_resolved_config(out, "rqrag review", config)
