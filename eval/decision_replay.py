@@ -20,14 +20,14 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from rqrag.answer.candidates import is_correct
+from rqrag.answer.grounding import GENERATED, QUOTED
+from rqrag.answer.pipeline import AnswerPipeline, AnswerSettings, Prepared
 from rqrag.answers import answer_f1
 from rqrag.eval.metrics import holds_gold
 from rqrag.eval.verifier_fit import calibration, golds, question_search
-from rqrag.inference.answer_candidates import is_correct
-from rqrag.inference.answer_pipeline import AnswerPipeline, AnswerSettings, Prepared
 from rqrag.inference.decoding.config import DecodeConfig
 from rqrag.inference.decoding.tree import Question, QuestionResult
-from rqrag.inference.grounding import GENERATED, QUOTED
 
 
 def replay(

@@ -35,7 +35,7 @@ from typing import Any
 
 from tqdm.auto import tqdm
 
-from rqrag.inference.answer_pipeline import AnswerPipeline, AnswerSettings, EvidenceSource, PipelineAnswer, Prepared
+from rqrag.answer.pipeline import AnswerPipeline, AnswerSettings, EvidenceSource, PipelineAnswer, Prepared
 from rqrag.inference.decoding.tree import Question, QuestionResult
 from rqrag.resumable import ResumableJsonl
 

@@ -109,8 +109,8 @@ def ci95_half_width(values: Sequence[float]) -> float | None:
 def holds_gold(text: str, golds: Sequence[str], question: str = "") -> bool:
     """Whether a person reading `text` reads a gold answer: it is right (`answer_candidates.is_correct`: token F1
     >= 0.5, the gold inside it, the right option of a comparison), or it holds a gold answer whole."""
+    from rqrag.answer.candidates import is_correct
     from rqrag.answers import normalize_answer
-    from rqrag.inference.answer_candidates import is_correct
 
     if not text:
         return False

@@ -24,13 +24,13 @@ from dataclasses import dataclass, field
 import numpy as np
 from tqdm.auto import tqdm
 
+from rqrag.answer.candidates import is_correct
+from rqrag.answer.grounding import all_hits
+from rqrag.answer.reader import LogisticScorer, Reader, ReaderModel, ReadQuestion
+from rqrag.answer.reader_features import SENTENCE_FEATURES, SPAN_FEATURES
 from rqrag.answers import answer_f1, normalize_answer
 from rqrag.eval.verifier_fit import golds, question_search, refuse_eval_ids
-from rqrag.inference.answer_candidates import is_correct
 from rqrag.inference.decoding.tree import QuestionResult
-from rqrag.inference.grounding import all_hits
-from rqrag.inference.reader import LogisticScorer, Reader, ReaderModel, ReadQuestion
-from rqrag.inference.reader_features import SENTENCE_FEATURES, SPAN_FEATURES
 from rqrag.retrieval.base import Hit
 from rqrag.text_quality import fold, words
 

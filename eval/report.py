@@ -81,9 +81,9 @@ def shown_summary(rows: Sequence[dict]) -> dict | None:
     right), with its reliability bins."""
     import numpy as np
 
+    from rqrag.answer.candidates import is_correct
     from rqrag.eval.metrics import holds_gold
     from rqrag.eval.verifier_fit import calibration
-    from rqrag.inference.answer_candidates import is_correct
 
     decided = [r for r in rows if r.get("grounded")]
     if not decided:

@@ -23,6 +23,8 @@ import shutil
 from collections.abc import Sequence
 from pathlib import Path
 
+from rqrag.answer.grounding import GENERATED, QUOTED
+from rqrag.answer.pipeline import AnswerPipeline, EvidenceSource
 from rqrag.config import ConfigError, save_resolved_config
 from rqrag.eval import metrics
 from rqrag.eval.config import EvalConfig
@@ -30,11 +32,9 @@ from rqrag.eval.engine import Answerer, Study, StudyCell, StudyQuestion, run_stu
 from rqrag.eval.report import summarize_task, write_reports
 from rqrag.eval.systems import BENCHMARK_SYSTEMS, answer_settings
 from rqrag.eval.tasks import EvalExample, Task, get_task
-from rqrag.inference.answer_pipeline import AnswerPipeline, EvidenceSource
 from rqrag.inference.decoding.config import DecodeConfig
 from rqrag.inference.decoding.select import STRATEGIES
 from rqrag.inference.decoding.tree import Question, QuestionResult
-from rqrag.inference.grounding import GENERATED, QUOTED
 from rqrag.resumable import ResumableJsonl
 
 

@@ -21,7 +21,7 @@ import dataclasses
 import re
 from dataclasses import dataclass
 
-from rqrag.inference.answer_pipeline import AnswerSettings
+from rqrag.answer.pipeline import AnswerSettings
 from rqrag.inference.decoding.config import DecodeConfig
 
 

@@ -25,10 +25,10 @@ from pathlib import Path
 import numpy as np
 from tqdm import tqdm
 
+from rqrag.answer.candidates import FEATURES, is_correct
+from rqrag.answer.verifier import Verifier
 from rqrag.benchmarks.splits import load_split
-from rqrag.inference.answer_candidates import FEATURES, is_correct
 from rqrag.inference.decoding.tree import QuestionResult
-from rqrag.inference.verifier import Verifier
 from rqrag.records import read_records
 
 
@@ -98,7 +98,7 @@ def candidate_table(
     them (`grounding.read_and_gather`). `rank_sentences`: unused, kept for callers (the pipeline's own quoter ranks);
     `reader_of(record id)`: the reader whose spans join the candidates (out of fold on training ids: a reader never
     reads a question it was fitted on); `searched`: the question's own search by record id, else the record's."""
-    from rqrag.inference.grounding import ExtractiveQuoter, read_and_gather
+    from rqrag.answer.grounding import ExtractiveQuoter, read_and_gather
 
     refuse_eval_ids(trees)
     quoter = ExtractiveQuoter()

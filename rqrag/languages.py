@@ -10,7 +10,7 @@ Two sets of languages, on purpose:
 
 - `ANSWER_LANGUAGES`: the languages the assistant has wording for — prompted mode's instructions
   (`rqrag.inference.decoding.prompt_text`), the not-found message, the memory decision's prompts and date words
-  (`rqrag.inference.memory`), the literature review's instructions. Each of those tables has one entry per code here.
+  (`rqrag.serve.memory`), the literature review's instructions. Each of those tables has one entry per code here.
 - BM25's analyzers (`rqrag.retrieval.bm25.SUPPORTED_LANGUAGES`): the languages a library's text can be indexed in,
   and so the languages `rqrag.ingest.language` may detect in a document. A library in Swedish is indexed as Swedish
   and answered with English wording.

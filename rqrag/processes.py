@@ -1,7 +1,7 @@
 """Supervise a local HTTP server process: start it on a free port, wait until it is healthy, stop all of it.
 
 One helper for every server rq-rag starts on this machine — the vLLM OpenAI-compatible server
-(`rqrag.local_server`) and `rqrag serve` itself (`rqrag.inference.server.process`, used by tests and benchmarks):
+(`rqrag.local_server`) and `rqrag serve` itself (`rqrag.serve.server.process`, used by tests and benchmarks):
 
     with start_server_process(cmd, port=port, log_path=log) as proc:
         httpx.get(f"{proc.root_url}/health")

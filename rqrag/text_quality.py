@@ -1,7 +1,7 @@
 """What a piece of generated text is, read without a model: its content words, whether it loops, which language it
 is in, whether it is a heading or the question said back.
 
-The grounded answer (`rqrag.inference.grounding`) and the decoder's refinement guards (`rqrag.inference.decoding.guards`)
+The grounded answer (`rqrag.answer.grounding`) and the decoder's refinement guards (`rqrag.inference.decoding.guards`)
 both ask these questions of what a small model wrote, so they are answered once, here, in the core. Everything is
 accent- and case-folded, so "configuração" and "CONFIGURACAO" are one word.
 

@@ -36,7 +36,7 @@ def main(argv=None) -> int:
     from selenium.webdriver.support.ui import WebDriverWait
     from test_chat_browser import browser  # the browser the tests drive: Debian's chromium, headless
 
-    from rqrag.inference.server.process import RQRAGServer
+    from rqrag.serve.server.process import RQRAGServer
 
     tmp = Path(tempfile.mkdtemp(prefix="bench-chat-"))
     server = RQRAGServer(tmp, tmp / "chat.db", ["--documents_dir", str(tmp / "libraries")])

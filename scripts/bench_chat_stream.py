@@ -26,7 +26,7 @@ from pathlib import Path
 
 import httpx
 
-from rqrag.inference.server.process import RQRAGServer
+from rqrag.serve.server.process import RQRAGServer
 
 
 QUESTIONS = [

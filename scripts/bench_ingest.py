@@ -63,7 +63,7 @@ def first_pages(pdf: Path, pages: int) -> bytes:
 
 
 def through_the_server(data: bytes, name: str, tmp: Path) -> dict:
-    from rqrag.inference.server.process import RQRAGServer
+    from rqrag.serve.server.process import RQRAGServer
 
     flags = ["--retrievers", "documents", "--documents_dir", str(tmp / "libraries")]
     server = RQRAGServer(tmp, tmp / "conversations.db", flags)

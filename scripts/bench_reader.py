@@ -29,9 +29,9 @@ def main(argv=None) -> int:
     parser.add_argument("--limit", type=int, default=60, help="questions timed")
     args = parser.parse_args(argv)
 
+    from rqrag.answer.pipeline import AnswerPipeline
+    from rqrag.answer.reader import Reader
     from rqrag.eval.reader_fit import own_searches
-    from rqrag.inference.answer_pipeline import AnswerPipeline
-    from rqrag.inference.reader import Reader
     from rqrag.records import read_records
 
     path = next(args.run.rglob("predictions.jsonl"))

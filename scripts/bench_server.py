@@ -67,7 +67,7 @@ def in_process_seconds(question: str, warm_up: str, max_depth: int, extra: list[
     from rqrag.inference.build import build_decoder
     from rqrag.inference.decoding.config import DecodeConfig
     from rqrag.inference.decoding.tree import Question
-    from rqrag.inference.serve_config import ServeConfig
+    from rqrag.serve.config import ServeConfig
 
     config_path = Path(__file__).resolve().parents[1] / "configs" / "serve" / "default.yaml"
     decode, _, _ = parse(make_parser(DecodeConfig, ServeConfig), ["--config", str(config_path), *extra])
@@ -122,7 +122,7 @@ def main(argv: list[str] | None = None) -> int:
     args.extra = shlex.split(args.extra)
     import tempfile
 
-    from rqrag.inference.server.process import RQRAGServer
+    from rqrag.serve.server.process import RQRAGServer
 
     warm_up, *pool = questions(1 + sum(args.concurrency))
     rows: dict[str, list[dict]] = {}

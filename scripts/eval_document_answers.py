@@ -30,7 +30,7 @@ from pathlib import Path
 import httpx
 
 from rqrag.eval.golden import load_questions
-from rqrag.inference.server.process import RQRAGServer
+from rqrag.serve.server.process import RQRAGServer
 from rqrag.text_quality import echoes, fold, guess_language
 
 

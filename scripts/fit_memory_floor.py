@@ -6,7 +6,7 @@ Each pair is a question and a memory (as the store describes it) labelled releva
 English: questions about the user's documents that no memory mentions, and questions a memory answers. The memory
 is embedded as a passage and the question as a query, as `MemoryStore` does, and the script prints both classes'
 cosines and, for each candidate floor, how many relevant memories it keeps and irrelevant ones it lets in. The
-floor chosen is the lowest that lets no irrelevant memory in (`inference/memory/retriever.py`).
+floor chosen is the lowest that lets no irrelevant memory in (`serve/memory/retriever.py`).
 """
 
 from __future__ import annotations
@@ -47,7 +47,7 @@ def main(argv: list[str] | None = None) -> int:
     floor = float(np.ceil(scores[~relevant].max() * 100 + 1e-9) / 100)
     print(f"lowest floor letting no irrelevant memory in: {floor:.2f}; keeps "
           f"{int((scores[relevant] >= floor).sum())}/{relevant.sum()} relevant")  # fmt: skip
-    from rqrag.inference.memory.retriever import RELEVANCE_FLOOR, shares_words
+    from rqrag.serve.memory.retriever import RELEVANCE_FLOOR, shares_words
 
     shared = np.array([shares_words(p["question"], p["memory"]) for p in pairs])
     shipped = RELEVANCE_FLOOR.get(args.model, 0.0)

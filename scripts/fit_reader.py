@@ -38,9 +38,9 @@ def main(argv=None) -> int:
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
 
+    from rqrag.answer.reader import Reader
     from rqrag.eval.reader_fit import featurise, fit_reader, load_reads, own_searches, save_reads, tree_items
     from rqrag.eval.verifier_fit import load_trees
-    from rqrag.inference.reader import Reader
 
     if args.reads_cache is not None and args.reads_cache.is_file():
         items, reads = load_reads(args.reads_cache)

@@ -18,9 +18,9 @@ import json
 import logging
 from pathlib import Path
 
+from rqrag.answer.candidates import FEATURES
 from rqrag.config import save_resolved_config
 from rqrag.eval.verifier_fit import PRECISION_TARGET, candidate_table, fit_verifier, load_trees, save_report
-from rqrag.inference.answer_candidates import FEATURES
 
 
 def plot_reliability(bins: list[dict], path: Path, title: str) -> None:

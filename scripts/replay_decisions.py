@@ -9,7 +9,7 @@ tree goes through the answer pipeline's last step with the verifier (rqrag.eval.
 gives, per benchmark: the shown answer's F1, vote and the best path's F1 of the same trees, the kinds shown, the
 precision of `generated` with its coverage, how often a quote holds a gold answer and its length, and the
 calibration error of the best candidate's p. `--today COMMIT` also decides the same trees by the rule of that
-commit (its inference/grounding.py `ground`: the first answer the strategy prefers that its own path's passages
+commit (its answer/grounding.py `ground`: the first answer the strategy prefers that its own path's passages
 support) and adds the paired bootstrap of new minus today. Writes `decided_<task>.jsonl` and `summary.json`.
 """
 
@@ -22,22 +22,22 @@ import sys
 import types
 from pathlib import Path
 
+from rqrag.answer.pipeline import AnswerPipeline
+from rqrag.answer.verifier import Verifier
 from rqrag.config import save_resolved_config
 from rqrag.eval.decision_replay import replay, summarize
 from rqrag.eval.significance import paired_bootstrap
-from rqrag.inference.answer_pipeline import AnswerPipeline
-from rqrag.inference.verifier import Verifier
 from rqrag.records import read_records
 
 
 def today_rule(commit: str):
-    """`ground` of inference/grounding.py at `commit`, loaded from git (it imports only the core)."""
+    """`ground` of answer/grounding.py at `commit`, loaded from git (it imports only the core)."""
     source = subprocess.run(
-        ["git", "show", f"{commit}:inference/grounding.py"], capture_output=True, text=True, check=True
+        ["git", "show", f"{commit}:answer/grounding.py"], capture_output=True, text=True, check=True
     ).stdout
     module = types.ModuleType("grounding_at_" + commit)
     sys.modules[module.__name__] = module  # its dataclasses look their module up
-    exec(compile(source, f"{commit}:inference/grounding.py", "exec"), module.__dict__)
+    exec(compile(source, f"{commit}:answer/grounding.py", "exec"), module.__dict__)
     return module.ground
 
 
@@ -45,10 +45,10 @@ def today_scores(records: list[dict], commit: str) -> list[float]:
     """F1 of what the rule of `commit` showed on each recorded tree (its quoter; its answers checked against whole
     passages, as that commit's pipeline did after its first quote: its default quoter, once set, turned the
     relevant-sentence narrowing off)."""
+    from rqrag.answer.extractive import ExtractiveAnswerer
     from rqrag.answers import answer_f1
     from rqrag.eval.verifier_fit import golds
     from rqrag.inference.decoding.tree import QuestionResult
-    from rqrag.inference.extractive import ExtractiveAnswerer
 
     ground = today_rule(commit)
     answerer = ExtractiveAnswerer(language="en", max_sentences=3)  # that commit's quote: up to 3 sentences
@@ -76,7 +76,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--no_reader", action="store_true", help="decide without the reader (the rule before it)")
     args = parser.parse_args(argv)
     verifier = Verifier.load(args.verifier) if args.verifier else Verifier.for_model(None)
-    from rqrag.inference.reader import Reader, ReaderModel
+    from rqrag.answer.reader import Reader, ReaderModel
 
     reader = Reader(ReaderModel.load(args.reader)) if args.reader else Reader.default()
     pipeline = AnswerPipeline(None, verifier=verifier, reader=False if args.no_reader else reader)

@@ -92,7 +92,7 @@ class Soak:
     # ------------------------------------------------------------------------------------------- the server
 
     def start_server(self) -> None:
-        from rqrag.inference.server.process import RQRAGServer
+        from rqrag.serve.server.process import RQRAGServer
 
         flags = ["--database_url", self.url, "--documents_dir", str(self.out / "libraries"),
                  "--retrievers", "documents+memories", "documents", "memories", "corpus",

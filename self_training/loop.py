@@ -29,6 +29,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
+from rqrag.answer.pipeline import AnswerPipeline, AnswerSettings, EvidenceSource
 from rqrag.benchmarks.files import default_file
 from rqrag.benchmarks.sources import parse_records
 from rqrag.benchmarks.splits import load_split
@@ -36,7 +37,6 @@ from rqrag.config import concern, save_resolved_config
 from rqrag.eval.engine import Answerer, Study, StudyCell, StudyQuestion, run_study
 from rqrag.eval.runner import build_task_retriever
 from rqrag.eval.tasks import EvalExample, MultiHopTask, get_task
-from rqrag.inference.answer_pipeline import AnswerPipeline, AnswerSettings, EvidenceSource
 from rqrag.inference.decoding.config import DecodeConfig
 from rqrag.inference.decoding.tree import Question, QuestionResult
 from rqrag.records import ReadStats, read_records

@@ -51,8 +51,8 @@ class FakeGenerator:
 def sure_of_supported_answers():
     """A verifier sure of an answer its evidence holds (p 0.88 when every new word is in a passage, 0.12 when none
     is) and of nothing else: for tests of the answer pipeline's steps, not of the fitted verifier's weights."""
-    from rqrag.inference.answer_candidates import FEATURES
-    from rqrag.inference.verifier import Verifier
+    from rqrag.answer.candidates import FEATURES
+    from rqrag.answer.verifier import Verifier
 
     n = len(FEATURES)
     coef = tuple(4.0 if f == "support_share" else 0.0 for f in FEATURES)

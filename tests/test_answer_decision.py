@@ -1,4 +1,4 @@
-"""One decision over the whole tree (rqrag.inference.answer_candidates, verifier, grounding.decide): answers grouped
+"""One decision over the whole tree (rqrag.answer.candidates, verifier, grounding.decide): answers grouped
 and their evidence pooled, judged against the question's type, shown as generated only when the verifier is sure,
 else the evidence span of the asked type, quoted. The trees are the ones a new user met in the issue that asked
 for this; the verifier here is written by hand so each test says which signal it is about (the fitted one is
@@ -11,6 +11,10 @@ import math
 import numpy as np
 import pytest
 
+from rqrag.answer.candidates import FEATURES, gather, is_correct
+from rqrag.answer.extractive import ExtractiveAnswerer, Weights
+from rqrag.answer.grounding import GENERATED, NO_ANSWER, QUOTED, decide
+from rqrag.answer.verifier import Verifier
 from rqrag.eval.verifier_fit import (
     CandidateTable,
     calibration,
@@ -19,11 +23,7 @@ from rqrag.eval.verifier_fit import (
     precision_coverage,
     refuse_eval_ids,
 )
-from rqrag.inference.answer_candidates import FEATURES, gather, is_correct
 from rqrag.inference.decoding.tree import FinishedTrajectory, QuestionResult
-from rqrag.inference.extractive import ExtractiveAnswerer, Weights
-from rqrag.inference.grounding import GENERATED, NO_ANSWER, QUOTED, decide
-from rqrag.inference.verifier import Verifier
 from rqrag.retrieval.base import Hit
 from rqrag.trajectory import Action, Step, Trajectory
 

@@ -10,11 +10,11 @@ import dataclasses
 import pytest
 from fakes import FakeGenerator, sure_of_supported_answers
 
-from rqrag.inference.answer_pipeline import AnswerPipeline, AnswerSettings, EvidenceSource
+from rqrag.answer.extractive import Quote
+from rqrag.answer.pipeline import AnswerPipeline, AnswerSettings, EvidenceSource
 from rqrag.inference.decoding.config import DecodeConfig
 from rqrag.inference.decoding.decoder import TreeDecoder
 from rqrag.inference.decoding.tree import Question
-from rqrag.inference.extractive import Quote
 from rqrag.retrieval.bm25 import BM25Retriever
 from rqrag.retrieval.documents import Document
 from rqrag.trajectory import Action

@@ -8,8 +8,8 @@ import time
 
 import pytest
 
-from rqrag.inference.batcher import DecodeBatcher
 from rqrag.inference.decoding.tree import Question, QuestionResult
+from rqrag.serve.batcher import DecodeBatcher
 
 
 def _question(i: int) -> Question:
@@ -100,13 +100,13 @@ def test_the_answer_service_batches_what_its_types_say(smollm2_tokenizer):
 
     from fakes import FakeGenerator
 
-    from rqrag.inference.answer_pipeline import PipelineAnswer, Prepared
+    from rqrag.answer.pipeline import PipelineAnswer, Prepared
     from rqrag.inference.decoding.config import DecodeConfig
     from rqrag.inference.decoding.decoder import TreeDecoder
-    from rqrag.inference.serve_config import ServeConfig
-    from rqrag.inference.service import AnswerService
     from rqrag.retrieval.bm25 import BM25Retriever
     from rqrag.retrieval.documents import Document
+    from rqrag.serve.answer_service import AnswerService
+    from rqrag.serve.config import ServeConfig
 
     retriever = BM25Retriever.from_documents([Document("d", "Hamlet", "Hamlet was written by Shakespeare.")])
     generator = FakeGenerator(smollm2_tokenizer, lambda prompt, action, request: ("Shakespeare", 0.9))

@@ -11,7 +11,7 @@ from collections.abc import Iterator
 import httpx
 import pytest
 
-from rqrag.inference.server.process import RQRAGServer
+from rqrag.serve.server.process import RQRAGServer
 
 
 pytestmark = pytest.mark.slow

@@ -21,7 +21,7 @@ from pathlib import Path
 import pytest
 from manual import pdf_pages
 
-from rqrag.inference.server.process import RQRAGServer
+from rqrag.serve.server.process import RQRAGServer
 
 
 pytestmark = pytest.mark.slow
@@ -307,7 +307,7 @@ def document_items(driver) -> dict[str, object]:
 def test_with_users_the_page_asks_for_the_key_once_keeps_it_and_shows_who_you_are(driver, tmp):
     from selenium.webdriver.common.by import By
 
-    from rqrag.inference.users import UserFile
+    from rqrag.serve.users import UserFile
 
     home = tmp / "users-mode"
     home.mkdir()

@@ -146,7 +146,7 @@ def test_rqrag_serve_dies_with_the_test_that_started_it(tmp_path):
     """The real server, as the tests start it (`RQRAGServer`), and the parent killed as a timeout kills pytest."""
     code = f"""
         import time
-        from rqrag.inference.server.process import RQRAGServer
+        from rqrag.serve.server.process import RQRAGServer
         server = RQRAGServer({str(tmp_path)!r}, {str(tmp_path / "c.db")!r}, ["--max_depth", "1"])
         print(server.process.pid, flush=True)
         time.sleep(600)

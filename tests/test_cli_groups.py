@@ -23,10 +23,10 @@ from rqrag.config import COMMON_TITLE, concerns_of, make_parser, parse
 from rqrag.data_construction.config import DataBuildConfig
 from rqrag.inference.decoding.config import DecodeConfig
 from rqrag.inference.decoding.decoder import TreeDecoder
-from rqrag.inference.serve_config import ServeConfig
-from rqrag.inference.server.app import create_app
 from rqrag.retrieval.bm25 import BM25Retriever
 from rqrag.retrieval.documents import Document
+from rqrag.serve.config import ServeConfig
+from rqrag.serve.server.app import create_app
 from rqrag.text_quality import guess_language
 
 

@@ -13,8 +13,8 @@ from rqrag.data_construction.config import DataBuildConfig, DataImportConfig
 from rqrag.eval.config import EvalConfig
 from rqrag.eval.experiments.config import ExperimentConfig
 from rqrag.inference.decoding.config import DecodeConfig
-from rqrag.inference.serve_config import ServeConfig
 from rqrag.self_training.loop import SelfTrainConfig
+from rqrag.serve.config import ServeConfig
 
 
 CONFIGS = Path(__file__).resolve().parent.parent / "configs"

@@ -22,17 +22,17 @@ from fastapi.testclient import TestClient
 
 from rqrag.inference.decoding.config import DecodeConfig
 from rqrag.inference.decoding.decoder import TreeDecoder
-from rqrag.inference.errors import BadRequest, Busy, Forbidden, NotFound, ServiceFailure, Timeout
-from rqrag.inference.memory.conversations import ConversationStore
-from rqrag.inference.memory.store import MemoryStore
-from rqrag.inference.serve_config import ServeConfig
-from rqrag.inference.server import app as app_module
-from rqrag.inference.server import auth as auth_module
-from rqrag.inference.server.app import create_app
-from rqrag.inference.server.dependencies import answer_service
-from rqrag.inference.server.schema import http_error
 from rqrag.retrieval.bm25 import BM25Retriever
 from rqrag.retrieval.documents import Document
+from rqrag.serve.config import ServeConfig
+from rqrag.serve.errors import BadRequest, Busy, Forbidden, NotFound, ServiceFailure, Timeout
+from rqrag.serve.memory.conversations import ConversationStore
+from rqrag.serve.memory.store import MemoryStore
+from rqrag.serve.server import app as app_module
+from rqrag.serve.server import auth as auth_module
+from rqrag.serve.server.app import create_app
+from rqrag.serve.server.dependencies import answer_service
+from rqrag.serve.server.schema import http_error
 from rqrag.trajectory import Action
 
 

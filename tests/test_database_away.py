@@ -11,7 +11,7 @@ import uuid
 import httpx
 import pytest
 
-from rqrag.inference.server.process import RQRAGServer
+from rqrag.serve.server.process import RQRAGServer
 
 
 pytestmark = pytest.mark.slow

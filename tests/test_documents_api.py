@@ -15,7 +15,7 @@ import pytest
 from fastapi.testclient import TestClient
 from manual import MANUAL, needs_manual, pdf_pages
 
-from rqrag.inference.server.upload_checks import safe_filename
+from rqrag.serve.server.upload_checks import safe_filename
 
 
 def blank_pdf(pages: int = 2) -> bytes:

@@ -22,9 +22,9 @@ from filelock import FileLock
 from hostile_files import SENTENCE, docx_bomb, words_docx
 from test_documents_api import upload, wait_for
 
-from rqrag.inference.documents.jobs import IngestionJob, JobQueue
-from rqrag.inference.errors import Busy
 from rqrag.retrieval.shared_encoder import EMBED_BATCH
+from rqrag.serve.documents.jobs import IngestionJob, JobQueue
+from rqrag.serve.errors import Busy
 
 
 def text_file(label: str, paragraphs: int = 4) -> bytes:
@@ -116,7 +116,7 @@ def test_a_queued_job_and_an_embedding_job_are_cancelled_and_nothing_is_stored(m
 
 
 def test_only_the_owner_cancels_a_job_and_to_others_it_does_not_exist(make_app, tmp_path):
-    from rqrag.inference.users import UserFile
+    from rqrag.serve.users import UserFile
 
     users = UserFile(tmp_path / "users.json")
     keys = {name: users.add(name) for name in ("alice", "bob")}

@@ -17,7 +17,7 @@ import pytest
 from manual import GOLDEN, MANUAL
 
 from rqrag.inference.decoding.search_first import NOT_FOUND_MESSAGES
-from rqrag.inference.server.process import RQRAGServer
+from rqrag.serve.server.process import RQRAGServer
 
 
 pytestmark = pytest.mark.slow

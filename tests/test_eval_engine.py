@@ -10,9 +10,9 @@ from types import SimpleNamespace
 
 import pytest
 
+from rqrag.answer.pipeline import Prepared
 from rqrag.eval.engine import Answerer, Study, StudyCell, StudyQuestion, failed_for_now, run_study
 from rqrag.eval.systems import NO_RETRIEVAL, RQRAG, STANDARD_RAG, refinement_system
-from rqrag.inference.answer_pipeline import Prepared
 from rqrag.inference.decoding.config import DecodeConfig
 from rqrag.inference.decoding.tree import Question
 from rqrag.resumable import ResumableJsonl

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from rqrag.inference.extractive import (
+from rqrag.answer.extractive import (
     ExtractiveAnswerer,
     Quote,
     Weights,

@@ -24,11 +24,11 @@ from fastapi.testclient import TestClient
 
 from rqrag.inference.decoding.config import DecodeConfig
 from rqrag.inference.decoding.decoder import TreeDecoder
-from rqrag.inference.serve_config import ServeConfig
-from rqrag.inference.server.app import create_app
 from rqrag.retrieval.base import RetrieverError, RetrieverUnavailable
 from rqrag.retrieval.bm25 import BM25Retriever
 from rqrag.retrieval.documents import Document
+from rqrag.serve.config import ServeConfig
+from rqrag.serve.server.app import create_app
 from rqrag.trajectory import Action
 
 
@@ -167,9 +167,9 @@ def test_the_real_web_retriever_offline_is_a_200_on_every_path(app_and_client, q
 
 @pytest.mark.parametrize("failure", sorted(FAILURES))
 def test_a_review_of_a_library_that_cannot_be_searched_fails_clearly(tmp_path, failure):
-    from rqrag.inference.review.config import ReviewConfig
-    from rqrag.inference.review.run import ReviewFailed, run_review
     from rqrag.ingest.libraries import open_library
+    from rqrag.serve.review.config import ReviewConfig
+    from rqrag.serve.review.run import ReviewFailed, run_review
 
     library = open_library(tmp_path / "lib")
     library.add(b"# Hamlet\n\nHamlet is a tragedy written by William Shakespeare.\n", "hamlet.md")

@@ -1,4 +1,4 @@
-"""What a generated answer may never be, whatever the verifier says (rqrag.inference.grounding.check_answer,
+"""What a generated answer may never be, whatever the verifier says (rqrag.answer.grounding.check_answer,
 rqrag.text_quality). The examples are the answers a new user was shown in the issue that asked for this check;
 the decision over the whole tree is tested in test_answer_decision.py."""
 
@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from rqrag.inference.grounding import check_answer
+from rqrag.answer.grounding import check_answer
 from rqrag.retrieval.base import Hit
 from rqrag.text_quality import echoes, guess_language, identifiers, is_heading, loops
 

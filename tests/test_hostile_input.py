@@ -19,10 +19,10 @@ from fastapi.testclient import TestClient
 from rqrag.inference.decoding.config import DecodeConfig
 from rqrag.inference.decoding.decoder import TreeDecoder
 from rqrag.inference.decoding.tree import Question
-from rqrag.inference.serve_config import ServeConfig
-from rqrag.inference.server.app import create_app
 from rqrag.retrieval.bm25 import BM25Retriever
 from rqrag.retrieval.documents import Document
+from rqrag.serve.config import ServeConfig
+from rqrag.serve.server.app import create_app
 from rqrag.trajectory import Action
 
 

@@ -9,8 +9,8 @@ import math
 
 import pytest
 
+from rqrag.answer.pipeline import AnswerPipeline, EvidenceSource
 from rqrag.eval.systems import IRCOT, ITER_RETGEN, STANDARD_RAG, answer_settings
-from rqrag.inference.answer_pipeline import AnswerPipeline, EvidenceSource
 from rqrag.inference.backends.base import Completion, GeneratorStats
 from rqrag.inference.decoding.config import DecodeConfig
 from rqrag.inference.decoding.decoder import TreeDecoder

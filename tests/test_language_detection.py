@@ -185,9 +185,9 @@ def test_an_upload_without_a_configured_language_gets_portuguese(tmp_path, minil
     from fastapi.testclient import TestClient
 
     from rqrag.inference.decoding.config import DecodeConfig
-    from rqrag.inference.documents.service import DocumentsService, DocumentsSettings
-    from rqrag.inference.serve_config import ServeConfig
-    from rqrag.inference.server.app import create_app
+    from rqrag.serve.config import ServeConfig
+    from rqrag.serve.documents.service import DocumentsService, DocumentsSettings
+    from rqrag.serve.server.app import create_app
 
     settings = DocumentsSettings(documents_dir=str(tmp_path / "libraries"), embedding_model=MODEL)  # no language
     assert settings.language is None

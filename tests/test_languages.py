@@ -5,12 +5,12 @@ from __future__ import annotations
 import pytest
 
 from rqrag.inference.decoding.prompt_text import PROMPT_TEXT
-from rqrag.inference.memory import dates, writer
-from rqrag.inference.review import reviewer
 from rqrag.ingest.language import language_of
 from rqrag.languages import ANSWER_LANGUAGES, DEFAULT_LANGUAGE, question_language
 from rqrag.retrieval.bm25 import DEFAULT_LANGUAGE as BM25_DEFAULT
 from rqrag.retrieval.bm25 import SUPPORTED_LANGUAGES
+from rqrag.serve.memory import dates, writer
+from rqrag.serve.review import reviewer
 
 
 @pytest.mark.parametrize(

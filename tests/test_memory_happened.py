@@ -18,14 +18,14 @@ from test_schema_versions import MEMORIES_VERSION_1
 
 from rqrag.inference.decoding.config import DecodeConfig
 from rqrag.inference.decoding.decoder import TreeDecoder
-from rqrag.inference.memory.dates import date_range_in, happened_span
-from rqrag.inference.memory.retriever import MemoryRetriever
-from rqrag.inference.memory.schema_versions import recorded_version
-from rqrag.inference.memory.store import MemoryStore
-from rqrag.inference.serve_config import ServeConfig
-from rqrag.inference.server.app import create_app
 from rqrag.retrieval.bm25 import BM25Retriever
 from rqrag.retrieval.documents import Document
+from rqrag.serve.config import ServeConfig
+from rqrag.serve.memory.dates import date_range_in, happened_span
+from rqrag.serve.memory.retriever import MemoryRetriever
+from rqrag.serve.memory.schema_versions import recorded_version
+from rqrag.serve.memory.store import MemoryStore
+from rqrag.serve.server.app import create_app
 from rqrag.trajectory import Action
 
 

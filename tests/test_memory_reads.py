@@ -12,8 +12,8 @@ import pytest
 from fakes import FakeGenerator
 from fastapi.testclient import TestClient
 
-from rqrag.inference.memory.dates import happened_span
-from rqrag.inference.memory.writer import decide_memory
+from rqrag.serve.memory.dates import happened_span
+from rqrag.serve.memory.writer import decide_memory
 
 
 TOLD = datetime(2026, 11, 28, 15, 0)
@@ -64,10 +64,10 @@ def test_memories_join_a_documents_question_only_when_they_are_about_it(smollm2_
     about the user's own Mac finds its memory."""
     from rqrag.inference.decoding.config import DecodeConfig
     from rqrag.inference.decoding.decoder import TreeDecoder
-    from rqrag.inference.serve_config import ServeConfig
-    from rqrag.inference.server.app import create_app
     from rqrag.retrieval.bm25 import BM25Retriever
     from rqrag.retrieval.documents import Document
+    from rqrag.serve.config import ServeConfig
+    from rqrag.serve.server.app import create_app
     from rqrag.trajectory import Action
 
     def script(prompt, action, request):

@@ -8,12 +8,12 @@ import numpy as np
 import pytest
 from sqlalchemy import inspect
 
-from rqrag.inference.memory.conversations import ConversationStore
-from rqrag.inference.memory.retriever import FusedRetriever, MemoryRetriever
-from rqrag.inference.memory.store import MemoryStore
 from rqrag.retrieval.base import Hit, Retriever
 from rqrag.retrieval.bm25 import BM25Retriever
 from rqrag.retrieval.documents import Document
+from rqrag.serve.memory.conversations import ConversationStore
+from rqrag.serve.memory.retriever import FusedRetriever, MemoryRetriever
+from rqrag.serve.memory.store import MemoryStore
 
 
 pytestmark = pytest.mark.slow  # loads multilingual-e5-small and embeds with it

@@ -6,7 +6,7 @@ from datetime import date, datetime
 
 import pytest
 
-from rqrag.inference.memory.dates import date_range_in, describe_moment, period_of_day, season_of
+from rqrag.serve.memory.dates import date_range_in, describe_moment, period_of_day, season_of
 
 
 NOW = datetime(2026, 11, 18, 15, 30)  # a Wednesday afternoon

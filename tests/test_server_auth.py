@@ -1,4 +1,4 @@
-"""The server's guard (`inference/server/auth.py`) fails closed: a key source that names nothing stops the server at
+"""The server's guard (`serve/server/auth.py`) fails closed: a key source that names nothing stops the server at
 start, a users file that breaks while it runs is a 503 that shows no server path, and the Bearer scheme is matched
 case-insensitively (RFC 7235) in both keyed modes.
 
@@ -20,11 +20,11 @@ from fastapi.testclient import TestClient
 
 from rqrag.config import ConfigError
 from rqrag.inference.decoding.config import DecodeConfig
-from rqrag.inference.serve_config import ServeConfig
-from rqrag.inference.server.app import create_app
-from rqrag.inference.users import UserFile
 from rqrag.paths import PROJECT_ROOT
 from rqrag.processes import free_port
+from rqrag.serve.config import ServeConfig
+from rqrag.serve.server.app import create_app
+from rqrag.serve.users import UserFile
 
 
 KEY_ENV = "RQRAG_TEST_AUTH_KEY"

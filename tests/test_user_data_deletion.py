@@ -18,12 +18,12 @@ import sys
 
 import pytest
 
-from rqrag.inference.documents.service import DocumentsService, DocumentsSettings
-from rqrag.inference.memory.conversations import ConversationStore
-from rqrag.inference.memory.store import MemoryStore
-from rqrag.inference.serve_config import ServeConfig
-from rqrag.inference.users import UserFile
 from rqrag.paths import PROJECT_ROOT
+from rqrag.serve.config import ServeConfig
+from rqrag.serve.documents.service import DocumentsService, DocumentsSettings
+from rqrag.serve.memory.conversations import ConversationStore
+from rqrag.serve.memory.store import MemoryStore
+from rqrag.serve.users import UserFile
 
 
 CONFIG = PROJECT_ROOT / "configs/serve/default.yaml"

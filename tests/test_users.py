@@ -11,8 +11,8 @@ import sys
 
 import pytest
 
-from rqrag.inference import users as users_module
-from rqrag.inference.users import Caller, UserFile, UsersError
+from rqrag.serve import users as users_module
+from rqrag.serve.users import Caller, UserFile, UsersError
 
 
 def test_a_key_works_for_its_user_only_and_the_file_keeps_no_key(tmp_path):

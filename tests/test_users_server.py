@@ -23,8 +23,8 @@ import httpx
 import pytest
 
 from rqrag.inference.decoding.search_first import NOTHING_FOUND_MESSAGES
-from rqrag.inference.server.process import RQRAGServer
-from rqrag.inference.users import UserFile
+from rqrag.serve.server.process import RQRAGServer
+from rqrag.serve.users import UserFile
 
 
 pytestmark = pytest.mark.slow

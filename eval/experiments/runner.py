@@ -206,7 +206,7 @@ class ExperimentRunner(Study):
             return self.generators[key]
 
     def answerer(self, cell: StudyCell) -> Answerer:
-        from rqrag.inference.answer_pipeline import AnswerPipeline, EvidenceSource
+        from rqrag.answer.pipeline import AnswerPipeline, EvidenceSource
         from rqrag.inference.decoding.decoder import TreeDecoder
 
         design_cell = self.design[cell.cell_id]

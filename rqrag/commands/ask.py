@@ -150,10 +150,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.error("the question is empty")  # exits 2 before any model is loaded
     log_config("rqrag ask", config, options)
 
-    from rqrag.inference.answer_pipeline import AnswerPipeline, AnswerSettings, EvidenceSource
+    from rqrag.answer.grounding import NOT_FOUND
+    from rqrag.answer.pipeline import AnswerPipeline, AnswerSettings, EvidenceSource
     from rqrag.inference.build import build_decoder, open_index_library, retriever_for
     from rqrag.inference.decoding.tree import Question
-    from rqrag.inference.grounding import NOT_FOUND
 
     asked = Question("q0", _messages(question, options.history))
     library = open_index_library(config)  # the user's documents: their language, searched first, or not found

@@ -3,7 +3,7 @@
     rqrag serve --config configs/serve/default.yaml
     rqrag serve --config configs/serve/default.yaml --mode prompted --port 8001      # the base model
 
-Starts the OpenAI-compatible RQ-RAG server (inference/server/app.py) on 127.0.0.1 by default: the shipped model
+Starts the OpenAI-compatible RQ-RAG server (serve/server/app.py) on 127.0.0.1 by default: the shipped model
 over the embedded corpus, offline on a CPU. Clients use the `openai` package with base_url
 http://127.0.0.1:8000/v1 and model "rqrag"; `POST /v1/ask` is the plain endpoint with conversations.
 """
@@ -15,7 +15,7 @@ from collections.abc import Sequence
 
 from rqrag.config import log_config, make_parser, parse
 from rqrag.inference.decoding.config import DecodeConfig
-from rqrag.inference.serve_config import ServeConfig
+from rqrag.serve.config import ServeConfig
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -25,7 +25,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     import uvicorn
 
-    from rqrag.inference.server.app import create_app
+    from rqrag.serve.server.app import create_app
 
     uvicorn.run(create_app(decode, serve), host=serve.host, port=serve.port, log_level="info", access_log=False)
     return 0

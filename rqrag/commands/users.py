@@ -7,10 +7,10 @@
     rqrag users remove bob --file users.json --delete_data --config configs/serve/default.yaml
     rqrag serve --config configs/serve/default.yaml --users users.json
 
-The file keeps, per user, a key id and a salted scrypt hash of the key, never the key (`inference/users.py`); it
+The file keeps, per user, a key id and a salted scrypt hash of the key, never the key (`serve/users.py`); it
 is created readable by its owner only. A running server rereads it when it changes. `--delete_data` also deletes
 what the server kept about the user (conversations, memories, private documents) from the stores the serve config
-names (`inference/user_data.py`); `--config` takes the file `rqrag serve` takes, decoding keys and all. A name
+names (`serve/user_data.py`); `--config` takes the file `rqrag serve` takes, decoding keys and all. A name
 removed and added again is a new person (a new identity): the earlier user's data is not theirs, and stays until a
 `remove NAME --delete_data`, which deletes the data of every user that name has had.
 """
@@ -51,7 +51,7 @@ def _parser(config_type, prog: str, description: str, with_name: bool = True):
 
 
 def add(argv: Sequence[str]) -> int:
-    from rqrag.inference.users import UserFile, UsersError
+    from rqrag.serve.users import UserFile, UsersError
 
     config, extra = parse(_parser(UsersAddConfig, "rqrag users add", "Add a user and print their new API key."), argv)
     try:
@@ -66,7 +66,7 @@ def add(argv: Sequence[str]) -> int:
 
 
 def list_users(argv: Sequence[str]) -> int:
-    from rqrag.inference.users import UserFile, UsersError
+    from rqrag.serve.users import UserFile, UsersError
 
     (config, _) = parse(_parser(UsersFileConfig, "rqrag users list", "List the users.", with_name=False), argv)
     try:
@@ -89,7 +89,7 @@ def _serve_parser():
     import dataclasses
 
     from rqrag.inference.decoding.config import DecodeConfig
-    from rqrag.inference.serve_config import ServeConfig
+    from rqrag.serve.config import ServeConfig
 
     parser = make_parser(
         UsersRemoveConfig, DecodeConfig, ServeConfig, prog="rqrag users remove", description="Remove a user."
@@ -103,7 +103,7 @@ def _serve_parser():
 
 
 def remove(argv: Sequence[str]) -> int:
-    from rqrag.inference.users import UserFile, UsersError
+    from rqrag.serve.users import UserFile, UsersError
 
     config, _decode, serve, extra = parse(_serve_parser(), argv)
     users = UserFile(config.file)
@@ -115,7 +115,7 @@ def remove(argv: Sequence[str]) -> int:
         return 1
     print(f"{'removed' if removed else 'no user'} {extra.name} {'from' if removed else 'in'} {config.file}")
     if config.delete_data:
-        from rqrag.inference.user_data import forget_user
+        from rqrag.serve.user_data import forget_user
 
         totals: dict[str, int] = {}
         for owner in owners:

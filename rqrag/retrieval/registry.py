@@ -8,7 +8,7 @@ Kinds (what `--retriever` / `--retrievers` take):
     web         DuckDuckGo
     documents, memories, documents+memories
                 the server's document library and the asking user's memories: built by the answering service
-                (`rqrag.inference.service`) from what it holds, not here
+                (`rqrag.serve.answer_service`) from what it holds, not here
 
 Modes: "bm25", "dense", "hybrid" (reciprocal-rank fusion of both, `fusion.py`); an index is built with
 `INDEX_MODES` (hybrid needs both). `build_retriever` is what `rqrag.inference.build`, the data builder, the CLI

@@ -1,0 +1,36 @@
+"""`rqrag.answer` — the answer step, installed from the checkout's `answer/` folder (setuptools package-dir).
+
+A question, the tree's trajectories and the evidence they read, to the answer a person reads: `pipeline.py` (the
+one entry every surface calls, `AnswerPipeline.answer`), `grounding.py` (the answer checked against its evidence,
+or a quote instead), `candidates.py` (the answers the tree's leaves offer), `verifier.py` (how likely each holds),
+`reader*.py` (short spans read out of all the evidence), `extractive.py` and `quote_span.py` (quoting a sentence).
+
+This module is the package's public API: the served application (`rqrag.serve`) imports from here only, never from
+the tree's internals (`rqrag.inference.*`) or this package's modules; an import-linter contract in pyproject.toml
+checks it. Imports stay cheap: nothing here loads a model.
+"""
+
+from rqrag.answer.extractive import answerer_for
+from rqrag.answer.grounding import check_answer
+from rqrag.answer.pipeline import AnswerPipeline, AnswerSettings, EvidenceSource, PipelineAnswer, Prepared
+from rqrag.inference.build import build_decoder, retriever_for
+from rqrag.inference.decoding.config import DecodeConfig
+from rqrag.inference.decoding.select import STRATEGY_NAMES, StrategyName
+from rqrag.inference.decoding.tree import Question
+
+
+__all__ = [
+    "STRATEGY_NAMES",
+    "AnswerPipeline",
+    "AnswerSettings",
+    "DecodeConfig",
+    "EvidenceSource",
+    "PipelineAnswer",
+    "Prepared",
+    "Question",
+    "StrategyName",
+    "answerer_for",
+    "build_decoder",
+    "check_answer",
+    "retriever_for",
+]

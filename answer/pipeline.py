@@ -1,0 +1,458 @@
+"""The answer pipeline: every step from a question to the cited answer a person reads, in one place.
+
+    pipeline = AnswerPipeline(decoder)
+    source = EvidenceSource(retriever=library.retriever("hybrid"), library=library)
+    settings = AnswerSettings(decode=config)                    # per call: nothing mutates the decoder
+    (answer,) = pipeline.answer([Question("q0", messages)], source, settings, on_event=print)
+    answer.text, answer.kind, answer.sources                    # kind: generated | quoted | not_found | no_answer
+
+The steps, in order (each surface — `rqrag ask`, `/v1/ask`, `/v1/chat`, `/v1/chat/completions`, the chat page,
+`rqrag eval`, `rqrag experiment` — is a thin adapter over them):
+
+1. **language** — the one the answer must be in: the request's, else the library's, else the question's own.
+2. **not found** — over a document library, a question far from every chunk is answered "not found" in that
+   language (`search_first.not_found_message`) before any model runs.
+3. **search first** — the question is searched with its own words (`search_first.search_question_first`); the
+   tree grows from there, so even the direct answer reads (and cites) the best pages.
+4. **tree and selection** — `TreeDecoder.using(settings.decode, retriever, on_step)`: settings for this call
+   only; each searched refinement is announced as it happens. (`settings.method` ircot / iter_retgen runs an
+   iterative baseline here instead, by the same model and retriever.)
+5. **grounded answer** — the selected answer is shown only if its evidence supports it, else the next the
+   strategy prefers, else the best evidence sentence quoted (`rqrag.answer.grounding`).
+6. **citations** — the passages the shown text stands on first (`cited: true`), then the rest of its path's.
+
+Events (`on_event(qid, name, data)`, called on the thread that runs the step): `step` for each search — the
+question's own first (`action: "question"`), or, when the tree makes the first search, one `searching` step with
+no evidence as soon as work starts; then each refinement of the tree (`path_id`, `action`, `query`, `evidence`) —
+and `answer` once the grounded answer is known. `prepare` (steps 1-3, retrieval only) and `decode`
+(steps 4-6, the model) are separate so a server can run the first off its model thread and stream it at once.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import datetime
+import logging
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+
+from rqrag.answer.grounding import (
+    COULD_NOT_SEARCH,
+    NO_ANSWER,
+    NO_ANSWER_MESSAGES,
+    NOT_FOUND,
+    QUOTED,
+    ExtractiveQuoter,
+    GroundedAnswer,
+    QuoteFunction,
+    Quoter,
+    decide,
+    trajectory_hits,
+)
+from rqrag.inference.decoding.config import DecodeConfig, quotes_only
+from rqrag.inference.decoding.search_first import not_found_message, nothing_found_message, search_question_first
+from rqrag.inference.decoding.tree import Question, QuestionResult
+from rqrag.languages import question_language
+from rqrag.retrieval.base import Hit, Retriever, RetrieverError
+
+
+logger = logging.getLogger(__name__)
+
+EventSink = Callable[[str, str, dict], None]  # (question id, event name, data)
+
+# What a source says about where it comes from: a chunk of the user's documents its file and page span
+# (rqrag.ingest.library), a memory its date and conversation (serve/memory/store.py).
+SOURCE_LOCATION = ("doc_id", "file", "page_start", "page_end", "kind", "memory_id", "date", "time", "weekday")
+SOURCE_LOCATION += ("period_of_day", "conversation_id", "happened_first", "happened_last", "told_at")
+
+
+@dataclass(frozen=True)
+class AnswerSettings:
+    """How to answer, for one call: the tree and selection (`decode`), and the pipeline's own steps."""
+
+    decode: DecodeConfig
+    search_first: bool = True  # search the question with its own words before the tree (standard RAG's step)
+    grounded: bool = True  # show only supported answers, else quote the evidence
+    language: str | None = None  # the answer's language; None: the library's, else the question's
+    # tree: the refinement tree (RQ-RAG); ircot or iter_retgen: the iterative baselines with the same model and
+    # retriever (rqrag.inference.decoding.iterative), answered, grounded and cited by the same steps.
+    method: str = "tree"
+    # the question's own search for the reader when the tree does not make it first (`rqrag eval` asks for it: the
+    # benchmarks' candidate paragraphs; a served question over documents is searched first anyway)
+    reader_search: bool = False
+
+
+@dataclass
+class EvidenceSource:
+    """Where this call's evidence comes from: a retriever, and the document library behind it if any (its
+    language and the not-found rule)."""
+
+    retriever: Retriever
+    library: object | None = None
+    kind: str = ""
+    not_found: bool = True  # apply the library's not-found rule (off when memories are searched with it)
+
+
+@dataclass
+class PipelineAnswer:
+    """One question's outcome: what the user reads, its kind, its sources, and everything behind it."""
+
+    qid: str
+    question: str
+    text: str
+    kind: str  # generated | quoted | not_found | no_answer
+    language: str
+    sources: list[dict] = field(default_factory=list)
+    trajectory: list[dict] = field(default_factory=list)  # the shown path's steps, with their evidence
+    result: QuestionResult | None = None  # the tree (None when not found stopped it)
+    grounded: GroundedAnswer | None = None
+    strategy: str = ""
+    error: str | None = None
+    timings: dict = field(default_factory=dict)
+
+    @property
+    def confidence(self) -> float | None:
+        """The verifier's calibrated p that the tree's best answer is right (None: no tree, or not grounded)."""
+        return self.grounded.confidence if self.grounded is not None else None
+
+    @property
+    def generated(self) -> str | None:
+        """The selected trajectory's own answer, shown or not (what the model said)."""
+        return self.result.answer_by(self.strategy) if self.result is not None else None
+
+    def to_dict(self) -> dict:
+        return {
+            "qid": self.qid,
+            "question": self.question,
+            "answer": self.text,
+            "answer_kind": self.kind,
+            "confidence": None if self.confidence is None else round(self.confidence, 4),
+            "language": self.language,
+            "sources": self.sources,
+            "trajectory": self.trajectory,
+            "quote": self.grounded.quote_dict() if self.grounded else None,
+            "grounding": self.grounded.to_dict() if self.grounded else None,
+            "strategy": self.strategy,
+            "error": self.error,
+            "timings": self.timings,
+        }
+
+
+@dataclass
+class Prepared:
+    """A question after steps 1-3: its language, and either its first search or the not-found answer."""
+
+    question: Question
+    language: str
+    outside: str | None = None  # the not-found message, when the question is outside the documents
+    outside_kind: str = NOT_FOUND  # NO_ANSWER when `outside` says the sources could not be searched
+    seconds: float = 0.0
+    searched: list[Hit] = field(default_factory=list)  # the question's own search, when the tree did not make it
+
+
+def _could_not_search(error: Exception, language: str) -> str:
+    """The answer when the sources could not be searched, in `language`, with the retriever's reason up to its first
+    colon (what follows names hosts, paths and errnos: not for a reader)."""
+    reason = str(error).split(":")[0].strip() or "the search failed"
+    return COULD_NOT_SEARCH.get(language, COULD_NOT_SEARCH["en"]).format(reason=reason)
+
+
+def searching_step(question: str) -> dict:
+    """The step event that says the sources are about to be searched for `question`: no query of its own yet,
+    no evidence (the page lists it with the live steps, which the answer's trajectory replaces)."""
+    return {"action": "searching", "text": question, "query": question, "evidence": []}
+
+
+def told_back(shown: GroundedAnswer, language: str) -> GroundedAnswer:
+    """A quote of one of the user's memories, read back as what they said and when they said it ("Você me
+    contou em 25/11/2026: «Ontem à noite eu jantei com a Marta.»"): the memory's third-person bookkeeping ("O
+    usuário disse: ...") is not an answer to give them, and "ontem" needs the day it was said."""
+    cited = shown.cited[0] if shown.cited else None
+    if shown.kind != QUOTED or cited is None or cited.extra.get("kind") != "memory" or not cited.extra.get("told_at"):
+        return shown
+    told = datetime.datetime.fromisoformat(cited.extra["told_at"])
+    quote = (cited.extra.get("quote") or cited.text).strip()
+    if language == "pt":
+        text = f"Você me contou em {told:%d/%m/%Y}: «{quote}»"
+    else:
+        text = f"You told me on {told:%Y-%m-%d}: “{quote}”"
+    return dataclasses.replace(shown, text=text)
+
+
+class AnswerPipeline:
+    def __init__(
+        self,
+        decoder,
+        quoter: Callable[..., object | None] | None = None,
+        max_source_chars: int = 600,
+        verifier=None,
+        reader=None,
+    ):
+        """`quoter(question, hits, language, asked=..., answers=...)` returns the extractive answer
+        (`extractive.Quote`) when no generated answer is confident; by default `extractive.ExtractiveAnswerer` with
+        the multilingual encoder (`grounding.ExtractiveQuoter`). `verifier` (`rqrag.answer.verifier.Verifier`):
+        by default the one saved beside the decoder's model, else the default model's."""
+        self.decoder = decoder
+        self.quoter: Quoter = ExtractiveQuoter() if quoter is None else QuoteFunction(quoter)
+        self.max_source_chars = max_source_chars
+        self._verifier = verifier
+        self._reader = reader
+
+    @property
+    def reader(self):
+        """The reader of everything found (`rqrag.answer.reader`): the shipped one unless given; None when no
+        reader is shipped or the pipeline was made with `reader=False` (the tree's answers and the quoter alone
+        decide)."""
+        if self._reader is False:
+            return None
+        if self._reader is None:
+            from rqrag.answer.reader import Reader
+
+            self._reader = Reader.default()
+        return self._reader if self._reader.model is not None else None
+
+    @property
+    def verifier(self):
+        if self._verifier is None:
+            from rqrag.answer.verifier import Verifier
+
+            self._verifier = Verifier.for_model(getattr(getattr(self.decoder, "config", None), "model", None))
+        return self._verifier
+
+    # ------------------------------------------------------------------------------------------ steps
+
+    def prepare(
+        self,
+        questions: Sequence[Question],
+        source: EvidenceSource,
+        settings: AnswerSettings,
+        on_event: EventSink | None = None,
+    ) -> list[Prepared]:
+        """Steps 1-3 (retrieval only, no model): language, not found, the question searched first. When the tree
+        makes the first search (no search first), a `searching` step says so at once: that search waits on the
+        model's first call, seconds away on a CPU, and the reader should see the work start."""
+        started = time.perf_counter()
+        if on_event is not None and not settings.search_first:
+            for q in questions:
+                on_event(q.qid, "step", searching_step(q.text))
+        library_language = getattr(getattr(source.library, "settings", None), "language", None) or None
+        prepared: list[Prepared] = []
+        for q in questions:
+            language = question_language(q.text, given=settings.language or library_language)
+            p = Prepared(dataclasses.replace(q, language=language), language)
+            try:
+                p.outside = not_found_message(source.library, q.text) if source.library and source.not_found else None
+            except RetrieverError as error:  # the library could not be searched to judge it: say so
+                p.outside, p.outside_kind = _could_not_search(error, language), NO_ANSWER
+            prepared.append(p)
+        if settings.search_first:
+            asked = [p for p in prepared if p.outside is None]
+            searched = {q.qid: q for q in self._search_first(asked, source, settings)}
+            for p in prepared:
+                if p.question.qid in searched:
+                    p.question = searched[p.question.qid]
+                    if not any(step.evidence for step in p.question.steps):
+                        # Nothing at all to read (no documents, no memory of those days): say so, never guess.
+                        p.outside = nothing_found_message(source.kind, p.language)
+        seconds = time.perf_counter() - started
+        for p in prepared:
+            p.seconds = seconds
+            if on_event is not None and p.outside is None:
+                for step in p.question.steps:
+                    on_event(p.question.qid, "step", self._step_event(step, given=True))
+        return prepared
+
+    def decode(
+        self,
+        prepared: Sequence[Prepared],
+        source: EvidenceSource,
+        settings: AnswerSettings,
+        on_event: EventSink | None = None,
+    ) -> list[PipelineAnswer]:
+        """Steps 4-6: the tree with this call's settings, selection, the grounded answer and its citations."""
+        answers: dict[str, PipelineAnswer] = {}
+        if any(quotes_only(settings.decode.answerer, p.language) for p in prepared):
+            prepared = self._searched(prepared, source, settings)
+        todo = []
+        for p in prepared:
+            if p.outside is not None:
+                answers[p.question.qid] = PipelineAnswer(
+                    p.question.qid,
+                    p.question.text,
+                    p.outside,
+                    p.outside_kind,
+                    p.language,
+                    strategy=settings.decode.strategy,
+                    timings={"retrieval_seconds": round(p.seconds, 3)},
+                )
+            elif quotes_only(settings.decode.answerer, p.language):
+                answers[p.question.qid] = self._quoted(p)
+            else:
+                todo.append(p)
+        if todo:
+
+            def announce(qid: str, path_id: str, step) -> None:
+                if on_event is not None:
+                    on_event(qid, "step", {**self._step_event(step), "path_id": path_id})
+
+            if settings.reader_search and not settings.search_first and self.reader is not None:
+                self._search_for_reader(todo, source, settings)
+            decoder = self.decoder.using(settings.decode, source.retriever, on_step=announce)
+            if settings.method != "tree":
+                from rqrag.inference.decoding.iterative import IterativeDecoder
+
+                decoder = IterativeDecoder(decoder, settings.method)
+            started = time.perf_counter()
+            results = decoder.decode([p.question for p in todo])
+            seconds = time.perf_counter() - started
+            for p, result in zip(todo, results):
+                answer = self.finish(p, result, settings)
+                answer.timings = {"retrieval_seconds": round(p.seconds, 3), "decode_seconds": round(seconds, 3)}
+                answers[p.question.qid] = answer
+        out = [answers[p.question.qid] for p in prepared]
+        if on_event is not None:
+            for answer in out:
+                on_event(answer.qid, "answer", {"text": answer.text, "kind": answer.kind, "sources": answer.sources})
+        return out
+
+    def answer(
+        self,
+        questions: Sequence[Question],
+        source: EvidenceSource,
+        settings: AnswerSettings,
+        on_event: EventSink | None = None,
+    ) -> list[PipelineAnswer]:
+        """All six steps for a batch of questions."""
+        started = time.perf_counter()
+        out = self.decode(self.prepare(questions, source, settings, on_event), source, settings, on_event)
+        for answer in out:
+            answer.timings["total_seconds"] = round(time.perf_counter() - started, 3)
+        return out
+
+    # ---------------------------------------------------------------------------------------- helpers
+
+    def _search_first(self, asked: Sequence[Prepared], source: EvidenceSource, settings) -> list[Question]:
+        """The questions searched with their own words (one batched call). A retriever that fails (offline, a
+        database gone, a timeout) answers each question that the sources could not be searched, in its language,
+        labelled no_answer: a 200 that says so, never an error for the whole batch."""
+        try:
+            return search_question_first(
+                source.retriever, [p.question for p in asked], settings.decode.docs_per_search
+            )
+        except RetrieverError as error:
+            logger.warning("the question's own search failed for %d question(s): %s", len(asked), error)
+            for p in asked:
+                p.outside, p.outside_kind = _could_not_search(error, p.language), NO_ANSWER
+            return []
+
+    def _searched(self, prepared: Sequence[Prepared], source: EvidenceSource, settings) -> list[Prepared]:
+        """The extractive answerer reads the question's own search: made here if `prepare` did not."""
+        bare = [p for p in prepared if p.outside is None and not p.question.steps]
+        if bare:
+            found = {q.qid: q for q in self._search_first(bare, source, settings)}
+            for p in bare:
+                p.question = found.get(p.question.qid, p.question)
+        return list(prepared)
+
+    def _search_for_reader(self, todo: Sequence[Prepared], source: EvidenceSource, settings) -> None:
+        """The question's own search, for the reader, when the tree will not make it first (`search_first` off, as
+        in the paper's decoding): one batched call; a failing retriever leaves the reader the tree's passages."""
+        from rqrag.retrieval.base import RetrieverError
+
+        questions = [p.question for p in todo]
+        try:
+            found = source.retriever.batch_search(
+                [q.text for q in questions], settings.decode.docs_per_search, qids=[q.qid for q in questions]
+            )
+        except RetrieverError as error:
+            logger.warning("the reader reads the tree's passages only: the question's own search failed (%s)", error)
+            return
+        for p, hits in zip(todo, found):
+            p.searched = list(hits)
+
+    def _quoted(self, p: Prepared) -> PipelineAnswer:
+        """No model: the best sentence of the question's own search, quoted with its source."""
+        hits = [h for step in p.question.steps for h in step.evidence]
+        found = self.quoter.quote(p.question.text, hits, p.language) if hits else None
+        answer = PipelineAnswer(p.question.qid, p.question.text, "", NO_ANSWER, p.language, strategy="extractive")
+        answer.trajectory = [self._step_event(s, given=True) for s in p.question.steps]
+        if found is None:
+            answer.text = NO_ANSWER_MESSAGES.get(p.language, NO_ANSWER_MESSAGES["en"])
+            return answer
+        cited = [h for h in hits if h.docid == found.docid][:1]
+        answer.grounded = told_back(GroundedAnswer(found.text, QUOTED, cited), p.language)
+        answer.text, answer.kind = answer.grounded.text, QUOTED
+        answer.sources = self._sources(cited, hits, p.question.steps)
+        answer.timings = {"retrieval_seconds": round(p.seconds, 3)}
+        return answer
+
+    def finish(self, p: Prepared, result: QuestionResult, settings: AnswerSettings) -> PipelineAnswer:
+        strategy = settings.decode.strategy
+        question = p.question.text
+        answer = PipelineAnswer(result.qid, question, "", NO_ANSWER, p.language, result=result, strategy=strategy)
+        if result.best_by(strategy) is None:
+            answer.error = result.error or "no trajectory finished"
+            return answer
+        if settings.grounded:
+            shown = decide(
+                result,
+                question,
+                p.language,
+                self.quoter,
+                self.verifier,
+                choices=p.question.choices,
+                min_confidence=settings.decode.min_confidence,
+                reader=self.reader,
+                searched=p.searched,
+            )
+        else:
+            best = result.best_by(strategy)
+            shown = GroundedAnswer(
+                best.trajectory.answer or "",
+                "generated",
+                trajectory_hits(best.trajectory)[:1],
+                best.path_id,
+                best.trajectory.answer,
+            )
+        shown = told_back(shown, p.language)
+        answer.grounded = shown
+        answer.text, answer.kind = shown.text, shown.kind
+        path = next((t for t in result.trajectories if t.path_id == shown.path_id), result.best_by(strategy))
+        answer.trajectory = [
+            self._step_event(s, given=i < len(p.question.steps)) for i, s in enumerate(path.trajectory.steps)
+        ]
+        answer.sources = self._sources(shown.cited, trajectory_hits(path.trajectory), path.trajectory.steps)
+        return answer
+
+    def rank_sentences(self, language: str) -> Callable[[str, Sequence[Hit]], list[tuple[float, str]] | None]:
+        """`rank(question, hits)`: (score, sentence) for every quotable sentence of the hits, as the verifier's
+        sentence features read them (`Quoter.rank_sentences`; None with a caller's own quoter)."""
+        return lambda question, hits: self.quoter.rank_sentences(question, hits, language)
+
+    def _source(self, hit: Hit) -> dict:
+        return {
+            "docid": hit.docid,
+            "title": hit.title,
+            "text": hit.text[: self.max_source_chars],
+            "score": round(float(hit.score), 4),
+            **{key: value for key, value in hit.extra.items() if key in SOURCE_LOCATION},
+        }
+
+    def _step_event(self, step, given: bool = False) -> dict:
+        """A step as the API and the page show it; the question's own search is `question`, not a rewrite."""
+        return {
+            "action": "question" if given else step.action.short,
+            "text": step.text,
+            "query": step.text,
+            "evidence": [self._source(h) for h in step.evidence],
+        }
+
+    def _sources(self, cited: Sequence[Hit], read: Sequence[Hit], steps) -> list[dict]:
+        """The cited passages first, then the rest the path read; each with the query that found it."""
+        query_of = {h.docid: s.text for s in steps for h in s.evidence}
+        cited_ids = [h.docid for h in cited]
+        ordered = list(cited) + [h for h in read if h.docid not in cited_ids]
+        return [
+            {**self._source(h), "query": query_of.get(h.docid, ""), "cited": h.docid in cited_ids} for h in ordered
+        ]

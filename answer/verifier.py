@@ -1,0 +1,132 @@
+"""The answer verifier: a calibrated probability that a candidate answer of the tree is right, and the threshold
+above which it is shown as `generated`.
+
+A logistic regression over the candidate features of `rqrag.answer.candidates` (standardised), fitted
+by `scripts/fit_verifier.py` on the model's own trees over *training* ids of HotpotQA, 2Wiki and MuSiQue with
+their gold answers, and saved beside the model as `verifier/verifier.json`:
+
+    {"features": [...], "mean": [...], "scale": [...], "coef": [...], "intercept": b,
+     "threshold": t, "precision_target": 0.8, "report": {...}}
+
+Scoring needs numpy only (no scikit-learn at run time). A model without its own verifier uses the default
+model's (`DEFAULT_VERIFIER`), and every answer says which verifier judged it.
+
+    verifier = Verifier.for_model("rqrag-smollm2-135m")      # its verifier/, else the default model's
+    verifier.score(candidates)                                # sets candidate.p, returns them best first
+    verifier.confident(candidates[0])                         # p >= threshold: shown as generated
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from rqrag.answer.candidates import FEATURES, AnswerCandidate
+
+
+VERIFIER_DIR = "verifier"
+VERIFIER_FILE = "verifier.json"
+
+
+def _models_dir() -> Path:
+    from rqrag.models import PROJECT_ROOT
+
+    return PROJECT_ROOT / "models"
+
+
+@dataclass(frozen=True)
+class Verifier:
+    """Standardised features -> logistic -> p(correct); `threshold` chosen for the precision target."""
+
+    features: tuple[str, ...]
+    mean: tuple[float, ...]
+    scale: tuple[float, ...]
+    coef: tuple[float, ...]
+    intercept: float
+    threshold: float
+    precision_target: float = 0.8
+    source: str = ""  # where it was loaded from (reported with every answer)
+    report: dict = field(default_factory=dict, compare=False)
+
+    def __post_init__(self):
+        unknown = [f for f in self.features if f not in FEATURES]
+        if unknown:
+            raise ValueError(f"verifier names features this version does not compute: {unknown}")
+        if not (len(self.features) == len(self.mean) == len(self.scale) == len(self.coef)):
+            raise ValueError("verifier: features, mean, scale and coef must have the same length")
+
+    def probability(self, features: dict[str, float]) -> float:
+        z = self.intercept
+        for name, mean, scale, weight in zip(self.features, self.mean, self.scale, self.coef):
+            z += weight * (features.get(name, 0.0) - mean) / (scale or 1.0)
+        return 1.0 / (1.0 + math.exp(-max(-50.0, min(50.0, z))))
+
+    def score(self, candidates: Sequence[AnswerCandidate]) -> list[AnswerCandidate]:
+        """Sets each candidate's `p`; returns them by p, highest first (ties: the more voted, the earlier)."""
+        for c in candidates:
+            c.p = self.probability(c.features)
+        return sorted(candidates, key=lambda c: -c.p)
+
+    def confident(self, candidate: AnswerCandidate) -> bool:
+        return candidate.p is not None and candidate.p >= self.threshold
+
+    # ------------------------------------------------------------------------------------------ files
+
+    def to_dict(self) -> dict:
+        return {
+            "features": list(self.features),
+            "mean": list(self.mean),
+            "scale": list(self.scale),
+            "coef": list(self.coef),
+            "intercept": self.intercept,
+            "threshold": self.threshold,
+            "precision_target": self.precision_target,
+            "report": self.report,
+        }
+
+    def save(self, folder: str | Path) -> Path:
+        folder = Path(folder)
+        folder.mkdir(parents=True, exist_ok=True)
+        path = folder / VERIFIER_FILE
+        path.write_text(json.dumps(self.to_dict(), indent=1) + "\n")
+        return path
+
+    @classmethod
+    def load(cls, path: str | Path) -> Verifier:
+        path = Path(path)
+        if path.is_dir():
+            path = path / VERIFIER_FILE if (path / VERIFIER_FILE).is_file() else path / VERIFIER_DIR / VERIFIER_FILE
+        data = json.loads(path.read_text())
+        return cls(
+            tuple(data["features"]),
+            tuple(map(float, data["mean"])),
+            tuple(map(float, data["scale"])),
+            tuple(map(float, data["coef"])),
+            float(data["intercept"]),
+            float(data["threshold"]),
+            float(data.get("precision_target", 0.8)),
+            source=str(path),
+            report=data.get("report", {}),
+        )
+
+    @classmethod
+    def for_model(cls, model: str | None) -> Verifier:
+        """The verifier saved beside `model` (a folder, or a name under models/), else the default model's."""
+        return _for_model(str(model or ""))
+
+
+# The default model's verifier: the one used for models that have none of their own (a user's 7B, a chat endpoint).
+DEFAULT_VERIFIER_MODEL = "rqrag-smollm2-135m-selftrain"
+
+
+@functools.lru_cache(maxsize=8)
+def _for_model(model: str) -> Verifier:
+    # a training output folder, or a name under models/ ("rqrag-smollm2-135m"); a hub id has nothing beside it
+    for folder in [Path(model), _models_dir() / model] if model else []:
+        if (folder / VERIFIER_DIR / VERIFIER_FILE).is_file():
+            return Verifier.load(folder / VERIFIER_DIR / VERIFIER_FILE)
+    return Verifier.load(_models_dir() / DEFAULT_VERIFIER_MODEL / VERIFIER_DIR / VERIFIER_FILE)

@@ -1,0 +1,305 @@
+"""The answering service behind the HTTP server: the answer pipeline, the server's retrievers, the batcher, metrics.
+
+Every endpoint that answers (`/v1/ask`, `/v1/chat`, `/v1/chat/completions`) has its request checked by
+`AnswerService.check` before any stream starts, then answered by `AnswerService.events`, an async stream of the
+pipeline's events (`rqrag.answer.pipeline`): the question's own search as soon as it is done, or a
+`searching` step as soon as work starts when the tree makes the first search (off the model thread, so it
+reaches the page while the model is busy), each refinement of the tree as it is searched, then the grounded
+answer. `answer` is the same stream, drained, for the endpoints that reply once.
+Concurrent questions with the same settings share one decoder call (`serve/batcher.py`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import logging
+import time
+import uuid
+from collections.abc import AsyncIterator, Callable, Sequence
+
+from rqrag.answer import (
+    AnswerPipeline,
+    AnswerSettings,
+    DecodeConfig,
+    EvidenceSource,
+    PipelineAnswer,
+    Prepared,
+    Question,
+)
+from rqrag.retrieval.registry import MEMORY_KINDS, SEARCH_FIRST_KINDS  # the kinds, defined once in the core
+from rqrag.serve.batcher import DecodeBatcher
+from rqrag.serve.config import ServeConfig
+from rqrag.serve.errors import BadRequest, ServiceFailure, Timeout
+from rqrag.serve.memory.conversations import DEFAULT_USER
+from rqrag.serve.memory.writer import about_the_user
+
+
+logger = logging.getLogger(__name__)
+
+
+def rqrag_object(answer: PipelineAnswer, include_all: bool) -> dict:
+    """The `rqrag` extra of a chat completion: how the answer was found."""
+    best = answer.result.best_by(answer.strategy) if answer.result is not None else None
+    out = {
+        "strategy": answer.strategy,
+        "selected_path": best.path_id if best else None,
+        "answer_kind": answer.kind,
+        "confidence": None if answer.confidence is None else round(answer.confidence, 4),
+        "quote": answer.grounded.quote_dict() if answer.grounded else None,
+        "generated_answer": answer.generated,
+        "trajectory": answer.trajectory,
+        "sources": answer.sources,
+        "evidence_used": bool(answer.sources),
+        "timings": answer.timings,
+    }
+    if include_all and answer.result is not None:
+        out["trajectories"] = [t.to_dict() for t in answer.result.trajectories]
+    return out
+
+
+@dataclasses.dataclass(frozen=True)
+class Batch:
+    """What questions must share to be decoded together."""
+
+    kind: str
+    depth: int
+    user: str | None
+    strategy: str
+    personal: bool = False  # a question about the user: their memories are searched first, whatever the kind
+
+
+class AnswerService:
+    def __init__(
+        self,
+        decode: DecodeConfig,
+        serve: ServeConfig,
+        decoder,
+        metrics=None,
+        documents=None,
+        memories=None,
+        clock=None,
+    ):
+        self.decode_config = decode
+        self.serve = serve
+        self.decoder = decoder
+        self.metrics = metrics
+        # The `documents` retriever searches the server's document library (`serve/documents/service.py`),
+        # asked afresh for each batch: the library follows uploads and removals.
+        self.documents = documents
+        self.memories = memories  # MemoryStore: the `memories` kinds search the asking user's memories
+        self.clock = clock  # () -> datetime: "now" for a memory question's relative dates; None: the real time
+        self.pipeline = AnswerPipeline(decoder, max_source_chars=serve.max_source_chars)
+        own = serve.retrievers[0] not in SEARCH_FIRST_KINDS
+        self._retrievers = {serve.retrievers[0]: decoder.retriever} if own else {}
+        self._listeners: dict[str, Callable[[str, dict], None]] = {}  # question id -> where its events go
+        # Questions after the pipeline's retrieval steps go in, their answers come out (on the model thread).
+        self.batcher = DecodeBatcher[Prepared, PipelineAnswer](
+            self._decode, serve.batch_window_ms / 1000, serve.max_batch_questions
+        )
+        if metrics is not None:
+            self.batcher.on_batch = metrics.batch_size.observe
+
+    @property
+    def default_retriever(self) -> str:
+        return self.serve.retrievers[0]
+
+    def source(self, kind: str, user: str | None = None, personal: bool = False) -> EvidenceSource:
+        """The evidence of one request: the retriever `kind` names, for `user` when it reads memories or (with
+        users) documents: their own library and the shared ones. A personal question ("Com quem eu jantei
+        ontem?") reads the user's memories first, fused with the kind's passages (ranked ahead of them on ties):
+        whichever retriever is the default, what the user told is found."""
+        from rqrag.retrieval.fusion import FusedRetriever
+        from rqrag.serve.memory.retriever import RELEVANCE_FLOOR
+
+        if personal and kind != "memories":
+            base = self.source("documents" if kind == "documents+memories" else kind, user)
+            fused = FusedRetriever([self._memory_retriever(user), base.retriever])
+            return EvidenceSource(fused, base.library, kind, not_found=False)
+        if kind == "memories":
+            return EvidenceSource(self._memory_retriever(user), None, kind)
+        if kind in ("documents", "documents+memories"):
+            view = self.documents.view_for(user)
+            retriever = view.retriever(self.documents.settings.retrieval_mode)
+            if kind == "documents":
+                return EvidenceSource(retriever, view, kind)
+            # memories join a documents question's sources only when they are about it (a cosine floor)
+            floor = RELEVANCE_FLOOR.get(self.serve.memory_embedding_model)
+            fused = FusedRetriever([retriever, self._memory_retriever(user, min_score=floor)])
+            return EvidenceSource(fused, view, kind, not_found=False)
+        if kind not in self._retrievers:
+            from rqrag.answer import retriever_for
+
+            self._retrievers[kind] = retriever_for(dataclasses.replace(self.decode_config, retriever=kind))
+        return EvidenceSource(self._retrievers[kind], None, kind)
+
+    def _memory_retriever(self, user: str | None, min_score: float | None = None):
+        from rqrag.serve.memory.retriever import MemoryRetriever
+
+        return MemoryRetriever(self.memories, user or DEFAULT_USER, now=self.clock, min_score=min_score)
+
+    def settings(self, batch: Batch, language: str | None) -> AnswerSettings:
+        decode = dataclasses.replace(
+            self.decode_config, max_depth=batch.depth, retriever=batch.kind, strategy=batch.strategy
+        )
+        search_first = batch.kind in SEARCH_FIRST_KINDS or batch.personal
+        return AnswerSettings(decode, search_first=search_first, grounded=decode.grounded, language=language)
+
+    def _decode(self, prepared: Sequence[Prepared], key) -> list[PipelineAnswer]:
+        """Runs on the batcher's model thread: one pipeline call for a group sharing its settings."""
+        batch, language = key
+        source = self.source(batch.kind, batch.user, batch.personal)
+        generator_before = dataclasses.replace(self.decoder.generator.stats)
+        started = time.perf_counter()
+        answers = self.pipeline.decode(prepared, source, self.settings(batch, language), self._dispatch)
+        seconds = time.perf_counter() - started
+        after = self.decoder.generator.stats
+        if self.metrics is not None:
+            self.metrics.model_calls.inc(after.model_calls - generator_before.model_calls)
+            self.metrics.prompt_tokens.inc(after.prompt_tokens - generator_before.prompt_tokens)
+            self.metrics.prompt_tokens_computed.inc(
+                after.prompt_tokens_computed - generator_before.prompt_tokens_computed
+            )
+            self.metrics.generated_tokens.inc(after.generated_tokens - generator_before.generated_tokens)
+        for answer in answers:
+            answer.timings.update({"batch_questions": len(prepared), "decode_seconds": round(seconds, 3)})
+            if answer.result is not None and answer.result.out_of_time_at is not None:
+                answer.timings["out_of_time_at_depth"] = answer.result.out_of_time_at
+        return answers
+
+    def _dispatch(self, qid: str, name: str, data: dict) -> None:
+        listener = self._listeners.get(qid)
+        if listener is not None:
+            listener(name, data)
+
+    def check_question(self, text: str, param: str = "question") -> None:
+        """A `BadRequest` (`context_length_exceeded`) for a question over `max_question_chars` characters or
+        `max_question_tokens` of the model's tokens. Checked at the edge of every route, before any search or
+        model call: the work a question costs grows with its length, and there is one model thread for everyone
+        (a 900 kB question once held it for minutes). Characters first, so an oversize text is never tokenized."""
+        limit = self.serve.max_question_chars
+        if len(text) > limit:
+            raise BadRequest(
+                f"{param} too long: {len(text)} characters; this server takes at most {limit}",
+                code="context_length_exceeded",
+                param=param,
+            )
+        tokenizer = getattr(self.decoder, "tokenizer", None)
+        if tokenizer is None:
+            return
+        tokens = len(tokenizer(text, add_special_tokens=False)["input_ids"])
+        if tokens > self.serve.max_question_tokens:
+            raise BadRequest(
+                f"{param} too long: {tokens} tokens; this server takes at most {self.serve.max_question_tokens}",
+                code="context_length_exceeded",
+                param=param,
+            )
+
+    def check_options(
+        self, retriever: str | None, max_depth: int | None, user: str | None = None, strategy: str | None = None
+    ) -> Batch:
+        """The batch settings of a request, or a `BadRequest` saying what is wrong. The user is part of the
+        settings only for memory kinds: two users' memory questions never share a batch."""
+        kind = retriever or self.default_retriever
+        if kind not in self.serve.retrievers:
+            raise BadRequest(
+                f"retriever {kind!r} is not enabled; choose from {self.serve.retrievers}", param="retriever"
+            )
+        if kind in ("documents", "documents+memories") and self.documents is None:
+            raise BadRequest("this server has no document library", param="retriever")
+        if kind in MEMORY_KINDS and self.memories is None:
+            raise BadRequest("this server keeps no memories", param="retriever")
+        depth = self.decode_config.max_depth if max_depth is None else max_depth
+        if depth > self.serve.max_depth_limit:
+            raise BadRequest(f"max_depth must be at most {self.serve.max_depth_limit}", param="max_depth")
+        # Documents are per user only when keys name users; memories always are.
+        per_user = kind in MEMORY_KINDS or (kind == "documents" and self.documents.settings.users)
+        user = (user or DEFAULT_USER) if per_user else None
+        return Batch(kind, depth, user, strategy or self.decode_config.strategy)
+
+    def check(
+        self,
+        question: str,
+        *,
+        retriever: str | None,
+        strategy: str | None,
+        max_depth: int | None,
+        user: str | None = None,
+        param: str = "question",
+    ) -> Batch:
+        """Everything a request must pass before any stream starts (a bad request is an error, never a broken
+        stream): its question's length and content, its options. Returns the settings it is answered with; a
+        question about the user ("Com quem eu jantei ontem?") reads their memories first."""
+        self.check_question(question, param)
+        if not question.strip():
+            raise BadRequest(f"{param} must not be empty", param=param)
+        batch = self.check_options(retriever, max_depth, user, strategy)
+        if self.memories is not None and user is not None and about_the_user(question):
+            batch = dataclasses.replace(batch, user=user, personal=True)
+        return batch
+
+    async def events(
+        self, messages: list[dict], batch: Batch, language: str | None = None
+    ) -> AsyncIterator[tuple[str, dict]]:
+        """The pipeline's events for the last user message (settings `batch`, from `check`), as they happen:
+        `step`s, then one `answer` whose data holds the `PipelineAnswer` (key "answer"). Errors are
+        `ServiceError`s (`rqrag.serve.errors`) raised from the stream.
+
+        The work runs as one task (retrieval on a worker thread, the model on the batcher's); its events come
+        back through one queue, closed by `None` once the answer is known, so this generator is the only layer
+        between the pipeline and the caller."""
+        started = time.perf_counter()
+        settings = self.settings(batch, language)
+        # The budget starts now, queueing included: what it bounds is how long others can be kept waiting.
+        question = Question(uuid.uuid4().hex, messages, deadline=time.monotonic() + self.serve.decode_budget_s)
+        loop = asyncio.get_running_loop()
+        queue: asyncio.Queue[tuple[str, dict] | None] = asyncio.Queue()
+        self._listeners[question.qid] = lambda name, data: loop.call_soon_threadsafe(queue.put_nowait, (name, data))
+
+        async def work() -> PipelineAnswer:
+            source = await asyncio.to_thread(self.source, batch.kind, batch.user, batch.personal)
+            (prepared,) = await asyncio.to_thread(self.pipeline.prepare, [question], source, settings, self._dispatch)
+            if prepared.outside is not None:
+                (answer,) = self.pipeline.decode([prepared], source, settings)  # the not-found message: no model
+                return answer
+            try:
+                return await self.batcher.submit(prepared, (batch, prepared.language))
+            except Exception as error:
+                raise ServiceFailure(
+                    f"decoding failed: {type(error).__name__}: {error}", code="decoder_error"
+                ) from error
+
+        # Thread callbacks run in the order they were scheduled: every step is queued before the end mark.
+        task = asyncio.ensure_future(work())
+        task.add_done_callback(lambda _: queue.put_nowait(None))
+        deadline = loop.time() + self.serve.request_timeout_s
+        try:
+            while True:
+                try:
+                    event = await asyncio.wait_for(queue.get(), max(0.0, deadline - loop.time()))
+                except asyncio.TimeoutError:
+                    raise Timeout(f"no answer within {self.serve.request_timeout_s:.0f} s", code="timeout") from None
+                if event is None:
+                    break
+                if event[0] == "step":  # the answer comes with the task's result
+                    yield event
+            answer = task.result()
+        finally:
+            task.cancel()  # a client that gave up (or timed out) is not decoded
+            self._listeners.pop(question.qid, None)
+        if answer.error is not None:
+            reason = answer.error
+            if reason.startswith(("question too long", "empty question")):
+                raise BadRequest(reason, code="context_length_exceeded" if "too long" in reason else None)
+            if reason.startswith("out of time"):
+                raise Timeout(f"no answer: {reason} ({self.serve.decode_budget_s:.0f} s)", code="time_budget")
+            raise ServiceFailure(f"no answer: {reason}", code="no_answer")
+        answer.timings["total_seconds"] = round(time.perf_counter() - started, 3)
+        yield "answer", {"answer": answer}
+
+    async def answer(self, messages: list[dict], batch: Batch, language: str | None = None) -> PipelineAnswer:
+        """The grounded answer to the last user message (the `events` stream, drained)."""
+        async for name, data in self.events(messages, batch, language):
+            if name == "answer":
+                return data["answer"]
+        raise ServiceFailure("the answer stream ended without an answer", code="no_answer")

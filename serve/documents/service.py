@@ -1,0 +1,308 @@
+"""The documents service: the server's named document libraries and the background ingestion of uploads.
+
+    service = DocumentsService(DocumentsSettings(documents_dir="libraries", language="pt"))
+    job = service.submit(service.index_name(None), "manual.pdf", data, content_doc_id(data))
+    service.job(job.id).status                       # queued -> running -> done | failed
+    service.retriever()                              # what the `documents` retriever searches
+    service.view_for("alice")                        # with users: alice's own library and the shared ones
+
+With users (`rqrag serve --users FILE`) every user has a private library, `user__NAME`, where their uploads go,
+and the server has shared libraries (`shared_libraries`) every user searches and only admins change: the
+`writable_index` and `readable_indexes` rules below are the whole of document ownership. Request-given names
+may not contain "__", so no one names another user's library. Without users there is one library for everyone
+(the single-user local mode).
+
+Accepted files are ingested one at a time by a single background thread (extract, clean, chunk, embed, swap the
+index in), so an upload never holds up a question: searches keep reading the library's previous version until the
+new one is swapped in, and share the encoder with the ingestion one batch at a time. The jobs, their cancelling and
+the per-user queue limits are `serve/documents/jobs.py`; what one file may cost (archive sizes, chunks) is
+`rqrag.ingest.limits`, from the settings here.
+
+The HTTP routes that use it are `serve/server/documents_routes.py`; it speaks no HTTP itself: a bad library name
+is a `BadRequest`, a full queue `Busy`, a library whose files the server cannot write `Unavailable`
+(`storage_faults`: the client is told the storage failed, the server's log says where) (`rqrag.serve.errors`).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import re
+import threading
+import uuid
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from rqrag.serve.documents.jobs import IngestionJob, JobCancelled, JobQueue
+from rqrag.serve.documents.review_jobs import ReviewJobs
+from rqrag.serve.errors import BadRequest, Forbidden, NotFound, Unavailable
+
+
+if TYPE_CHECKING:
+    from rqrag.ingest.limits import IngestLimits
+
+
+logger = logging.getLogger(__name__)
+
+_INDEX_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,63}")
+PRIVATE_PREFIX = "user__"  # + the user's name: a private library (request-given names may not contain "__")
+
+
+@dataclass
+class DocumentsSettings:
+    """What the document endpoints need from the server's config (`from_serve` reads the `ServeConfig` fields)."""
+
+    default_index: str = "documents"
+    documents_dir: str | None = None  # folder of the named libraries; None: the rq-rag cache's indexes/
+    database_url: str | None = None  # PostgreSQL + pgvector instead of folders
+    max_upload_bytes: int = 50 * 1024 * 1024
+    language: str | None = None  # for libraries the server creates (None: detected from the first upload's text)
+    embedding_model: str | None = None
+    chunk_size: int | None = None  # of libraries the server creates (None: `ChunkingConfig`'s default)
+    chunk_overlap: int | None = None
+    retrieval_mode: str = "hybrid"
+    max_queued_jobs: int = 8  # all users together; each waiting job holds its file in memory
+    max_queued_jobs_per_user: int = 3  # one user's full quota leaves the others room (jobs.py)
+    # What one file may cost (`rqrag.ingest.limits`, which says how the defaults were chosen).
+    max_uncompressed_bytes: int = 100 * 1024 * 1024  # an archive (DOCX, ...) unpacked, all members together
+    max_compression_ratio: float = 100.0  # one archive member over 1 MiB: unpacked / packed size
+    max_chunks_per_document: int = 5000
+    users: bool = False  # keys name users: private libraries plus the shared ones
+    shared_libraries: list[str] = field(default_factory=list)  # default: [default_index]
+
+    def __post_init__(self):
+        self.shared_libraries = list(self.shared_libraries or [self.default_index])
+
+    @classmethod
+    def from_serve(cls, serve: Any) -> DocumentsSettings:
+        names = {
+            "default_index": "documents_index",
+            "documents_dir": "documents_dir",
+            "database_url": "documents_database_url",
+            "max_upload_bytes": "max_upload_bytes",
+            "language": "documents_language",
+            "embedding_model": "documents_embedding_model",
+            "chunk_size": "documents_chunk_size",
+            "chunk_overlap": "documents_chunk_overlap",
+            "shared_libraries": "shared_libraries",
+            "max_queued_jobs": "max_queued_uploads",
+            "max_queued_jobs_per_user": "max_queued_uploads_per_user",
+            "max_uncompressed_bytes": "max_upload_uncompressed_bytes",
+            "max_compression_ratio": "max_upload_compression_ratio",
+            "max_chunks_per_document": "max_chunks_per_document",
+        }
+        defaults = cls()
+        values = {ours: getattr(serve, theirs, getattr(defaults, ours)) for ours, theirs in names.items()}
+        return cls(**values, users=bool(getattr(serve, "users", None)))
+
+    def chunking(self):
+        """The chunking of a library the server creates: the library default, with the sizes the config gives."""
+        if self.chunk_size is None and self.chunk_overlap is None:
+            return None
+        from rqrag.ingest.chunking import ChunkingConfig
+
+        default = ChunkingConfig()
+        return ChunkingConfig(
+            chunk_size=self.chunk_size or default.chunk_size,
+            chunk_overlap=self.chunk_overlap if self.chunk_overlap is not None else default.chunk_overlap,
+        )
+
+    def ingest_limits(self) -> IngestLimits:
+        """What one upload may cost, for `precheck` and the library's `add` (`rqrag.ingest.limits.IngestLimits`)."""
+        from rqrag.ingest.limits import IngestLimits
+
+        return IngestLimits(self.max_uncompressed_bytes, self.max_compression_ratio, self.max_chunks_per_document)
+
+
+def storage_unavailable(error: Exception, action: str = "written") -> Unavailable:
+    """A library's files failing (a read-only or full disk, permissions: any `OSError`) as `Unavailable`, logged.
+    The client learns that the server's storage refused, not where it is: the path is in the server's log only."""
+    logger.error("document library storage failed: %s", error, exc_info=error)
+    return Unavailable(
+        f"the document library cannot be {action} right now: the server's storage refused it; try again later, "
+        "or tell the server's administrator",
+        code="storage_unavailable",
+    )
+
+
+@contextlib.contextmanager
+def storage_faults(action: str = "written") -> Iterator[None]:
+    """Raise what `storage_unavailable` makes of an `OSError` inside the block."""
+    import psycopg
+
+    from rqrag.retrieval.base import RetrieverUnavailable
+
+    try:
+        yield
+    except OSError as error:
+        raise storage_unavailable(error, action) from None
+    except (psycopg.OperationalError, psycopg.InterfaceError, RetrieverUnavailable) as error:
+        raise storage_unavailable(error, action) from None  # a PostgreSQL library's server went away
+
+
+class DocumentsService:
+    """The libraries the server opened (by name) and the ingestion jobs with their one worker thread."""
+
+    def __init__(self, settings: DocumentsSettings | None = None, encoder: Any = None):
+        self.settings = settings or DocumentsSettings()
+        self._encoder = encoder  # tests pass a loaded model; otherwise each library loads its own on first use
+        self._libraries: dict[str, Any] = {}
+        self.queue = JobQueue(self.settings.max_queued_jobs, self.settings.max_queued_jobs_per_user)
+        self.reviews = ReviewJobs(self)  # literature reviews of a library, one at a time (review_jobs.py)
+        self._libraries_lock = threading.Lock()  # opening a PostgreSQL library may take seconds
+        self._worker_lock = threading.Lock()
+        self._worker: threading.Thread | None = None
+
+    def index_name(self, name: str | None) -> str:
+        """A library name a request gave (or the default one), checked: a plain name, never a path."""
+        name = (name or "").strip() or self.settings.default_index
+        if not _INDEX_NAME.fullmatch(name) or "__" in name:
+            raise BadRequest(
+                "index must be a plain name: letters, digits, '-' and '_' (at most 64, no '__')", param="index"
+            )
+        return name
+
+    # ----------------------------------------------------------------- ownership
+
+    def private_index(self, user: str) -> str:
+        return f"{PRIVATE_PREFIX}{user}"
+
+    def _shared(self, name: str) -> str:
+        name = self.index_name(name)
+        if name not in self.settings.shared_libraries:
+            raise NotFound(
+                f"no library {name!r} here: leave `index` out for your own documents, or name a shared library "
+                f"({', '.join(self.settings.shared_libraries)})",
+                code="library_not_found",
+                param="index",
+            )
+        return name
+
+    def writable_index(self, user: str, admin: bool, name: str | None) -> str:
+        """The library an upload or a removal by `user` goes to: their own unless they name a shared one, which
+        only an admin changes. Without users, the named (or default) library."""
+        if not self.settings.users:
+            return self.index_name(name)
+        if not (name or "").strip():
+            return self.private_index(user)
+        name = self._shared(name)
+        if not admin:
+            raise Forbidden(f"only an admin changes the shared library {name!r}", code="shared_library", param="index")
+        return name
+
+    def readable_indexes(self, user: str, name: str | None = None) -> list[str]:
+        """The libraries `user` reads: the named shared one, else their own and every shared one."""
+        if not self.settings.users:
+            return [self.index_name(name)]
+        if (name or "").strip():
+            return [self._shared(name)]
+        return [self.private_index(user), *self.settings.shared_libraries]
+
+    def view_for(self, user: str | None):
+        """What the `documents` retriever searches for `user`: one library, or (with users) their own and the
+        shared ones that hold documents, searched together (`LibraryView`)."""
+        if not self.settings.users:
+            return self.library()
+        from rqrag.serve.documents.view import LibraryView
+
+        names = self.readable_indexes(user) if user else self.settings.shared_libraries
+        libraries = [self.library(name) for name in names]
+        return LibraryView([lib for lib in libraries if lib.list()] or libraries[:1])
+
+    def library(self, name: str | None = None):
+        """The library `name` (validated), opened once; the server's language and model apply to new ones."""
+        from rqrag.ingest.libraries import open_library
+        from rqrag.ingest.library import LibraryError, library_path
+
+        private = bool(name) and name.startswith(PRIVATE_PREFIX) and _INDEX_NAME.fullmatch(name)
+        name = name if private else self.index_name(name)
+        with self._libraries_lock:
+            if name not in self._libraries:
+                if self.settings.database_url:
+                    where = name
+                elif self.settings.documents_dir:
+                    where = str(Path(self.settings.documents_dir).expanduser() / name)
+                else:
+                    where = str(library_path(name))
+                options = {"database_url": self.settings.database_url, "encoder": self._encoder}
+                try:
+                    library = open_library(
+                        where,
+                        language=self.settings.language,
+                        embedding_model=self.settings.embedding_model,
+                        chunking=self.settings.chunking(),
+                        **options,
+                    )
+                except LibraryError as error:  # made with other settings (e.g. by `rqrag docs add`): it keeps them
+                    logger.warning("library %s: %s; using its own settings", name, error)
+                    library = open_library(where, **options)
+                self._libraries[name] = library
+            return self._libraries[name]
+
+    def retriever(self, name: str | None = None, mode: str | None = None):
+        """The library's current documents as a retriever (it follows adds and removes)."""
+        return self.library(name).retriever(mode or self.settings.retrieval_mode)
+
+    # ----------------------------------------------------------------- jobs
+
+    def job(self, job_id: str, user: str | None = None) -> IngestionJob | None:
+        """The job, for its owner (with users, another user's job is None, like one that does not exist)."""
+        job = self.queue.get(job_id)
+        if job is not None and self.settings.users and job.owner != user:
+            return None
+        return job
+
+    def cancel(self, job_id: str, user: str | None = None) -> IngestionJob:
+        """Cancel `user`'s job (see `JobQueue.cancel`); another user's job is `NotFound`, like one that does not
+        exist, under the rule that shows jobs (`job`)."""
+        job = self.job(job_id, user)
+        if job is None:
+            raise NotFound(f"no ingestion job {job_id!r}", code="job_not_found", param="job_id")
+        return self.queue.cancel(job)
+
+    def pending(self, index: str, doc_id: str) -> IngestionJob | None:
+        return self.queue.pending(index, doc_id)
+
+    def submit(self, index: str, name: str, data: bytes, doc_id: str, owner: str | None = None) -> IngestionJob:
+        job = IngestionJob(uuid.uuid4().hex, index, name, doc_id, len(data), data, owner=owner)
+        self.queue.add(job)
+        with self._worker_lock:
+            if self._worker is None:
+                self._worker = threading.Thread(target=self._work, name="rqrag-ingestion", daemon=True)
+                self._worker.start()
+        return job
+
+    def _work(self) -> None:
+        while (job := self.queue.take()) is not None:
+            self._run(job)
+
+    def _run(self, job: IngestionJob) -> None:
+        from rqrag.ingest.extract import IngestError
+
+        try:
+            library = self.library(job.index)
+            result = library.add(job.data, job.name, progress=job.progress, limits=self.settings.ingest_limits())
+            self.queue.finish(job, "done", result={**result.to_dict(), "document": library.get(result.doc_id)})
+        except JobCancelled:
+            logger.info("ingestion of %s cancelled (job %s)", job.name, job.id)
+            self.queue.finish(job, "cancelled")
+        except IngestError as error:
+            self.queue.finish(job, "failed", error={"reason": error.reason, "message": error.message})
+        except OSError as error:  # the library's files: the job says what a client may know (no server paths)
+            unavailable = storage_unavailable(error)
+            self.queue.finish(job, "failed", error={"reason": unavailable.code, "message": unavailable.message})
+        except Exception as error:  # the worker must outlive any one bad file; the message keeps server paths out
+            logger.exception("ingesting %s failed (job %s)", job.name, job.id)
+            message = f"ingestion failed inside the server ({type(error).__name__}); its log has the details"
+            self.queue.finish(job, "failed", error={"reason": "internal", "message": message})
+
+    def close(self, timeout: float = 5.0) -> None:
+        """Stop the worker after its current job (waiting at most `timeout`); close the libraries' connections."""
+        self.queue.close()
+        self.reviews.close()
+        if self._worker is not None:
+            self._worker.join(timeout)
+        for library in self._libraries.values():
+            library.close()

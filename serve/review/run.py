@@ -1,0 +1,176 @@
+"""One review run: search the topic, read each document found (an article by its sections), ask a model only when
+one is configured, check every field, write review.json, review.md, articles.bib, articles.csv and the config.
+
+    rqrag review "avaliação de RAG" --index meus_artigos --language pt   # the command line: rqrag/commands/review.py
+    run_review(config, topic, progress=lambda stage, done, total: ...)  # the server's review jobs: the same run
+
+Without `--llm_base_url` or `--serve_model` no model is started: an article's fields are quoted from its sections
+(`article_review`), any other document's from its excerpts (`check.check_review`). With a model, its text is shown
+only where it passes the checks.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import dataclasses
+import json
+import logging
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from rqrag.config import ConfigError, save_resolved_config
+from rqrag.serve.review.config import (
+    ENDPOINT_TIMEOUT_S,
+    LOCAL_CONTEXT_TOKENS,
+    LOCAL_FIELD_CHARS,
+    LOCAL_TIMEOUT_S,
+    ReviewConfig,
+)
+from rqrag.serve.review.report import render_markdown
+from rqrag.serve.review.sources import hit_extras, index_language, library_source, open_source, review_language
+
+
+logger = logging.getLogger(__name__)
+# (stage, done, total): "searching", "reviewing", "writing"; a raised exception stops the run (a cancelled job).
+ReviewProgress = Callable[[str, int, int], None]
+
+
+class ReviewFailed(RuntimeError):
+    """The run could not produce a review; the message says why (no match, the model refused, ...)."""
+
+
+@dataclass
+class ReviewOutcome:
+    record: dict
+    out: Path
+    message: str  # the summary line the command prints
+
+    @property
+    def reviewed(self) -> int:
+        return sum(d["review"] is not None or d.get("article") is not None for d in self.record["documents"])
+
+
+async def _review_all(client, topic, documents, language, config: ReviewConfig) -> None:
+    from rqrag.serve.review.reviewer import review_documents, review_schema
+
+    schema = review_schema(config.max_field_chars)
+    try:
+        await review_documents(client, topic, documents, language, config.passage_chars, schema)
+    finally:
+        await client.close()
+
+
+def _ask_model(config: ReviewConfig, topic, documents, language, out: Path, stack: contextlib.ExitStack):
+    """The model's reviews of every document (into each `document.review` / `.error`); returns the client stats."""
+    from rqrag.llm_client import ChatClient
+    from rqrag.local_server import OpenAIServerError, serve_for_run
+    from rqrag.openai_endpoint import EndpointRefused
+
+    settings = dataclasses.replace(config, timeout=config.timeout or ENDPOINT_TIMEOUT_S)
+    if config.llm_base_url is None:
+        try:
+            settings = serve_for_run(config, stack, out / "review_server.log", max_model_len=LOCAL_CONTEXT_TOKENS)
+        except OpenAIServerError as error:
+            raise ReviewFailed(str(error)) from None
+        settings = dataclasses.replace(
+            settings,
+            max_field_chars=config.max_field_chars or LOCAL_FIELD_CHARS,
+            timeout=config.timeout or LOCAL_TIMEOUT_S,
+        )
+    client = ChatClient.from_settings(settings, cache_path=config.cache)
+    try:
+        asyncio.run(_review_all(client, topic, documents, language, settings))
+    except EndpointRefused as error:  # 401/403/404: a wrong key, URL or model; no document would pass
+        raise ReviewFailed(f"the LLM endpoint refused the run: {error}") from None
+    return client.stats.as_dict()
+
+
+def run_review(
+    config: ReviewConfig, topic: str, progress: ReviewProgress | None = None, library=None
+) -> ReviewOutcome:
+    """Search, read, (ask,) check and write; `ReviewFailed` or `ConfigError` when no review can be made.
+    `library`: an open library to review (a server's, named by `config.index`; left open), instead of opening
+    the one `config.index` names."""
+    from rqrag.serve.review.article_review import review_article
+    from rqrag.serve.review.bibliography import write_bibliography
+    from rqrag.serve.review.check import check_review
+    from rqrag.serve.review.reviewer import group_by_document, ordered, review_record
+
+    report = progress or (lambda stage, done, total: None)
+    with contextlib.ExitStack() as stack:  # the library's connection and a local model live for the run
+        if library is not None:
+            source = library_source(library, config)
+        else:
+            source = open_source(config)
+            if source.library is not None:
+                stack.callback(source.library.close)
+        report("searching", 0, 1)
+        from rqrag.retrieval.base import RetrieverError
+
+        try:
+            hits = source.retriever.search(topic, k=config.k)
+        except RetrieverError as error:  # said as a reason, never a traceback (hosts and paths left out)
+            raise ReviewFailed(f"could not search {source.label}: {str(error).split(':')[0]}") from None
+        if not hits:  # said before any model is started
+            raise ReviewFailed(f"nothing in {source.label} matches {topic!r}")
+        extras = hit_extras(hits, source.index_dir)
+        documents, over_cap = group_by_document(hits, extras, config.per_document)
+        language = config.language or review_language([source.language]) or index_language(source.index_dir, extras)
+        language = language or "en"
+        # an article is read whole, from its sections, not from the chunks found; the catalogue is read once
+        # (`library.get` lists every record per call: one query per document on PostgreSQL)
+        records = {r["doc_id"]: r for r in source.library.list()} if source.library is not None else {}
+        for document in documents:
+            document.article = records.get(document.key, {}).get("article")
+        report("searching", 1, 1)
+        out = Path(config.out)
+        save_resolved_config(out, "rqrag review", config)
+        llm_stats = None
+        if config.uses_model:
+            report("reviewing", 0, len(documents))
+            llm_stats = _ask_model(config, topic, documents, language, out, stack)
+        for done, document in enumerate(documents, start=1):
+            check_review(topic, document, language)  # relevance for all; the excerpts' quotes for non-articles
+            if document.article:
+                review_article(topic, document, language, document.review if config.uses_model else None,
+                               per_field=config.per_field)  # fmt: skip
+            report("reviewing", done, len(documents))
+        info = {"index": source.label, "model": config.llm_model if config.uses_model else None, "k": config.k}
+        if config.llm_base_url is None and config.serve_model:
+            info["served_model"] = config.serve_model
+        record = review_record(
+            topic, ordered(documents), language, len(hits), over_cap, per_document=config.per_document, **info
+        )
+        record["llm"] = llm_stats
+        report("writing", 0, 1)
+        (out / "review.json").write_text(json.dumps(record, indent=2, ensure_ascii=False) + "\n")
+        (out / "review.md").write_text(render_markdown(record))
+        write_bibliography(record, out)
+        report("writing", 1, 1)
+    articles = sum(d["article"] is not None for d in record["documents"])
+    defects = sum(len(d["article"]["defects"]) for d in record["documents"] if d["article"])
+    message = (
+        f"Reviewed {len(record['documents'])} document(s), {articles} read as articles ({len(hits)} chunks "
+        f"retrieved; {defects} defect(s) found by the check) -> {out / 'review.md'}"
+    )
+    return ReviewOutcome(record, out, message)
+
+
+def review(config: ReviewConfig, topic: str, stack: contextlib.ExitStack | None = None) -> int:
+    """The command's run: the review, its summary line, and an exit code (1: nothing reviewed, 2: a failure)."""
+    import sys
+
+    try:
+        outcome = run_review(config, topic)
+    except ReviewFailed as error:
+        print(f"rqrag review: {error}", file=sys.stderr)
+        return 1 if "matches" in str(error) else 2
+    except ConfigError:
+        raise
+    print(outcome.message)
+    for doc in outcome.record["documents"]:
+        if doc["error"]:
+            print(f"  no model review for {doc['title']!r} ({doc['error']}): quoted from it instead", file=sys.stderr)
+    return 0 if outcome.record["documents"] else 1

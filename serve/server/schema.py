@@ -1,0 +1,140 @@
+"""Request bodies of the server, validated by pydantic; and the OpenAI-shaped error every failure returns.
+
+Services raise domain errors (`rqrag.serve.errors`); `http_error` is the one place that gives each its HTTP
+status. `APIError` is the edge's own error, for what only HTTP knows (a wrong API key, a body too large).
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal
+
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, field_validator
+
+from rqrag.answer import StrategyName
+from rqrag.languages import ANSWER_LANGUAGES
+from rqrag.serve.conversation_service import AnswerOptions
+from rqrag.serve.errors import BadRequest, Busy, Forbidden, NotFound, ServiceError, Timeout, Unavailable
+
+
+def unicode_text(value: str) -> str:
+    """Text that is valid Unicode: JSON may carry a lone surrogate ("\\ud800"), which Python keeps in a str
+    and every tokenizer, database and encoder then fails on; refused here, at the edge, as a 400."""
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        raise ValueError("must be valid Unicode text (a lone surrogate such as \\ud800 is not)") from None
+    return value
+
+
+Text = Annotated[str, AfterValidator(unicode_text)]
+# A conversation id as the server makes them (uuid4 hex); anything else cannot name a conversation.
+ConversationId = Annotated[str, Field(min_length=1, max_length=64, pattern=r"^[A-Za-z0-9_-]+$")]
+ShortName = Annotated[Text, Field(max_length=200)]  # model, retriever: names, not text
+
+
+class ChatMessage(BaseModel):
+    model_config = ConfigDict(extra="ignore")
+
+    role: Literal["system", "user", "assistant"]
+    content: Text
+
+    @field_validator("content", mode="before")
+    @classmethod
+    def _text_parts(cls, value):
+        # OpenAI clients may send content as a list of parts; only text parts mean anything here.
+        if isinstance(value, list):
+            texts = [p.get("text", "") for p in value if isinstance(p, dict) and p.get("type") == "text"]
+            if len(texts) != len(value):
+                raise ValueError("only text content parts are supported")
+            return "".join(texts)
+        return value
+
+
+class AnswerRequestOptions(BaseModel):
+    """How a request wants its question answered, the same on every route that answers (None: the server's
+    default): at the top of a `/v1/ask` or `/v1/chat` body, under `rqrag` in a `/v1/chat/completions` one."""
+
+    model_config = ConfigDict(extra="forbid")  # a misspelt option is an error, not silently ignored
+
+    retriever: ShortName | None = None
+    strategy: StrategyName | None = None
+    max_depth: int | None = Field(default=None, ge=0, le=64)
+    language: Literal[ANSWER_LANGUAGES] | None = None  # the answer's; None: the library's, else the question's
+
+    def answer_options(self) -> AnswerOptions:
+        return AnswerOptions(self.retriever, self.strategy, self.max_depth, self.language)
+
+
+class RQRAGOptions(AnswerRequestOptions):
+    """Our extension of a chat request (the openai client sends it with `extra_body={"rqrag": {...}}`)."""
+
+    return_trajectories: bool = False
+
+
+class ChatCompletionRequest(BaseModel):
+    model_config = ConfigDict(extra="ignore")  # sampling knobs of other servers are accepted and ignored
+
+    model: ShortName
+    messages: list[ChatMessage] = Field(min_length=1)
+    stream: bool = False
+    rqrag: RQRAGOptions = Field(default_factory=RQRAGOptions)
+
+
+class AskRequest(AnswerRequestOptions):
+    """`POST /v1/ask`, the plain endpoint: one question, of a conversation if `conversation_id` names one."""
+
+    question: Text
+    conversation_id: ConversationId | None = None
+    return_trajectories: bool = False
+
+
+class ChatRequest(AnswerRequestOptions):
+    """`POST /v1/chat`, the chat page's: one question of a conversation."""
+
+    # Its length is the server's `max_question_chars` / `max_question_tokens`, checked by the conversation
+    # service for every route alike.
+    question: Text = Field(min_length=1)
+    conversation_id: ConversationId | None = None
+
+
+class APIError(Exception):
+    """Raised by handlers; rendered as {"error": {"message", "type", "param", "code"}} with `status`."""
+
+    def __init__(self, status: int, message: str, *, code: str | None = None, param: str | None = None):
+        super().__init__(message)
+        self.status = status
+        self.message = message
+        self.code = code
+        self.param = param
+
+    @property
+    def type(self) -> str:
+        if self.status == 401:
+            return "authentication_error"
+        if self.status == 403:
+            return "permission_error"  # OpenAI's name for a 403
+        if self.status == 404:
+            return "not_found_error"
+        if self.status >= 500:
+            return "server_error"
+        return "invalid_request_error"
+
+    def body(self) -> dict:
+        return {"error": {"message": self.message, "type": self.type, "param": self.param, "code": self.code}}
+
+
+# The status of each kind of domain error; any other `ServiceError` (a `ServiceFailure`) is a 500.
+HTTP_STATUS: dict[type[ServiceError], int] = {
+    BadRequest: 400,
+    Forbidden: 403,
+    NotFound: 404,
+    Busy: 429,
+    Timeout: 504,
+    Unavailable: 503,  # storage the server cannot write: nothing the client did
+}
+
+
+def http_error(error: ServiceError) -> APIError:
+    """A service's error as the HTTP edge answers it: its status and the OpenAI-shaped body."""
+    status = next((status for kind, status in HTTP_STATUS.items() if isinstance(error, kind)), 500)
+    return APIError(status, error.message, code=error.code, param=error.param)
