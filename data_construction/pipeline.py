@@ -20,6 +20,7 @@ from pathlib import Path
 from tqdm.auto import tqdm
 
 from rqrag.benchmarks.files import default_file
+from rqrag.benchmarks.source_spec import parse_source_spec
 from rqrag.benchmarks.sources import SourceExample, parse_records
 from rqrag.benchmarks.splits import load_split
 from rqrag.data_construction.annotate import Annotator, DropExample, answer_agrees
@@ -60,20 +61,13 @@ class RunResult:
     llm_stats: dict[str, int] = field(default_factory=dict)
 
 
-def parse_source_spec(spec: str) -> tuple[str, int | None]:
-    name, _, limit = spec.partition(":")
-    if limit and not limit.isdigit():
-        raise ValueError(f"source spec must be `name` or `name:limit`, got {spec!r}")
-    return name.strip(), int(limit) if limit else None
-
-
 def load_examples(config: DataBuildConfig) -> tuple[list[SourceExample], dict[str, SourceStats]]:
     """Every selected example of every source, split-filtered and limited; bad lines counted, not fatal."""
     overrides = dict(item.split("=", 1) for item in config.source_files)
     examples: list[SourceExample] = []
     stats: dict[str, SourceStats] = {}
-    for spec in config.sources:
-        source, limit = parse_source_spec(spec)
+    for spec in map(parse_source_spec, config.sources):
+        source = spec.name
         path = overrides.get(source) or str(default_file(source, config.benchmarks_dir))
         # Split files list the ids of the shipped benchmark files; another file (a hub train split) is all usable.
         split = load_split(source) if config.split != "all" and source not in overrides else None
@@ -92,9 +86,11 @@ def load_examples(config: DataBuildConfig) -> tuple[list[SourceExample], dict[st
                 st.unusable += 1
                 continue
             seen.add(example.source_id)
+            if spec.before(len(seen)):
+                continue
             examples.append(example)
             st.selected += 1
-            if limit is not None and st.selected >= limit:
+            if spec.last(len(seen)):
                 break
     return examples, stats
 

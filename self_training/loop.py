@@ -31,6 +31,7 @@ from typing import Literal
 
 from rqrag.answer.pipeline import AnswerPipeline, AnswerSettings, EvidenceSource
 from rqrag.benchmarks.files import default_file
+from rqrag.benchmarks.source_spec import parse_source_spec
 from rqrag.benchmarks.sources import parse_records
 from rqrag.benchmarks.splits import load_split
 from rqrag.config import concern, save_resolved_config
@@ -113,26 +114,13 @@ class SelfTrainConfig:
         if not 0.0 < self.min_f1 <= 1.0:
             raise ValueError(f"min_f1 must be in (0, 1], got {self.min_f1}")
         for spec in self.sources:
-            name, start, limit = parse_source_spec(spec)
+            name = parse_source_spec(spec).name
             if name not in SOURCES:
                 raise ValueError(f"self-training reads {list(SOURCES)} (candidates and gold paragraphs), not {name!r}")
-            if limit is not None and limit <= start:
-                raise ValueError(f"{spec}: the range must hold at least one question")
 
     @property
     def rules(self) -> SelectionRules:
         return SelectionRules(self.min_f1, self.require_supporting, self.query_filter)
-
-
-def parse_source_spec(spec: str) -> tuple[str, int, int | None]:
-    """`name` -> (name, 0, None); `name:limit` -> (name, 0, limit); `name:start-end` -> (name, start, end)."""
-    name, _, bounds = spec.partition(":")
-    start, dash, end = bounds.partition("-")
-    if not dash:
-        start, end = "0", bounds
-    if not start.isdigit() or (end and not end.isdigit()) or (dash and not end):
-        raise ValueError(f"source spec must be `name`, `name:limit` or `name:start-end`, got {spec!r}")
-    return name.strip(), int(start), int(end) if end else None
 
 
 class EvalIdRefused(ValueError):
@@ -147,8 +135,8 @@ def load_training_questions(config: SelfTrainConfig) -> tuple[list[tuple[MultiHo
     overrides = dict(item.split("=", 1) for item in config.source_files)
     questions: list[tuple[MultiHopTask, EvalExample]] = []
     stats: dict[str, dict[str, int]] = {}
-    for spec in config.sources:
-        source, start, limit = parse_source_spec(spec)
+    for spec in map(parse_source_spec, config.sources):
+        source = spec.name
         split = load_split(source)
         if split is None:
             raise EvalIdRefused(f"{source} has no split file: its eval ids cannot be kept out")
@@ -173,12 +161,12 @@ def load_training_questions(config: SelfTrainConfig) -> tuple[list[tuple[MultiHo
                 continue
             seen.add(ex.uid)
             position = len(seen)  # 1-based among this source's usable training questions
-            if position <= start:
+            if spec.before(position):
                 st["before_range"] += 1
                 continue
             questions.append((task, task.example(ex)))
             st["selected"] += 1
-            if limit is not None and position >= limit:
+            if spec.last(position):
                 break
         st["records_read"] = read.read
     return questions, {s: dict(c) for s, c in stats.items()}
@@ -258,10 +246,10 @@ class SelfTrainStudy(Study):
         # No grounding and no first search: the trajectories are the model's own, as the tree wrote them.
         settings = AnswerSettings(self.decode, search_first=False, grounded=False, language="en")
         return Answerer(
-            AnswerPipeline(self.decoder), EvidenceSource(self.decoder.retriever, kind="candidates"), settings
+            AnswerPipeline(self.decoder), EvidenceSource(self.decoder.retriever, retriever_name="candidates"), settings
         )
 
-    def records(self, cell, batch, prepared, answers, seconds) -> list[dict]:
+    def records(self, cell, batch, answers, seconds) -> list[dict]:
         return [self.record(q.item[0], q.item[1], answer.result) for q, answer in zip(batch, answers)]
 
     def record(self, task: MultiHopTask, ex: EvalExample, result: QuestionResult | None) -> dict:
