@@ -64,6 +64,9 @@ def load_json_object(reply: str | None) -> dict[str, Any]:
 
 @dataclass(frozen=True)
 class Reply:
+    """One chat completion: the text the endpoint sent back, why it stopped, its refusal if any, and whether the
+    reply cache answered instead of the endpoint."""
+
     content: str
     finish_reason: str | None
     refusal: str | None = None

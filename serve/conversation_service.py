@@ -86,7 +86,7 @@ class Turn:
 
 
 @dataclass
-class Reply:
+class AnsweredTurn:
     """A turn answered: the grounded answer and what became of its memory."""
 
     answer: PipelineAnswer
@@ -206,7 +206,7 @@ class ConversationService:
             ) from error
         return {"conversation_id": turn.conversation_id}
 
-    async def ask(self, turn: Turn) -> Reply:
+    async def ask(self, turn: Turn) -> AnsweredTurn:
         """The turn answered, stored and remembered: `events`, drained."""
         answer, memory = None, {"stored": False, "reason": "not kept"}
         async for name, data in self.events(turn):
@@ -216,7 +216,7 @@ class ConversationService:
                 memory = data
         if answer is None:
             raise ServiceFailure("the answer stream ended without an answer", code="no_answer")
-        return Reply(answer, memory)
+        return AnsweredTurn(answer, memory)
 
     def _store(self, turn: Turn, answer: PipelineAnswer) -> None:
         if turn.new:
