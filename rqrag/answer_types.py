@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import re
 
-from rqrag.answers import normalize_answer
+from rqrag.answers import contains_phrase, normalize_answer
 from rqrag.text_quality import fold
 
 
@@ -145,7 +145,7 @@ def options(question: str) -> tuple[str, ...]:
 
 def picked_option(answer: str, question: str) -> str | None:
     """The option of `question` that `answer` names (the one whose words it holds and the other's it does not)."""
-    named = [o for o in options(question) if _contains(normalize_answer(answer), normalize_answer(o))]
+    named = [o for o in options(question) if contains_phrase(normalize_answer(answer), normalize_answer(o))]
     return named[0] if len(named) == 1 else None
 
 
@@ -204,7 +204,7 @@ def holds_type(sentence: str, asked: str, question: str = "") -> bool:
             [w for w in _CAPITALISED.findall(sentence)[:1] if fold(w) not in asked_words]
         )
     if asked == OPTION:
-        return any(_contains(normalize_answer(sentence), normalize_answer(o)) for o in options(question))
+        return any(contains_phrase(normalize_answer(sentence), normalize_answer(o)) for o in options(question))
     return True
 
 
@@ -234,7 +234,3 @@ def entities(question: str) -> list[str]:
         if words_ and " ".join(words_) not in cleaned:
             cleaned.append(" ".join(words_))
     return cleaned
-
-
-def _contains(text: str, phrase: str) -> bool:
-    return bool(phrase) and f" {phrase} " in f" {text} "

@@ -49,16 +49,18 @@ def choice_label(prediction: str, choices: Sequence[tuple[str, str]]) -> str | N
     exact = [label for label, option in options.items() if option == norm]
     if len(exact) == 1:
         return exact[0]
-    named = [label for label, option in options.items() if option and _contains(norm, option)]
+    named = [label for label, option in options.items() if contains_phrase(norm, option)]
     # An option inside another ("cold" in "very cold") is not a second pick: keep the one that holds the rest.
     for label in named:
-        if all(_contains(options[label], options[other]) for other in named):
+        if all(contains_phrase(options[label], options[other]) for other in named):
             return label
     return None
 
 
-def _contains(text: str, phrase: str) -> bool:
-    return f" {phrase} " in f" {text} "
+def contains_phrase(text: str, phrase: str) -> bool:
+    """Whether `phrase` stands in `text` as whole words (both normalised, single spaces). An empty phrase names
+    nothing, so no text contains it: an option that normalises to nothing ("The") is never picked."""
+    return bool(phrase) and f" {phrase} " in f" {text} "
 
 
 def word_jaccard(a: str, b: str) -> float:
