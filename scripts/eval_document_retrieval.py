@@ -25,7 +25,6 @@ from __future__ import annotations
 import argparse
 import json
 import math
-import re
 import sys
 import time
 from collections import Counter
@@ -81,19 +80,18 @@ class Feedback:
     """Pseudo-relevance feedback terms from the library's BM25 analyzer and its chunks' document frequencies."""
 
     def __init__(self, library):
-        from rqrag.retrieval.bm25 import stemmer_for
-        from rqrag.text_quality import stopwords
+        from rqrag.retrieval.bm25 import tokenize
 
         index = library._refresh(with_index=True).index
         self.bm25 = index.bm25()
-        stem, stop = stemmer_for(library.language), stopwords(library.language)
-        self.analyse = lambda text: [stem.stemWord(w) for w in _words(text) if w not in stop]
-        self.df = Counter(term for doc in index.documents for term in set(self.analyse(doc.text)))
+        self.analyse = lambda texts: tokenize(texts, language=library.language)  # the index's own analysis
+        self.df = Counter(term for terms in self.analyse([doc.text for doc in index.documents]) for term in set(terms))
         self.n = len(index.documents)
 
     def expand(self, question: str) -> str:
-        asked = set(self.analyse(question))
-        counts = Counter(t for hit in self.bm25.search(question, k=PRF_DOCS) for t in self.analyse(hit.text))
+        asked = set(self.analyse([question])[0])
+        hits = self.bm25.search(question, k=PRF_DOCS)
+        counts = Counter(t for terms in self.analyse([hit.text for hit in hits]) for t in terms)
         scored = {
             term: count * math.log(self.n / (1 + self.df[term]))
             for term, count in counts.items()
@@ -101,10 +99,6 @@ class Feedback:
         }
         extra = sorted(scored, key=scored.get, reverse=True)[:PRF_TERMS]
         return f"{question} {' '.join(extra)}"
-
-
-def _words(text: str) -> list[str]:
-    return re.findall(r"\w+", text.lower())
 
 
 def evaluate(library, questions: list[dict], mode: str, window: int, expansion: str) -> dict:

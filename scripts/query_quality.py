@@ -149,7 +149,7 @@ def _mean(values) -> float | None:
     return sum(present) / len(present) if present else None
 
 
-def _words(text: str | None) -> int | None:
+def _word_count(text: str | None) -> int | None:
     return None if text is None else len(text.split())
 
 
@@ -168,7 +168,7 @@ def summarize_run(systems: dict[str, list[dict]], metric: str, resamples: int = 
         searched = any(st["action"] != "answer" for r in records for t in r["trajectories"] for st in t["steps"])
         out["systems"][name] = {
             "questions": len(records),
-            "answer_words": _mean(_words(r["prediction"]) for r in records),
+            "answer_words": _mean(_word_count(r["prediction"]) for r in records),
             "gold_recall": _mean(x["recall"] for x in retrieval) if searched else None,
         }
     tree = systems.get(TREE)
@@ -192,7 +192,7 @@ def summarize_run(systems: dict[str, list[dict]], metric: str, resamples: int = 
         row["searched"] = _mean(
             None if t is None else any(st["action"] != "answer" for st in t["steps"]) for t in chosen
         )
-        row["answer_words"] = _mean(None if t is None else _words(t["answer"]) for t in chosen)
+        row["answer_words"] = _mean(None if t is None else _word_count(t["answer"]) for t in chosen)
         for other in (STANDARD, DIRECT):
             pairs = [
                 (r["scores"][s][metric], _own_score(by_id[other][r["id"]], metric))

@@ -125,6 +125,7 @@ def test_month_first_numeric_dates_in_english_first_mode():
         "what does sun tzu say?",  # dateparser: Sunday
         "I may go to the lab",  # dateparser: May
         "tenho 2 gatos e 1 cachorro",
+        "what did I do at 10:30?",  # a time of day, not a day: its ':' splits it into two numbers
         "my plans for next week",  # in the future: memories are all in the past
         "o que vou fazer amanhã?",
         "",

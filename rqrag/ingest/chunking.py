@@ -187,7 +187,7 @@ def sentence_spans(text: str, start: int = 0, end: int | None = None) -> list[tu
     return [(a, b) for a, b in spans if b > a]
 
 
-def _words(text: str, span: tuple[int, int]) -> int:
+def _span_word_count(text: str, span: tuple[int, int]) -> int:
     return len(text[span[0] : span[1]].split())
 
 
@@ -195,12 +195,12 @@ def _pack(text: str, units: Sequence[tuple[int, int]], max_words: int) -> list[t
     """Consecutive units (sentences) packed up to max_words; a unit alone above it is cut at word boundaries."""
     packed: list[tuple[int, int]] = []
     for unit in units:
-        if _words(text, unit) > max_words:
+        if _span_word_count(text, unit) > max_words:
             words = list(re.finditer(r"\S+", text[unit[0] : unit[1]]))
             for i in range(0, len(words), max_words):
                 group = words[i : i + max_words]
                 packed.append((unit[0] + group[0].start(), unit[0] + group[-1].end()))
-        elif packed and _words(text, (packed[-1][0], unit[1])) <= max_words:
+        elif packed and _span_word_count(text, (packed[-1][0], unit[1])) <= max_words:
             packed[-1] = (packed[-1][0], unit[1])
         else:
             packed.append(unit)
@@ -211,16 +211,17 @@ def paragraph_window_spans(text: str, config: ChunkingConfig) -> list[tuple[int,
     """Greedy windows of whole paragraphs: grown to min_words (and min_paragraphs), capped by max_* bounds."""
     units: list[tuple[int, int]] = []
     for paragraph in paragraph_spans(text):
-        if _words(text, paragraph) > config.max_words:
+        if _span_word_count(text, paragraph) > config.max_words:
             units.extend(_pack(text, sentence_spans(text, *paragraph), config.max_words))
         else:
             units.append(paragraph)
     windows: list[list[tuple[int, int]]] = []
     for unit in units:
         current = windows[-1] if windows else None
-        fits = current is not None and _words(text, (current[0][0], unit[1])) <= config.max_words
+        fits = current is not None and _span_word_count(text, (current[0][0], unit[1])) <= config.max_words
         wants_more = current is not None and (
-            _words(text, (current[0][0], current[-1][1])) < config.min_words or len(current) < config.min_paragraphs
+            _span_word_count(text, (current[0][0], current[-1][1])) < config.min_words
+            or len(current) < config.min_paragraphs
         )
         if fits and wants_more and len(current) < config.max_paragraphs:
             current.append(unit)
@@ -232,8 +233,8 @@ def paragraph_window_spans(text: str, config: ChunkingConfig) -> list[tuple[int,
     for span in spans:
         if (
             merged
-            and _words(text, span) < config.min_words
-            and _words(text, (merged[-1][0], span[1])) <= config.max_words
+            and _span_word_count(text, span) < config.min_words
+            and _span_word_count(text, (merged[-1][0], span[1])) <= config.max_words
         ):
             merged[-1] = (merged[-1][0], span[1])
         else:
@@ -268,7 +269,7 @@ def semantic_spans(
     carried: int | None = None  # start of a too-short group waiting for the next one
     for start, end in spans:
         start = start if carried is None else carried
-        carried = start if _words(text, (start, end)) < min_words else None
+        carried = start if _span_word_count(text, (start, end)) < min_words else None
         if carried is None:
             merged.append((start, end))
     if carried is not None:  # the document ends on a short group: it joins the previous one

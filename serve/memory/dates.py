@@ -115,7 +115,7 @@ _ARITHMETIC = re.compile(r"[+*=×÷%^]")
 # Numbers with dots or commas that are never dates: versions and decimals ("10.15", "2.24.1", "3,50"); a date with
 # dots carries a four-digit year ("02.01.2024").
 _NUMBER_NOT_DATE = re.compile(r"(?<![\d.])\d+[.,]\d+(?:\.\d+)?(?![\d.])(?<!\.\d{4})|\b\d+\.\d+\.\d{1,3}\b")
-_WORD = re.compile(r"[\w/.-]+", re.UNICODE)
+_DATE_TOKEN = re.compile(r"[\w/.-]+", re.UNICODE)
 
 # Phrases dateparser 1.5.0 misreads or misses: (pattern, period, days or months back from now; negative: ahead).
 _KEYWORDS: tuple[tuple[re.Pattern, str, int], ...] = (
@@ -132,17 +132,20 @@ _KEYWORDS: tuple[tuple[re.Pattern, str, int], ...] = (
 )
 
 
-def _words(text: str) -> list[str]:
-    return [w.lower() for w in _WORD.findall(text)]
+def _date_tokens(text: str) -> list[str]:
+    """Lower-case tokens as a date is written: 02/01/2024, 2024-01-02 and 02.01.2024 stay one token, accents stay
+    (the word lists above carry them), and ':' splits, so a clock time (10:30) reads as two numbers, not a date.
+    Not `rqrag.text_quality.words`, which keeps 10:30 whole and would let a time of day narrow a search to a day."""
+    return [w.lower() for w in _DATE_TOKEN.findall(text)]
 
 
 def _preceding_word(text: str, start: int) -> str:
-    before = _words(text[:start])
+    before = _date_tokens(text[:start])
     return before[-1] if before else ""
 
 
 def _following_word(text: str, end: int) -> str:
-    after = _words(text[end:])
+    after = _date_tokens(text[end:])
     return after[0] if after else ""
 
 
@@ -150,7 +153,7 @@ def _plausible(expression: str, text: str, start: int) -> bool:
     """Whether a dateparser match in `text` (at `start`) is a time expression rather than a misread word."""
     if _ARITHMETIC.search(expression) or _NUMBER_NOT_DATE.search(expression):
         return False
-    words = _words(expression)
+    words = _date_tokens(expression)
     content = [w for w in words if w not in _STOPWORDS]
     if not content:
         return False
