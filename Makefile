@@ -9,7 +9,15 @@ PYTEST_ARGS ?=
 
 DEMO_QUESTION ?= What government position was held by the woman who portrayed Corliss Archer in the film Kiss and Tell?
 
-.PHONY: install demo docs test test-fast lint lint-imports bench clean
+.PHONY: install demo docs test test-fast lint lint-imports wheels bench clean
+
+# $(call wheel,PROJECT,OUT_DIR): PROJECT's wheel into OUT_DIR. setuptools stages a wheel in the project's build/lib and
+# never empties it, so a module moved or deleted since an earlier build would still ship; DIST_EXTRA_CONFIG points the
+# build and its egg-info at a fresh folder instead (tests/test_packaging.py's build_wheel does the same).
+wheel = scratch=$$(mktemp -d) \
+	&& printf '[build]\nbuild_base = %s/build\n[egg_info]\negg_base = %s\n' "$$scratch" "$$scratch" >"$$scratch/dist.cfg" \
+	&& DIST_EXTRA_CONFIG="$$scratch/dist.cfg" $(BIN)/python -m pip wheel --quiet --no-deps --no-build-isolation -w $(2) $(1); \
+	built=$$?; rm -rf "$$scratch"; test $$built -eq 0
 
 $(STAMP): pyproject.toml Makefile
 	$(PYTHON) -m venv $(VENV)
@@ -63,12 +71,16 @@ lint: $(STAMP) lint-imports
 # layout has the stages inside rqrag/ (the checkout maps inference/ -> rqrag.inference), so they run on the built
 # wheel, unpacked; a bare `lint-imports` in the checkout reports "module rqrag.eval does not exist".
 lint-imports: $(STAMP)
-	@tmp=$$(mktemp -d) && had_build=$$(test -d build && echo yes); \
-	$(BIN)/python -m pip wheel --quiet --no-deps --no-build-isolation -w "$$tmp" . && \
+	@tmp=$$(mktemp -d) && $(call wheel,.,"$$tmp") && \
 	$(BIN)/python -m zipfile -e "$$tmp"/*.whl "$$tmp/site" && \
-	{ test -n "$$had_build" || rm -rf build; } && \
 	(cd "$$tmp" && PYTHONPATH="$$tmp/site" $(CURDIR)/$(BIN)/lint-imports $(CURDIR)/pyproject.toml); \
 	status=$$?; rm -rf "$$tmp"; exit $$status
+
+# The two wheels a user installs (docs/install.md), into dist/: rq-rag (the code and the configs, ~12.7 MB) and
+# rq-rag-models (models/: the default model's adapters, its verifier and the reader, ~29.3 MB).
+#   pip install dist/rq_rag-0.1.0-py3-none-any.whl dist/rq_rag_models-0.1.0-py3-none-any.whl
+wheels: $(STAMP)
+	@$(call wheel,.,dist) && $(call wheel,./models,dist) && ls -l dist/*.whl
 
 bench: $(STAMP)
 	HF_HUB_OFFLINE=1 $(BIN)/python scripts/bench_retrieval.py

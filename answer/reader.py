@@ -56,9 +56,9 @@ _ANAPHORS = frozenset("it he she they this these its his her their ele ela eles 
 
 
 def default_reader_path() -> Path:
-    from rqrag.models import PROJECT_ROOT
+    from rqrag.paths import models_dir
 
-    return PROJECT_ROOT / "models" / "reader" / READER_FILE
+    return models_dir() / "reader" / READER_FILE
 
 
 @dataclass(frozen=True)

@@ -33,9 +33,9 @@ VERIFIER_FILE = "verifier.json"
 
 
 def _models_dir() -> Path:
-    from rqrag.models import PROJECT_ROOT
+    from rqrag.paths import models_dir
 
-    return PROJECT_ROOT / "models"
+    return models_dir()
 
 
 @dataclass(frozen=True)

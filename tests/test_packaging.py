@@ -2,9 +2,10 @@
 
     python -m pytest tests/test_packaging.py -q
 
-The stage folders of the checkout (inference/, eval/, training/, data_construction/) install as
-`rqrag.inference` etc. through setuptools' package-dir mapping; these tests build the real wheel, install it
-into a clean venv and check that nothing else of ours is importable. import-linter (grimp) finds packages by
+The stage folders of the checkout (data_construction/, training/, inference/, answer/, serve/, eval/,
+self_training/) install as `rqrag.inference` etc. through setuptools' package-dir mapping; these tests build the
+real wheel, install it into a clean venv and check that nothing else of ours is importable (`build_wheel` is also
+what tests/test_wheel_standalone.py installs). import-linter (grimp) finds packages by
 walking their folder, which only the installed layout has, so the contracts run on the unpacked wheel.
 """
 
@@ -14,6 +15,7 @@ import os
 import shutil
 import subprocess
 import sys
+import tempfile
 import venv
 import zipfile
 from pathlib import Path
@@ -22,33 +24,36 @@ import pytest
 
 
 REPO = Path(__file__).resolve().parent.parent
-STAGES = ("data_construction", "training", "inference", "eval", "self_training")
+STAGES = ("data_construction", "training", "inference", "answer", "serve", "eval", "self_training")
+
+
+def build_wheel(project: Path, out: Path) -> Path:
+    """The wheel of `project` (the checkout, or its models/ folder: the rq-rag-models wheel) written into `out`.
+
+    setuptools stages a wheel in the project's build/lib and never empties it, so a module moved or deleted since
+    an earlier build would still ship (and satisfy the checks below); DIST_EXTRA_CONFIG points the build and its
+    egg-info at a fresh folder instead, which also leaves the checkout as it was. `make wheels` does the same.
+    """
+    scratch = Path(tempfile.mkdtemp(prefix="rqrag-build-"))
+    settings = scratch / "dist.cfg"
+    settings.write_text(f"[build]\nbuild_base = {scratch / 'build'}\n[egg_info]\negg_base = {scratch}\n")
+    command = [sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", "--no-build-isolation", "-w", str(out)]
+    try:
+        subprocess.run(
+            [*command, str(project)],
+            check=True,
+            capture_output=True,
+            env={**os.environ, "DIST_EXTRA_CONFIG": str(settings)},
+        )
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
+    (path,) = out.glob("*.whl")
+    return path
 
 
 @pytest.fixture(scope="module")
 def wheel(tmp_path_factory) -> Path:
-    out = tmp_path_factory.mktemp("wheel")
-    had_build_dir = (REPO / "build").exists()
-    subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "pip",
-            "wheel",
-            "--quiet",
-            "--no-deps",
-            "--no-build-isolation",
-            "-w",
-            str(out),
-            str(REPO),
-        ],
-        check=True,
-        capture_output=True,
-    )
-    if not had_build_dir:  # setuptools stages the wheel in the checkout's build/; leave the tree as it was
-        shutil.rmtree(REPO / "build", ignore_errors=True)
-    (path,) = out.glob("*.whl")
-    return path
+    return build_wheel(REPO, tmp_path_factory.mktemp("wheel"))
 
 
 @pytest.fixture(scope="module")
@@ -67,7 +72,8 @@ def test_wheel_holds_only_rqrag_and_every_stage_module(wheel):
             relative = source.relative_to(REPO).as_posix()
             assert f"rqrag/{relative}" in names, f"{relative} missing from the wheel"
     assert "rqrag/data_construction/prompts/system.txt" in names
-    assert "rqrag/inference/server/web/index.html" in names
+    assert "rqrag/serve/server/web/index.html" in names
+    assert "rqrag/configs/decode/rqrag_trained.yaml" in names  # `--config rqrag_trained` from any folder
     assert "rqrag/benchmarks/splits/hotpotqa.json" in names
 
 
@@ -115,13 +121,14 @@ def test_import_contracts_are_kept(unpacked, tmp_path):
         ("rqrag/inference/decoding/select.py", "import rqrag.eval.metrics"),  # a stage importing a later one
         ("rqrag/adapters.py", "import rqrag.models"),  # a circle between core modules (models imports adapters)
         ("rqrag/inference/backends/hf.py", "import rqrag.inference.decoding.tree"),  # a backend knowing the tree
-        ("rqrag/inference/memory/store.py", "import rqrag.serve.server.app"),  # memory reaching up to HTTP
-        ("rqrag/inference/review/reviewer.py", "import rqrag.serve.server.schema"),  # documents speaking HTTP
-        ("rqrag/inference/service.py", "import rqrag.serve.server.schema"),  # a service raising HTTP errors
+        ("rqrag/serve/memory/store.py", "import rqrag.serve.server.app"),  # memory reaching up to HTTP
+        ("rqrag/serve/review/reviewer.py", "import rqrag.serve.server.schema"),  # documents speaking HTTP
+        ("rqrag/serve/answer_service.py", "import rqrag.serve.server.schema"),  # a service raising HTTP errors
+        ("rqrag/serve/answer_service.py", "import rqrag.inference.decoding.tree"),  # serve past the answer API
         ("rqrag/inference/decoding/decoder.py", "import rqrag.answer.pipeline"),  # decoding above its caller
         ("rqrag/eval/engine.py", "import rqrag.self_training.selection"),  # the eval engine leaning on self-training
         ("rqrag/training/data.py", "import rqrag.self_training.loop"),  # training reaching into self-training
-        ("rqrag/inference/review/run.py", "import rqrag.serve.server.app"),  # the review speaking HTTP
+        ("rqrag/serve/review/run.py", "import rqrag.serve.server.app"),  # the review speaking HTTP
     ],
 )
 def test_import_contracts_catch_a_violation(unpacked, tmp_path, module, bad_import):

@@ -6,7 +6,9 @@ Used by the server tests and `scripts/bench_server.py`, which exercise the real 
         server.client().chat.completions.create(model="rqrag", messages=[...])
 
 Process supervision (own process group, health wait, SIGTERM then SIGKILL) is `rqrag.processes`, shared with
-the vLLM server helper.
+the vLLM server helper. Nothing here needs the checkout: the config is the shipped one by name, the child runs in
+the caller's folder, and `python` may be another environment's interpreter (tests/test_wheel_standalone.py starts
+the server installed from the wheels).
 """
 
 from __future__ import annotations
@@ -16,7 +18,6 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from rqrag.paths import PROJECT_ROOT
 from rqrag.processes import free_port, start_server_process
 
 
@@ -26,16 +27,18 @@ class RQRAGServer:
         log_dir: Path,
         database: Path,
         extra_args: Sequence[str] = (),
-        config: Path = PROJECT_ROOT / "configs/serve/default.yaml",
+        config: str | Path = "default",  # a shipped config's name (configs/serve/default.yaml) or a YAML path
         startup_timeout: float = 300,
         env: dict[str, str] | None = None,
         port: int | None = None,
+        python: str | Path = sys.executable,
+        cwd: Path | None = None,
     ):
         self.port = port or free_port()  # a restart on the same port keeps the browser's origin (its storage)
         self.base = f"http://127.0.0.1:{self.port}"
         self.log = Path(log_dir) / f"server-{self.port}.log"
         command = [
-            sys.executable, "-m", "rqrag.cli", "serve", "--config", str(config),
+            str(python), "-m", "rqrag.cli", "serve", "--config", str(config),
             "--port", str(self.port), "--database_url", f"sqlite:///{database}", *extra_args,
         ]  # fmt: skip
         self._process = start_server_process(
@@ -43,7 +46,7 @@ class RQRAGServer:
             port=self.port,
             log_path=self.log,
             env={**os.environ, "HF_HUB_OFFLINE": "1", **(env or {})},
-            cwd=PROJECT_ROOT,
+            cwd=cwd,
             startup_timeout=startup_timeout,
             name="rqrag serve",
         )
