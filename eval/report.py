@@ -13,7 +13,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 
 from rqrag.eval import metrics
@@ -24,7 +24,9 @@ SUMMARY = "summary.json"
 CHART = "strategies.png"
 
 
-def _mean(values: Sequence[float | None]) -> float | None:
+def mean_present(values: Iterable[float | None]) -> float | None:
+    """The mean of the values that are not None (a record without the score); None when none is. The one mean of
+    eval's summaries, the experiment's cells and scripts/query_quality.py."""
     present = [v for v in values if v is not None]
     return sum(present) / len(present) if present else None
 
@@ -34,7 +36,7 @@ def summarize_system(task, examples, records: Sequence[dict]) -> dict:
     rows = [r for r in records if r["id"] in wanted]
     # Records written before a strategy existed have no score for it: its mean covers the newer records only.
     by_strategy = {
-        s: {m: _mean([r["scores"][s][m] for r in rows if s in r["scores"]]) for m in task.metric_names}
+        s: {m: mean_present([r["scores"][s][m] for r in rows if s in r["scores"]]) for m in task.metric_names}
         for s in (*STRATEGIES, "grounded")
         if s != "grounded" or any("grounded" in r["scores"] for r in rows)
     }
@@ -43,19 +45,19 @@ def summarize_system(task, examples, records: Sequence[dict]) -> dict:
         "missing": len(wanted) - len(rows),
         "errors": sum(r["error"] is not None for r in rows),
         "strategies": by_strategy,
-        "oracle": {m: _mean([r["oracle"][m] for r in rows]) for m in task.metric_names},
+        "oracle": {m: mean_present([r["oracle"][m] for r in rows]) for m in task.metric_names},
         # How far the ppl-selected mean could move with another sample of questions of this size.
         "ci95": {m: metrics.ci95_half_width([r["scores"]["ppl"][m] for r in rows]) for m in task.metric_names},
-        "trajectories_per_question": _mean([len(r["trajectories"]) for r in rows]),
-        "well_formed": _mean([r["well_formed"] for r in rows]),
-        "seconds_per_question": _mean([r["seconds"] for r in rows]),
+        "trajectories_per_question": mean_present([len(r["trajectories"]) for r in rows]),
+        "well_formed": mean_present([r["well_formed"] for r in rows]),
+        "seconds_per_question": mean_present([r["seconds"] for r in rows]),
         # Saved work; records written before these fields existed count as nothing saved.
-        "merged_per_question": _mean([r.get("merged", 0) for r in rows]),
-        "guarded_per_question": _mean([r.get("guarded", 0) for r in rows]),
-        "stopped_early": _mean([r.get("stopped_at") is not None for r in rows]),
+        "merged_per_question": mean_present([r.get("merged", 0) for r in rows]),
+        "guarded_per_question": mean_present([r.get("guarded", 0) for r in rows]),
+        "stopped_early": mean_present([r.get("stopped_at") is not None for r in rows]),
         # What a question cost (rqrag.inference.decoding.tree.QuestionResult.cost); records from before: None.
         "cost_per_question": {
-            key: _mean([r["cost"].get(key, 0) for r in rows if "cost" in r])
+            key: mean_present([r["cost"].get(key, 0) for r in rows if "cost" in r])
             for key in ("model_calls", "prompt_tokens", "generated_tokens")
         },
     }
@@ -66,8 +68,8 @@ def summarize_system(task, examples, records: Sequence[dict]) -> dict:
     if with_gold:
         ranks = [rank for r in with_gold for rank in r["ranks"]]
         summary["retrieval"] = {
-            "recall": _mean([r["recall"] for r in with_gold]),
-            "recall_max": _mean([r["recall_max"] for r in with_gold]),
+            "recall": mean_present([r["recall"] for r in with_gold]),
+            "recall_max": mean_present([r["recall_max"] for r in with_gold]),
             **metrics.rank_metrics(ranks),
             "searches": len(ranks),
         }

@@ -35,6 +35,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from rqrag.answers import word_jaccard
+from rqrag.eval.report import mean_present
 from rqrag.eval.significance import paired_bootstrap
 from rqrag.inference.decoding.select import STRATEGIES
 from rqrag.records import read_records
@@ -144,11 +145,6 @@ def question_alone_docids(standard_records: Sequence[dict]) -> dict[str, list[st
     return found
 
 
-def _mean(values) -> float | None:
-    present = [v for v in values if v is not None]
-    return sum(present) / len(present) if present else None
-
-
 def _word_count(text: str | None) -> int | None:
     return None if text is None else len(text.split())
 
@@ -168,8 +164,8 @@ def summarize_run(systems: dict[str, list[dict]], metric: str, resamples: int = 
         searched = any(st["action"] != "answer" for r in records for t in r["trajectories"] for st in t["steps"])
         out["systems"][name] = {
             "questions": len(records),
-            "answer_words": _mean(_word_count(r["prediction"]) for r in records),
-            "gold_recall": _mean(x["recall"] for x in retrieval) if searched else None,
+            "answer_words": mean_present(_word_count(r["prediction"]) for r in records),
+            "gold_recall": mean_present(x["recall"] for x in retrieval) if searched else None,
         }
     tree = systems.get(TREE)
     if not tree:
@@ -177,22 +173,22 @@ def summarize_run(systems: dict[str, list[dict]], metric: str, resamples: int = 
     by_id = {name: {r["id"]: r for r in records} for name, records in systems.items()}
     out["queries"] = query_stats(tree, question_alone_docids(systems[STANDARD]) if STANDARD in systems else None)
     metrics = list(tree[0]["oracle"])
-    out["upper_bound"] = {m: _mean(r["oracle"][m] for r in tree) for m in metrics}
-    out["upper_bound"]["gold_recall"] = _mean(r["retrieval"]["recall_max"] for r in tree if "retrieval" in r)
+    out["upper_bound"] = {m: mean_present(r["oracle"][m] for r in tree) for m in metrics}
+    out["upper_bound"]["gold_recall"] = mean_present(r["retrieval"]["recall_max"] for r in tree if "retrieval" in r)
     names = [s for s in STRATEGIES if all(s in r["scores"] for r in tree)]  # runs older than a strategy lack it
     out["strategies"] = {}
     for s in names:
         chosen = [r["trajectories"][r["selected"][s]] if s in r["selected"] else None for r in tree]
-        row = {m: _mean(r["scores"][s][m] for r in tree) for m in metrics}
-        row["gold_recall"] = _mean(
+        row = {m: mean_present(r["scores"][s][m] for r in tree) for m in metrics}
+        row["gold_recall"] = mean_present(
             r["retrieval"]["recall_by_trajectory"][r["selected"][s]]
             for r in tree
             if "retrieval" in r and s in r["selected"]
         )
-        row["searched"] = _mean(
+        row["searched"] = mean_present(
             None if t is None else any(st["action"] != "answer" for st in t["steps"]) for t in chosen
         )
-        row["answer_words"] = _mean(None if t is None else _word_count(t["answer"]) for t in chosen)
+        row["answer_words"] = mean_present(None if t is None else _word_count(t["answer"]) for t in chosen)
         for other in (STANDARD, DIRECT):
             pairs = [
                 (r["scores"][s][metric], _own_score(by_id[other][r["id"]], metric))

@@ -117,3 +117,11 @@ def test_choice_label_keyword_is_case_insensitive_but_the_label_is_not():
     assert metrics.choice_label("The answer is a mammal.", choices) == "B"
     assert metrics.choice_label("ANSWER: C", choices) == "C"
     assert metrics.choice_label("the Option B seems right", choices) == "B"
+
+
+def test_mean_present_skips_the_records_without_the_score():
+    from rqrag.eval.report import mean_present
+
+    assert mean_present([1.0, None, 0.0]) == 0.5
+    assert mean_present(v for v in (None, None)) is None
+    assert mean_present([]) is None

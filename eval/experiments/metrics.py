@@ -30,6 +30,7 @@ import numpy as np
 
 from rqrag.eval import metrics
 from rqrag.eval.experiments.config import RAGAS_JUDGED
+from rqrag.eval.report import mean_present
 
 
 logger = logging.getLogger(__name__)
@@ -136,10 +137,6 @@ def ragas_with_retries(samples: Sequence[dict[str, Any]], config) -> list[dict[s
     return scores
 
 
-def _mean(values: list[float]) -> float | None:
-    return round(sum(values) / len(values), 6) if values else None
-
-
 def summarize_cells(records: Iterable[dict[str, Any]], metric_names: Sequence[str]) -> list[dict[str, Any]]:
     """One row per cell: its factor levels, questions answered, seconds, and per metric the mean over the
     scored questions and the count of questions where the metric is missing (None or NaN)."""
@@ -161,7 +158,8 @@ def summarize_cells(records: Iterable[dict[str, Any]], metric_names: Sequence[st
         for name in metric_names:
             values = [r.get("metrics", {}).get(name) for r in items]
             scored = [float(v) for v in values if v is not None and not (isinstance(v, float) and math.isnan(v))]
-            row[f"{name}_mean"] = _mean(scored)
+            mean = mean_present(scored)
+            row[f"{name}_mean"] = None if mean is None else round(mean, 6)
             row[f"{name}_missing"] = len(values) - len(scored)
         rows.append(row)
     return sorted(rows, key=lambda r: (r["run_order"] is None, r["run_order"]))
