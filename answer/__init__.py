@@ -12,25 +12,33 @@ checks it. Imports stay cheap: nothing here loads a model.
 
 from rqrag.answer.extractive import answerer_for
 from rqrag.answer.grounding import check_answer
+from rqrag.answer.messages import AnswerKind, Message, said
 from rqrag.answer.pipeline import AnswerPipeline, AnswerSettings, EvidenceSource, PipelineAnswer, Prepared
 from rqrag.inference.build import build_decoder, retriever_for
 from rqrag.inference.decoding.config import DecodeConfig
+from rqrag.inference.decoding.failures import Failure, FailureKind
 from rqrag.inference.decoding.select import STRATEGY_NAMES, StrategyName
-from rqrag.inference.decoding.tree import Question
+from rqrag.inference.decoding.tree import Question, QuestionResult
 
 
 __all__ = [
     "STRATEGY_NAMES",
+    "AnswerKind",
     "AnswerPipeline",
     "AnswerSettings",
     "DecodeConfig",
     "EvidenceSource",
+    "Failure",
+    "FailureKind",
+    "Message",
     "PipelineAnswer",
     "Prepared",
     "Question",
+    "QuestionResult",
     "StrategyName",
     "answerer_for",
     "build_decoder",
     "check_answer",
     "retriever_for",
+    "said",
 ]

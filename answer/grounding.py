@@ -41,9 +41,11 @@ from typing import Protocol
 
 from rqrag.answer.candidates import gather, trajectory_hits
 from rqrag.answer.extractive import Quote, answerer_for, lexical_answerer_for
+from rqrag.answer.messages import AnswerKind, Message, said
 from rqrag.answer.quote_span import share_held, shortest_span
 from rqrag.answer_types import OPTION, asked_type, entities, options
 from rqrag.answers import normalize_answer
+from rqrag.inference.decoding.failures import FailureKind
 from rqrag.retrieval.base import Hit
 from rqrag.sentences import split_sentences
 from rqrag.text_quality import (
@@ -66,25 +68,11 @@ from rqrag.trajectory import ParseStatus
 MIN_SUPPORT = 0.6
 _YES_NO = {"yes", "no", "sim", "nao", "si"}
 
-GENERATED, QUOTED, NOT_FOUND, NO_ANSWER = "generated", "quoted", "not_found", "no_answer"
 # A reader's quote longer than this is cut to the run of clauses that holds its answer (never shorter).
 LONG_QUOTE_WORDS = 40
 # Under the threshold, a short best answer leading the runner-up by this factor picks the passages quoted.
 LEAD_RATIO = 1.1
 LEAD_WORDS = 5
-# Said, in the question's language, when no answer is supported and no passage could be quoted: nothing is made up.
-NO_ANSWER_MESSAGES = {
-    "pt": "Não encontrei nas fontes consultadas nada que responda a isso.",
-    "es": "No encontré en las fuentes consultadas nada que responda a esto.",
-    "en": "I found nothing in the sources I searched that answers this.",
-}
-# Said instead when no search of the tree could be made (an unreachable retriever: offline web search): saying
-# "found nothing" would claim a search that never happened.
-COULD_NOT_SEARCH = {
-    "pt": "Não consegui consultar as fontes ({reason}); não tenho uma resposta verificada.",
-    "es": "No pude consultar las fuentes ({reason}); no tengo una respuesta verificada.",
-    "en": "I could not search the sources ({reason}), so I have no checked answer.",
-}
 
 
 class Quoter(Protocol):
@@ -141,9 +129,8 @@ def search_failure(result) -> str | None:
     """Why the tree's searches failed ("web search is unavailable"), if any did: the retriever's own words up to
     its first colon (what follows names hosts and errnos, not for a reader)."""
     for trajectory in result.trajectories:
-        error = trajectory.error or ""
-        if error.startswith("retrieval failed: "):
-            return error[len("retrieval failed: ") :].split(":")[0].strip() or "the search failed"
+        if trajectory.error is not None and trajectory.error.kind is FailureKind.RETRIEVAL_FAILED:
+            return trajectory.error.detail.split(":")[0].strip() or "the search failed"
     return None
 
 
@@ -298,7 +285,7 @@ def decide(
             stating = _stating(candidate, question, language, quoter, asked)
             return GroundedAnswer(
                 candidate.text,
-                GENERATED,
+                AnswerKind.GENERATED,
                 _cited(candidate),
                 candidate.path_id,
                 best.text,
@@ -340,11 +327,12 @@ def decide(
         found = quoter.quote(question, evidence, language, asked=asked, answers=answers, trust=trust)
     generated = best.text if best is not None else None
     if found is None:
-        said = NO_ANSWER_MESSAGES.get(language or "en", NO_ANSWER_MESSAGES["en"])
         failure = None if read else search_failure(result)
-        if failure:
-            said = COULD_NOT_SEARCH.get(language or "en", COULD_NOT_SEARCH["en"]).format(reason=failure)
-        return GroundedAnswer(said, NO_ANSWER, [], None, generated, rejected, confidence, described, verifier.source)
+        text = (
+            said(Message.COULD_NOT_SEARCH, language, reason=failure) if failure else said(Message.NO_ANSWER, language)
+        )
+        kind = AnswerKind.NO_ANSWER
+        return GroundedAnswer(text, kind, [], None, generated, rejected, confidence, described, verifier.source)
     cited = [h for h in evidence if h.docid == found.docid][:1]
     # The trajectory shown beside a quote is one that read the quoted passage (none: the question's own search).
     holder = next((t for t in result.trajectories if found.docid in _docids(t)), None)
@@ -356,7 +344,7 @@ def decide(
         cited = [h for h in read if h.docid == found.docid][:1] or cited
     return GroundedAnswer(
         text,
-        QUOTED,
+        AnswerKind.QUOTED,
         cited,
         holder.path_id if holder else (best.path_id if best else None),
         generated,

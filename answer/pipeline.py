@@ -1,13 +1,14 @@
 """The answer pipeline: every step from a question to the cited answer a person reads, in one place.
 
-    pipeline = AnswerPipeline(decoder)
+    pipeline = AnswerPipeline.for_config(config)                # the decoder is built on first need, if ever
     source = EvidenceSource(retriever=library.retriever("hybrid"), library=library)
     settings = AnswerSettings(decode=config)                    # per call: nothing mutates the decoder
     (answer,) = pipeline.answer([Question("q0", messages)], source, settings, on_event=print)
-    answer.text, answer.kind, answer.sources                    # kind: generated | quoted | not_found | no_answer
+    answer.text, answer.kind, answer.sources                    # kind: an AnswerKind
+    answer.to_dict()                                            # the one shape every surface returns
 
-The steps, in order (each surface — `rqrag ask`, `/v1/ask`, `/v1/chat`, `/v1/chat/completions`, the chat page,
-`rqrag eval`, `rqrag experiment` — is a thin adapter over them):
+`answer` is the only way a surface gets an answer (`rqrag ask`, `/v1/ask`, `/v1/chat`, `/v1/chat/completions`, the
+chat page, `rqrag eval`, `rqrag experiment`, `rqrag.Pipeline`); each is a thin adapter over these steps, in order:
 
 1. **language** — the one the answer must be in: the request's, else the library's, else the question's own.
 2. **not found** — over a document library, a question far from every chunk is answered "not found" in that
@@ -21,11 +22,16 @@ The steps, in order (each surface — `rqrag ask`, `/v1/ask`, `/v1/chat`, `/v1/c
    strategy prefers, else the best evidence sentence quoted (`rqrag.answer.grounding`).
 6. **citations** — the passages the shown text stands on first (`cited: true`), then the rest of its path's.
 
+Whether a question needs the model is decided in one place, `needs_model`: not when it is outside the documents,
+its sources could not be searched, or the settings quote the evidence only (`--answerer extractive`). The decoder
+is built then, on first need (`for_config`), so those answers load no model at all. How the trees of one call are
+run is the caller's to say (`run_tree`): by default the pipeline's own decoder; the server passes one that joins
+concurrent questions into one decode on its model thread (`serve/answer_service.py`).
+
 Events (`on_event(qid, name, data)`, called on the thread that runs the step): `step` for each search — the
 question's own first (`action: "question"`), or, when the tree makes the first search, one `searching` step with
 no evidence as soon as work starts; then each refinement of the tree (`path_id`, `action`, `query`, `evidence`) —
-and `answer` once the grounded answer is known. `prepare` (steps 1-3, retrieval only) and `decode`
-(steps 4-6, the model) are separate so a server can run the first off its model thread and stream it at once.
+and `answer` once the grounded answer is known.
 """
 
 from __future__ import annotations
@@ -38,11 +44,6 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from rqrag.answer.grounding import (
-    COULD_NOT_SEARCH,
-    NO_ANSWER,
-    NO_ANSWER_MESSAGES,
-    NOT_FOUND,
-    QUOTED,
     ExtractiveQuoter,
     GroundedAnswer,
     QuoteFunction,
@@ -50,8 +51,11 @@ from rqrag.answer.grounding import (
     decide,
     trajectory_hits,
 )
+from rqrag.answer.messages import AnswerKind, Message, said
+from rqrag.answer_types import asked_type
 from rqrag.inference.decoding.config import DecodeConfig, quotes_only
-from rqrag.inference.decoding.search_first import not_found_message, nothing_found_message, search_question_first
+from rqrag.inference.decoding.failures import Failure, FailureKind
+from rqrag.inference.decoding.search_first import outside_documents, search_question_first
 from rqrag.inference.decoding.tree import Question, QuestionResult
 from rqrag.languages import question_language
 from rqrag.retrieval.base import Hit, Retriever, RetrieverError
@@ -60,6 +64,7 @@ from rqrag.retrieval.base import Hit, Retriever, RetrieverError
 logger = logging.getLogger(__name__)
 
 EventSink = Callable[[str, str, dict], None]  # (question id, event name, data)
+StepSink = Callable[[str, str, object], None]  # (question id, path id, Step): each searched refinement
 
 # What a source says about where it comes from: a chunk of the user's documents its file and page span
 # (rqrag.ingest.library), a memory its date and conversation (serve/memory/store.py).
@@ -90,7 +95,7 @@ class EvidenceSource:
 
     retriever: Retriever
     library: object | None = None
-    kind: str = ""
+    retriever_name: str = ""  # what configs and requests call it (`retriever: documents`, `corpus`, `memories` ...)
     not_found: bool = True  # apply the library's not-found rule (off when memories are searched with it)
 
 
@@ -101,15 +106,17 @@ class PipelineAnswer:
     qid: str
     question: str
     text: str
-    kind: str  # generated | quoted | not_found | no_answer
+    kind: AnswerKind
     language: str
     sources: list[dict] = field(default_factory=list)
     trajectory: list[dict] = field(default_factory=list)  # the shown path's steps, with their evidence
     result: QuestionResult | None = None  # the tree (None when not found stopped it)
     grounded: GroundedAnswer | None = None
     strategy: str = ""
-    error: str | None = None
+    error: Failure | None = None  # why the tree gave no answer at all (then `text` says so)
     timings: dict = field(default_factory=dict)
+    asked: Question | None = None  # the question as the tree got it: with its own search as a given step
+    searched: list[Hit] = field(default_factory=list)  # the question's own search made for the reader only
 
     @property
     def confidence(self) -> float | None:
@@ -117,26 +124,44 @@ class PipelineAnswer:
         return self.grounded.confidence if self.grounded is not None else None
 
     @property
+    def tree(self) -> QuestionResult | None:
+        """Every trajectory of the tree, scored, with the selection (None when no tree ran: not found, quoted
+        without a model)."""
+        return self.result
+
+    @property
     def generated(self) -> str | None:
         """The selected trajectory's own answer, shown or not (what the model said)."""
         return self.result.answer_by(self.strategy) if self.result is not None else None
 
-    def to_dict(self) -> dict:
-        return {
+    def to_dict(self, include_tree: bool = False) -> dict:
+        """The answer as every surface returns it (`rqrag ask --json`, `/v1/ask`, a chat completion's `rqrag`
+        object, `rqrag.Pipeline`); a surface adds only its own extras. `include_tree`: every trajectory and the
+        tree's bookkeeping (selection, merges, guards, cost) too."""
+        best = self.result.best_by(self.strategy) if self.result is not None else None
+        out = {
             "qid": self.qid,
             "question": self.question,
-            "answer": self.text,
-            "answer_kind": self.kind,
-            "confidence": None if self.confidence is None else round(self.confidence, 4),
+            "answer": self.text,  # what the user reads
+            "answer_kind": self.kind.value,
+            "confidence": None if self.confidence is None else round(self.confidence, 4),  # calibrated p
             "language": self.language,
-            "sources": self.sources,
-            "trajectory": self.trajectory,
+            # the sentence(s) that state the answer, read after it, with where they are (title, file, pages)
             "quote": self.grounded.quote_dict() if self.grounded else None,
-            "grounding": self.grounded.to_dict() if self.grounded else None,
+            "generated_answer": self.generated,  # the selected trajectory's own answer, shown or not
             "strategy": self.strategy,
-            "error": self.error,
+            "selected_path": best.path_id if best is not None else None,
+            "sources": self.sources,
+            "evidence_used": bool(self.sources),
+            "trajectory": self.trajectory,
+            "grounding": self.grounded.to_dict() if self.grounded else None,
+            **(self.error.to_record() if self.error else {"error": None}),
             "timings": self.timings,
         }
+        if include_tree and self.result is not None:
+            tree = self.result.to_dict()
+            out.update({key: value for key, value in tree.items() if key not in out and key != "answer"})
+        return out
 
 
 @dataclass
@@ -146,7 +171,7 @@ class Prepared:
     question: Question
     language: str
     outside: str | None = None  # the not-found message, when the question is outside the documents
-    outside_kind: str = NOT_FOUND  # NO_ANSWER when `outside` says the sources could not be searched
+    outside_kind: AnswerKind = AnswerKind.NOT_FOUND  # NO_ANSWER when `outside` says the sources could not be searched
     seconds: float = 0.0
     searched: list[Hit] = field(default_factory=list)  # the question's own search, when the tree did not make it
 
@@ -155,7 +180,7 @@ def _could_not_search(error: Exception, language: str) -> str:
     """The answer when the sources could not be searched, in `language`, with the retriever's reason up to its first
     colon (what follows names hosts, paths and errnos: not for a reader)."""
     reason = str(error).split(":")[0].strip() or "the search failed"
-    return COULD_NOT_SEARCH.get(language, COULD_NOT_SEARCH["en"]).format(reason=reason)
+    return said(Message.COULD_NOT_SEARCH, language, reason=reason)
 
 
 def searching_step(question: str) -> dict:
@@ -169,7 +194,12 @@ def told_back(shown: GroundedAnswer, language: str) -> GroundedAnswer:
     contou em 25/11/2026: «Ontem à noite eu jantei com a Marta.»"): the memory's third-person bookkeeping ("O
     usuário disse: ...") is not an answer to give them, and "ontem" needs the day it was said."""
     cited = shown.cited[0] if shown.cited else None
-    if shown.kind != QUOTED or cited is None or cited.extra.get("kind") != "memory" or not cited.extra.get("told_at"):
+    if (
+        shown.kind is not AnswerKind.QUOTED
+        or cited is None
+        or cited.extra.get("kind") != "memory"
+        or not cited.extra.get("told_at")
+    ):
         return shown
     told = datetime.datetime.fromisoformat(cited.extra["told_at"])
     quote = (cited.extra.get("quote") or cited.text).strip()
@@ -183,21 +213,48 @@ def told_back(shown: GroundedAnswer, language: str) -> GroundedAnswer:
 class AnswerPipeline:
     def __init__(
         self,
-        decoder,
+        decoder=None,
         quoter: Callable[..., object | None] | None = None,
         max_source_chars: int = 600,
         verifier=None,
         reader=None,
+        *,
+        build_decoder: Callable[[], object] | None = None,
+        model: str | None = None,
     ):
-        """`quoter(question, hits, language, asked=..., answers=...)` returns the extractive answer
+        """`decoder`: a `TreeDecoder`, or None with `build_decoder` (called once, on the first question that
+        needs the model: `for_config`) or with neither (a pipeline that only quotes, or only replays decisions).
+        `quoter(question, hits, language, asked=..., answers=...)` returns the extractive answer
         (`extractive.Quote`) when no generated answer is confident; by default `extractive.ExtractiveAnswerer` with
         the multilingual encoder (`grounding.ExtractiveQuoter`). `verifier` (`rqrag.answer.verifier.Verifier`):
-        by default the one saved beside the decoder's model, else the default model's."""
-        self.decoder = decoder
+        by default the one saved beside `model` (the decoder's), else the default model's."""
+        self._decoder = decoder
+        self._build_decoder = build_decoder
+        self._model = model if model is not None else getattr(getattr(decoder, "config", None), "model", None)
         self.quoter: Quoter = ExtractiveQuoter() if quoter is None else QuoteFunction(quoter)
         self.max_source_chars = max_source_chars
         self._verifier = verifier
         self._reader = reader
+
+    @classmethod
+    def for_config(cls, config: DecodeConfig, retriever=None, **options) -> AnswerPipeline:
+        """The pipeline of `config`, its decoder (model, backend, `retriever` or the configured one) built on the
+        first question that needs it."""
+        from rqrag.inference.build import build_decoder
+
+        return cls(build_decoder=lambda: build_decoder(config, retriever=retriever), model=config.model, **options)
+
+    @property
+    def decoder(self):
+        """The tree decoder, built now if it was left for first need."""
+        if self._decoder is None and self._build_decoder is not None:
+            self._decoder = self._build_decoder()
+        return self._decoder
+
+    @property
+    def loaded_decoder(self):
+        """The decoder if it exists already (None: no question has needed the model); builds nothing."""
+        return self._decoder
 
     @property
     def reader(self):
@@ -217,12 +274,49 @@ class AnswerPipeline:
         if self._verifier is None:
             from rqrag.answer.verifier import Verifier
 
-            self._verifier = Verifier.for_model(getattr(getattr(self.decoder, "config", None), "model", None))
+            self._verifier = Verifier.for_model(self._model)
         return self._verifier
+
+    @staticmethod
+    def needs_model(prepared: Prepared, settings: AnswerSettings) -> bool:
+        """The one place that decides whether a question needs the model: not when it is already answered (outside
+        the documents, sources unreachable) or when the settings quote the evidence only."""
+        return prepared.outside is None and not quotes_only(settings.decode.answerer, prepared.language)
+
+    # ------------------------------------------------------------------------------------------ the entry
+
+    def answer(
+        self,
+        questions: Sequence[Question],
+        source: EvidenceSource,
+        settings: AnswerSettings,
+        on_event: EventSink | None = None,
+        run_tree: Callable[..., list[QuestionResult]] | None = None,
+    ) -> list[PipelineAnswer]:
+        """All six steps for a batch of questions, one answer each, in order. `run_tree(questions, settings,
+        source, on_step)` decodes the trees of the questions that need the model (default: `self.run_tree`)."""
+        started = time.perf_counter()
+        prepared = self._prepare(questions, source, settings, on_event)
+        out = self._decode(prepared, source, settings, on_event, run_tree or self.run_tree)
+        for answer in out:
+            answer.timings["total_seconds"] = round(time.perf_counter() - started, 3)
+        return out
+
+    def run_tree(
+        self, questions: Sequence[Question], settings: AnswerSettings, source: EvidenceSource, on_step: StepSink
+    ) -> list[QuestionResult]:
+        """The trees of `questions`, by this pipeline's decoder with this call's settings (an iterative baseline
+        instead when `settings.method` says so)."""
+        decoder = self.decoder.using(settings.decode, source.retriever, on_step=on_step)
+        if settings.method != "tree":
+            from rqrag.inference.decoding.iterative import IterativeDecoder
+
+            decoder = IterativeDecoder(decoder, settings.method)
+        return decoder.decode(list(questions))
 
     # ------------------------------------------------------------------------------------------ steps
 
-    def prepare(
+    def _prepare(
         self,
         questions: Sequence[Question],
         source: EvidenceSource,
@@ -242,9 +336,10 @@ class AnswerPipeline:
             language = question_language(q.text, given=settings.language or library_language)
             p = Prepared(dataclasses.replace(q, language=language), language)
             try:
-                p.outside = not_found_message(source.library, q.text) if source.library and source.not_found else None
+                if source.library and source.not_found and outside_documents(source.library, q.text):
+                    p.outside = said(Message.NOT_FOUND, library_language or language)
             except RetrieverError as error:  # the library could not be searched to judge it: say so
-                p.outside, p.outside_kind = _could_not_search(error, language), NO_ANSWER
+                p.outside, p.outside_kind = _could_not_search(error, language), AnswerKind.NO_ANSWER
             prepared.append(p)
         if settings.search_first:
             asked = [p for p in prepared if p.outside is None]
@@ -254,21 +349,25 @@ class AnswerPipeline:
                     p.question = searched[p.question.qid]
                     if not any(step.evidence for step in p.question.steps):
                         # Nothing at all to read (no documents, no memory of those days): say so, never guess.
-                        p.outside = nothing_found_message(source.kind, p.language)
+                        nothing = (
+                            Message.NOTHING_REMEMBERED if source.retriever_name == "memories" else Message.NOT_FOUND
+                        )
+                        p.outside = said(nothing, p.language)
         seconds = time.perf_counter() - started
         for p in prepared:
             p.seconds = seconds
             if on_event is not None and p.outside is None:
                 for step in p.question.steps:
-                    on_event(p.question.qid, "step", self._step_event(step, given=True))
+                    on_event(p.question.qid, "step", self._step_event(step))
         return prepared
 
-    def decode(
+    def _decode(
         self,
         prepared: Sequence[Prepared],
         source: EvidenceSource,
         settings: AnswerSettings,
-        on_event: EventSink | None = None,
+        on_event: EventSink | None,
+        run_tree: Callable[..., list[QuestionResult]],
     ) -> list[PipelineAnswer]:
         """Steps 4-6: the tree with this call's settings, selection, the grounded answer and its citations."""
         answers: dict[str, PipelineAnswer] = {}
@@ -276,7 +375,9 @@ class AnswerPipeline:
             prepared = self._searched(prepared, source, settings)
         todo = []
         for p in prepared:
-            if p.outside is not None:
+            if self.needs_model(p, settings):
+                todo.append(p)
+            elif p.outside is not None:
                 answers[p.question.qid] = PipelineAnswer(
                     p.question.qid,
                     p.question.text,
@@ -285,11 +386,10 @@ class AnswerPipeline:
                     p.language,
                     strategy=settings.decode.strategy,
                     timings={"retrieval_seconds": round(p.seconds, 3)},
+                    asked=p.question,
                 )
-            elif quotes_only(settings.decode.answerer, p.language):
-                answers[p.question.qid] = self._quoted(p)
             else:
-                todo.append(p)
+                answers[p.question.qid] = self._quoted(p)
         if todo:
 
             def announce(qid: str, path_id: str, step) -> None:
@@ -298,36 +398,20 @@ class AnswerPipeline:
 
             if settings.reader_search and not settings.search_first and self.reader is not None:
                 self._search_for_reader(todo, source, settings)
-            decoder = self.decoder.using(settings.decode, source.retriever, on_step=announce)
-            if settings.method != "tree":
-                from rqrag.inference.decoding.iterative import IterativeDecoder
-
-                decoder = IterativeDecoder(decoder, settings.method)
             started = time.perf_counter()
-            results = decoder.decode([p.question for p in todo])
+            results = run_tree([p.question for p in todo], settings, source, announce)
             seconds = time.perf_counter() - started
             for p, result in zip(todo, results):
                 answer = self.finish(p, result, settings)
                 answer.timings = {"retrieval_seconds": round(p.seconds, 3), "decode_seconds": round(seconds, 3)}
+                answer.timings.update(result.batch_info)  # the server's: how many shared the decode, and its time
+                if result.out_of_time_at is not None:
+                    answer.timings["out_of_time_at_depth"] = result.out_of_time_at
                 answers[p.question.qid] = answer
         out = [answers[p.question.qid] for p in prepared]
         if on_event is not None:
             for answer in out:
                 on_event(answer.qid, "answer", {"text": answer.text, "kind": answer.kind, "sources": answer.sources})
-        return out
-
-    def answer(
-        self,
-        questions: Sequence[Question],
-        source: EvidenceSource,
-        settings: AnswerSettings,
-        on_event: EventSink | None = None,
-    ) -> list[PipelineAnswer]:
-        """All six steps for a batch of questions."""
-        started = time.perf_counter()
-        out = self.decode(self.prepare(questions, source, settings, on_event), source, settings, on_event)
-        for answer in out:
-            answer.timings["total_seconds"] = round(time.perf_counter() - started, 3)
         return out
 
     # ---------------------------------------------------------------------------------------- helpers
@@ -343,7 +427,7 @@ class AnswerPipeline:
         except RetrieverError as error:
             logger.warning("the question's own search failed for %d question(s): %s", len(asked), error)
             for p in asked:
-                p.outside, p.outside_kind = _could_not_search(error, p.language), NO_ANSWER
+                p.outside, p.outside_kind = _could_not_search(error, p.language), AnswerKind.NO_ANSWER
             return []
 
     def _searched(self, prepared: Sequence[Prepared], source: EvidenceSource, settings) -> list[Prepared]:
@@ -374,15 +458,20 @@ class AnswerPipeline:
     def _quoted(self, p: Prepared) -> PipelineAnswer:
         """No model: the best sentence of the question's own search, quoted with its source."""
         hits = [h for step in p.question.steps for h in step.evidence]
-        found = self.quoter.quote(p.question.text, hits, p.language) if hits else None
-        answer = PipelineAnswer(p.question.qid, p.question.text, "", NO_ANSWER, p.language, strategy="extractive")
-        answer.trajectory = [self._step_event(s, given=True) for s in p.question.steps]
+        # what the question asks for (a number for "how high") picks the sentence, as in the grounded decision
+        asked = asked_type(p.question.text, p.question.choices)
+        found = self.quoter.quote(p.question.text, hits, p.language, asked=asked) if hits else None
+        answer = PipelineAnswer(
+            p.question.qid, p.question.text, "", AnswerKind.NO_ANSWER, p.language, strategy="extractive"
+        )
+        answer.asked = p.question
+        answer.trajectory = [self._step_event(s) for s in p.question.steps]
         if found is None:
-            answer.text = NO_ANSWER_MESSAGES.get(p.language, NO_ANSWER_MESSAGES["en"])
+            answer.text = said(Message.NO_ANSWER, p.language)
             return answer
         cited = [h for h in hits if h.docid == found.docid][:1]
-        answer.grounded = told_back(GroundedAnswer(found.text, QUOTED, cited), p.language)
-        answer.text, answer.kind = answer.grounded.text, QUOTED
+        answer.grounded = told_back(GroundedAnswer(found.text, AnswerKind.QUOTED, cited), p.language)
+        answer.text, answer.kind = answer.grounded.text, AnswerKind.QUOTED
         answer.sources = self._sources(cited, hits, p.question.steps)
         answer.timings = {"retrieval_seconds": round(p.seconds, 3)}
         return answer
@@ -390,9 +479,12 @@ class AnswerPipeline:
     def finish(self, p: Prepared, result: QuestionResult, settings: AnswerSettings) -> PipelineAnswer:
         strategy = settings.decode.strategy
         question = p.question.text
-        answer = PipelineAnswer(result.qid, question, "", NO_ANSWER, p.language, result=result, strategy=strategy)
+        answer = PipelineAnswer(
+            result.qid, question, "", AnswerKind.NO_ANSWER, p.language, result=result, strategy=strategy
+        )
+        answer.asked, answer.searched = p.question, p.searched
         if result.best_by(strategy) is None:
-            answer.error = result.error or "no trajectory finished"
+            answer.error = result.error or Failure(FailureKind.NO_TRAJECTORY_FINISHED)
             return answer
         if settings.grounded:
             shown = decide(
@@ -410,7 +502,7 @@ class AnswerPipeline:
             best = result.best_by(strategy)
             shown = GroundedAnswer(
                 best.trajectory.answer or "",
-                "generated",
+                AnswerKind.GENERATED,
                 trajectory_hits(best.trajectory)[:1],
                 best.path_id,
                 best.trajectory.answer,
@@ -419,9 +511,7 @@ class AnswerPipeline:
         answer.grounded = shown
         answer.text, answer.kind = shown.text, shown.kind
         path = next((t for t in result.trajectories if t.path_id == shown.path_id), result.best_by(strategy))
-        answer.trajectory = [
-            self._step_event(s, given=i < len(p.question.steps)) for i, s in enumerate(path.trajectory.steps)
-        ]
+        answer.trajectory = [self._step_event(s) for s in path.trajectory.steps]
         answer.sources = self._sources(shown.cited, trajectory_hits(path.trajectory), path.trajectory.steps)
         return answer
 
@@ -439,10 +529,11 @@ class AnswerPipeline:
             **{key: value for key, value in hit.extra.items() if key in SOURCE_LOCATION},
         }
 
-    def _step_event(self, step, given: bool = False) -> dict:
-        """A step as the API and the page show it; the question's own search is `question`, not a rewrite."""
+    def _step_event(self, step) -> dict:
+        """A step as the API and the page show it; the question's own search (`Step.given`) is `question`, not a
+        rewrite."""
         return {
-            "action": "question" if given else step.action.short,
+            "action": "question" if step.given else step.action.short,
             "text": step.text,
             "query": step.text,
             "evidence": [self._source(h) for h in step.evidence],

@@ -126,7 +126,10 @@ DEFAULT_VERIFIER_MODEL = "rqrag-smollm2-135m-selftrain"
 @functools.lru_cache(maxsize=8)
 def _for_model(model: str) -> Verifier:
     # a training output folder, or a name under models/ ("rqrag-smollm2-135m"); a hub id has nothing beside it
-    for folder in [Path(model), _models_dir() / model] if model else []:
+    # (the user's own folder first: a model trained with its own verifier needs no rq-rag-models)
+    if model and (Path(model) / VERIFIER_DIR / VERIFIER_FILE).is_file():
+        return Verifier.load(Path(model) / VERIFIER_DIR / VERIFIER_FILE)
+    for folder in [_models_dir() / model] if model else []:
         if (folder / VERIFIER_DIR / VERIFIER_FILE).is_file():
             return Verifier.load(folder / VERIFIER_DIR / VERIFIER_FILE)
     return Verifier.load(_models_dir() / DEFAULT_VERIFIER_MODEL / VERIFIER_DIR / VERIFIER_FILE)

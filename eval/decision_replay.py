@@ -21,7 +21,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from rqrag.answer.candidates import is_correct
-from rqrag.answer.grounding import GENERATED, QUOTED
+from rqrag.answer.messages import AnswerKind
 from rqrag.answer.pipeline import AnswerPipeline, AnswerSettings, Prepared
 from rqrag.answers import answer_f1
 from rqrag.eval.metrics import holds_gold
@@ -48,7 +48,7 @@ def replay(
         own = (searched or {}).get(record["id"]) or question_search(record)
         answer = pipeline.finish(Prepared(question, language, searched=list(own)), result, settings)
         gold = golds(record)
-        shown = answer.text if answer.kind in (GENERATED, QUOTED) else ""
+        shown = answer.text if answer.kind in (AnswerKind.GENERATED, AnswerKind.QUOTED) else ""
         grounded = answer.grounded
         quote = grounded.quote.text if grounded is not None and grounded.quote is not None else ""
         best = grounded.candidates[0] if grounded and grounded.candidates else None
@@ -79,8 +79,8 @@ def summarize(rows: Sequence[dict]) -> dict:
     """Shown F1, the kinds, precision and coverage of `generated`, and the calibration of the best candidate's p."""
     n = len(rows)
     kinds = Counter(r["kind"] for r in rows)
-    generated = [r for r in rows if r["kind"] == GENERATED]
-    quoted = [r for r in rows if r["kind"] == QUOTED]
+    generated = [r for r in rows if r["kind"] == AnswerKind.GENERATED]
+    quoted = [r for r in rows if r["kind"] == AnswerKind.QUOTED]
     scored = [r for r in rows if r["confidence"] is not None]
     p = np.array([r["confidence"] for r in scored], dtype=float)
     y = np.array([r["best_candidate_right"] for r in scored], dtype=int)

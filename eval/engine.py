@@ -35,15 +35,12 @@ from typing import Any
 
 from tqdm.auto import tqdm
 
-from rqrag.answer.pipeline import AnswerPipeline, AnswerSettings, EvidenceSource, PipelineAnswer, Prepared
+from rqrag.answer.pipeline import AnswerPipeline, AnswerSettings, EvidenceSource, PipelineAnswer
 from rqrag.inference.decoding.tree import Question, QuestionResult
 from rqrag.resumable import ResumableJsonl
 
 
 logger = logging.getLogger(__name__)
-
-# Trajectory errors that a rerun may not meet again: the server or the index was unreachable for a moment.
-TRANSIENT_ERRORS = ("generation failed", "retrieval failed")
 
 
 @dataclass
@@ -104,7 +101,6 @@ class Study(ABC):
         self,
         cell: StudyCell,
         batch: Sequence[StudyQuestion],
-        prepared: Sequence[Prepared],
         answers: Sequence[PipelineAnswer],
         seconds: float,
     ) -> list[dict[str, Any]]:
@@ -116,7 +112,7 @@ def failed_for_now(result: QuestionResult | None) -> bool:
     succeed), as opposed to an outcome that would repeat (unusable output, a question beyond the context)."""
     if result is None:
         return False
-    return any((t.error or "").startswith(TRANSIENT_ERRORS) for t in result.trajectories)
+    return any(t.error is not None and t.error.kind.transient for t in result.trajectories)
 
 
 def pending_questions(study: Study) -> dict[str, list[StudyQuestion]]:
@@ -159,10 +155,9 @@ class _StudyRun:
         for start in range(0, len(questions), size):
             batch = questions[start : start + size]
             started = time.perf_counter()
-            prepared = answerer.pipeline.prepare([q.question for q in batch], answerer.source, answerer.settings)
-            answers = answerer.pipeline.decode(prepared, answerer.source, answerer.settings)
+            answers = answerer.pipeline.answer([q.question for q in batch], answerer.source, answerer.settings)
             seconds = (time.perf_counter() - started) / len(batch)
-            records = self.study.records(cell, batch, prepared, answers, seconds)
+            records = self.study.records(cell, batch, answers, seconds)
             with self.lock:
                 for record, answer in zip(records, answers):
                     if failed_for_now(answer.result):  # not written: the rerun asks again

@@ -23,7 +23,7 @@ import shutil
 from collections.abc import Sequence
 from pathlib import Path
 
-from rqrag.answer.grounding import GENERATED, QUOTED
+from rqrag.answer.messages import AnswerKind
 from rqrag.answer.pipeline import AnswerPipeline, EvidenceSource
 from rqrag.config import ConfigError, save_resolved_config
 from rqrag.eval import metrics
@@ -73,7 +73,7 @@ def question_record(task: Task, example: EvalExample, result: QuestionResult, sy
         "scores": scores,
         "oracle": oracle,
         "well_formed": sum(t.well_formed for t in result.trajectories) / max(1, len(result.trajectories)),
-        "error": result.error,
+        "error": None if result.error is None else str(result.error),
         "seconds": round(seconds, 3),
         # The work the tree saved (rqrag.inference.decoding.expansions / guards / stop_confidence).
         "merged": len(result.merged),
@@ -123,7 +123,10 @@ def _prepare_output(config: EvalConfig) -> Path:
     return out
 
 
-SHOWN = (GENERATED, QUOTED)  # the kinds that answer; "not found" and "nothing supported" score as no answer
+SHOWN = (
+    AnswerKind.GENERATED,
+    AnswerKind.QUOTED,
+)  # the kinds that answer; "not found" and "nothing supported" score as no answer
 
 
 class BenchmarkStudy(Study):
@@ -166,22 +169,22 @@ class BenchmarkStudy(Study):
         system = BENCHMARK_SYSTEMS[cell.cell_id]
         return Answerer(
             AnswerPipeline(self.decoder),
-            EvidenceSource(self.decoder.retriever, kind=self.decode.retriever),
+            EvidenceSource(self.decoder.retriever, retriever_name=self.decode.retriever),
             answer_settings(system, self.decode, language="en"),
         )
 
-    def records(self, cell, batch, prepared, answers, seconds) -> list[dict]:
+    def records(self, cell, batch, answers, seconds) -> list[dict]:
         records = []
-        for question, answer, asked in zip(batch, answers, prepared):
+        for question, answer in zip(batch, answers):
             example = question.item
             record = question_record(self.task, example, answer.result, cell.cell_id, seconds)
             # the question's own search, which the reader read beside the tree: a replay reads the same
-            record["question_search"] = [h.to_dict() for h in asked.searched]
+            record["question_search"] = [h.to_dict() for h in answer.searched]
             if self.decode.grounded:
                 shown = answer.text if answer.kind in SHOWN else None
                 record["scores"]["grounded"] = self.task.score(shown, example)
                 grounding = answer.grounded.to_dict() if answer.grounded else {}
-                record["grounded"] = {**grounding, "answer": answer.text, "kind": answer.kind}
+                record["grounded"] = {**grounding, "answer": answer.text, "kind": answer.kind.value}
             records.append(record)
         return records
 

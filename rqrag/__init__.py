@@ -12,3 +12,15 @@ One import namespace, three layers (checked by import-linter, see pyproject.toml
 """
 
 __version__ = "0.1.0"
+
+__all__ = ["Pipeline"]
+
+
+def __getattr__(name: str):
+    # `from rqrag import Pipeline` (the Python API, rqrag/answer/api.py), imported on first use: the core must
+    # not import a stage when it is itself imported (import-linter's layers), and `import rqrag` stays instant.
+    if name == "Pipeline":
+        from rqrag.answer.api import Pipeline
+
+        return Pipeline
+    raise AttributeError(f"module 'rqrag' has no attribute {name!r}")

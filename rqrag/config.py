@@ -18,6 +18,7 @@ own dataclasses, and each concern's `common` fields), and every other field in i
 from __future__ import annotations
 
 import argparse
+import importlib.metadata
 import dataclasses
 import datetime as _dt
 import json
@@ -297,7 +298,9 @@ def log_config(name: str, *configs: Any) -> None:
 
 def save_resolved_config(out_dir: str | os.PathLike, name: str, *configs: Any) -> Path:
     """Write every config of this run, the command line and the git commit to `out_dir/resolved_config.yaml`."""
-    from rqrag import __version__
+    # The installed distribution's version, not `rqrag.__version__`: the root package exposes the Python API
+    # (`rqrag.Pipeline`, a stage), and the core must not import a stage, even through it.
+    __version__ = importlib.metadata.version("rq-rag")
 
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)

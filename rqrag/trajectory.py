@@ -79,14 +79,19 @@ class Step:
     action: Action
     text: str
     evidence: tuple[Hit, ...] = ()
+    # The question's own search, made before the tree (standard RAG's step): the model reads it as a rewrite it
+    # made (it was trained on that language), but it was given, not generated, and surfaces show it as the
+    # question's search, not as a refinement.
+    given: bool = False
 
     def to_dict(self) -> dict:
-        return {"action": self.action.short, "text": self.text, "evidence": [h.to_dict() for h in self.evidence]}
+        out = {"action": self.action.short, "text": self.text, "evidence": [h.to_dict() for h in self.evidence]}
+        return {**out, "given": True} if self.given else out
 
     @classmethod
     def from_dict(cls, d: dict) -> Step:
         hits = tuple(Hit.from_dict(h) for h in d.get("evidence", ()))
-        return cls(Action.from_name(d["action"]), d["text"], hits)
+        return cls(Action.from_name(d["action"]), d["text"], hits, bool(d.get("given", False)))
 
 
 @dataclass(frozen=True)

@@ -2,17 +2,20 @@
 
 Every endpoint that answers (`/v1/ask`, `/v1/chat`, `/v1/chat/completions`) has its request checked by
 `AnswerService.check` before any stream starts, then answered by `AnswerService.events`, an async stream of the
-pipeline's events (`rqrag.answer.pipeline`): the question's own search as soon as it is done, or a
-`searching` step as soon as work starts when the tree makes the first search (off the model thread, so it
-reaches the page while the model is busy), each refinement of the tree as it is searched, then the grounded
+pipeline's events (`AnswerPipeline.answer`, run on a worker thread): the question's own search as soon as it is
+done, or a `searching` step as soon as work starts when the tree makes the first search (off the model thread, so
+it reaches the page while the model is busy), each refinement of the tree as it is searched, then the grounded
 answer. `answer` is the same stream, drained, for the endpoints that reply once.
-Concurrent questions with the same settings share one decoder call (`serve/batcher.py`).
+The pipeline's trees are run through `_run_tree`: concurrent questions with the same settings share one decoder
+call on the single model thread (`serve/batcher.py`).
 """
 
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import dataclasses
+import functools
 import logging
 import time
 import uuid
@@ -23,9 +26,10 @@ from rqrag.answer import (
     AnswerSettings,
     DecodeConfig,
     EvidenceSource,
+    FailureKind,
     PipelineAnswer,
-    Prepared,
     Question,
+    QuestionResult,
 )
 from rqrag.retrieval.registry import MEMORY_KINDS, SEARCH_FIRST_KINDS  # the kinds, defined once in the core
 from rqrag.serve.batcher import DecodeBatcher
@@ -38,31 +42,21 @@ from rqrag.serve.memory.writer import about_the_user
 logger = logging.getLogger(__name__)
 
 
-def rqrag_object(answer: PipelineAnswer, include_all: bool) -> dict:
-    """The `rqrag` extra of a chat completion: how the answer was found."""
-    best = answer.result.best_by(answer.strategy) if answer.result is not None else None
-    out = {
-        "strategy": answer.strategy,
-        "selected_path": best.path_id if best else None,
-        "answer_kind": answer.kind,
-        "confidence": None if answer.confidence is None else round(answer.confidence, 4),
-        "quote": answer.grounded.quote_dict() if answer.grounded else None,
-        "generated_answer": answer.generated,
-        "trajectory": answer.trajectory,
-        "sources": answer.sources,
-        "evidence_used": bool(answer.sources),
-        "timings": answer.timings,
-    }
-    if include_all and answer.result is not None:
-        out["trajectories"] = [t.to_dict() for t in answer.result.trajectories]
-    return out
+@dataclasses.dataclass(frozen=True)
+class _TreeWork:
+    """One question's tree, as it waits in the batcher: what `run_tree` was called with."""
+
+    question: Question
+    settings: AnswerSettings
+    source: EvidenceSource
+    on_step: Callable
 
 
 @dataclasses.dataclass(frozen=True)
 class Batch:
     """What questions must share to be decoded together."""
 
-    kind: str
+    retriever: str
     depth: int
     user: str | None
     strategy: str
@@ -93,9 +87,10 @@ class AnswerService:
         own = serve.retrievers[0] not in SEARCH_FIRST_KINDS
         self._retrievers = {serve.retrievers[0]: decoder.retriever} if own else {}
         self._listeners: dict[str, Callable[[str, dict], None]] = {}  # question id -> where its events go
-        # Questions after the pipeline's retrieval steps go in, their answers come out (on the model thread).
-        self.batcher = DecodeBatcher[Prepared, PipelineAnswer](
-            self._decode, serve.batch_window_ms / 1000, serve.max_batch_questions
+        self._waiting: dict[str, concurrent.futures.Future] = {}  # question id -> its tree in the batcher
+        # Trees go in, their results come out (on the model thread).
+        self.batcher = DecodeBatcher[_TreeWork, QuestionResult](
+            self._decode_trees, serve.batch_window_ms / 1000, serve.max_batch_questions
         )
         if metrics is not None:
             self.batcher.on_batch = metrics.batch_size.observe
@@ -104,34 +99,34 @@ class AnswerService:
     def default_retriever(self) -> str:
         return self.serve.retrievers[0]
 
-    def source(self, kind: str, user: str | None = None, personal: bool = False) -> EvidenceSource:
-        """The evidence of one request: the retriever `kind` names, for `user` when it reads memories or (with
+    def source(self, retriever: str, user: str | None = None, personal: bool = False) -> EvidenceSource:
+        """The evidence of one request: the retriever named `retriever`, for `user` when it reads memories or (with
         users) documents: their own library and the shared ones. A personal question ("Com quem eu jantei
-        ontem?") reads the user's memories first, fused with the kind's passages (ranked ahead of them on ties):
+        ontem?") reads the user's memories first, fused with the retriever's passages (ranked ahead of them on ties):
         whichever retriever is the default, what the user told is found."""
         from rqrag.retrieval.fusion import FusedRetriever
         from rqrag.serve.memory.retriever import RELEVANCE_FLOOR
 
-        if personal and kind != "memories":
-            base = self.source("documents" if kind == "documents+memories" else kind, user)
+        if personal and retriever != "memories":
+            base = self.source("documents" if retriever == "documents+memories" else retriever, user)
             fused = FusedRetriever([self._memory_retriever(user), base.retriever])
-            return EvidenceSource(fused, base.library, kind, not_found=False)
-        if kind == "memories":
-            return EvidenceSource(self._memory_retriever(user), None, kind)
-        if kind in ("documents", "documents+memories"):
+            return EvidenceSource(fused, base.library, retriever, not_found=False)
+        if retriever == "memories":
+            return EvidenceSource(self._memory_retriever(user), None, retriever)
+        if retriever in ("documents", "documents+memories"):
             view = self.documents.view_for(user)
-            retriever = view.retriever(self.documents.settings.retrieval_mode)
-            if kind == "documents":
-                return EvidenceSource(retriever, view, kind)
+            searched = view.retriever(self.documents.settings.retrieval_mode)
+            if retriever == "documents":
+                return EvidenceSource(searched, view, retriever)
             # memories join a documents question's sources only when they are about it (a cosine floor)
             floor = RELEVANCE_FLOOR.get(self.serve.memory_embedding_model)
-            fused = FusedRetriever([retriever, self._memory_retriever(user, min_score=floor)])
-            return EvidenceSource(fused, view, kind, not_found=False)
-        if kind not in self._retrievers:
+            fused = FusedRetriever([searched, self._memory_retriever(user, min_score=floor)])
+            return EvidenceSource(fused, view, retriever, not_found=False)
+        if retriever not in self._retrievers:
             from rqrag.answer import retriever_for
 
-            self._retrievers[kind] = retriever_for(dataclasses.replace(self.decode_config, retriever=kind))
-        return EvidenceSource(self._retrievers[kind], None, kind)
+            self._retrievers[retriever] = retriever_for(dataclasses.replace(self.decode_config, retriever=retriever))
+        return EvidenceSource(self._retrievers[retriever], None, retriever)
 
     def _memory_retriever(self, user: str | None, min_score: float | None = None):
         from rqrag.serve.memory.retriever import MemoryRetriever
@@ -140,18 +135,38 @@ class AnswerService:
 
     def settings(self, batch: Batch, language: str | None) -> AnswerSettings:
         decode = dataclasses.replace(
-            self.decode_config, max_depth=batch.depth, retriever=batch.kind, strategy=batch.strategy
+            self.decode_config, max_depth=batch.depth, retriever=batch.retriever, strategy=batch.strategy
         )
-        search_first = batch.kind in SEARCH_FIRST_KINDS or batch.personal
+        search_first = batch.retriever in SEARCH_FIRST_KINDS or batch.personal
         return AnswerSettings(decode, search_first=search_first, grounded=decode.grounded, language=language)
 
-    def _decode(self, prepared: Sequence[Prepared], key) -> list[PipelineAnswer]:
-        """Runs on the batcher's model thread: one pipeline call for a group sharing its settings."""
-        batch, language = key
-        source = self.source(batch.kind, batch.user, batch.personal)
+    def _run_tree(self, batch: Batch, questions, settings, source, on_step) -> list[QuestionResult]:
+        """The pipeline's `run_tree` for one request (on its worker thread): each question waits in the batcher
+        with the others of the same `batch` settings, and the thread blocks until its tree is done. Its future is
+        kept so that a client who leaves cancels a tree not yet started."""
+        waiting = []
+        for question in questions:
+            future = self.batcher.submit_from_thread(_TreeWork(question, settings, source, on_step), batch)
+            self._waiting[question.qid] = future
+            waiting.append(future)
+        try:
+            return [future.result() for future in waiting]
+        finally:
+            for question in questions:
+                self._waiting.pop(question.qid, None)
+
+    def _decode_trees(self, work: Sequence[_TreeWork], batch: Batch) -> list[QuestionResult]:
+        """Runs on the batcher's model thread: one decoder call for the trees of a group sharing `batch`. They
+        share their retriever and settings (the batch key says so): the first one's are used."""
+        steps = {w.question.qid: w.on_step for w in work}
         generator_before = dataclasses.replace(self.decoder.generator.stats)
         started = time.perf_counter()
-        answers = self.pipeline.decode(prepared, source, self.settings(batch, language), self._dispatch)
+        results = self.pipeline.run_tree(
+            [w.question for w in work],
+            work[0].settings,
+            work[0].source,
+            lambda qid, path_id, step: steps[qid](qid, path_id, step),
+        )
         seconds = time.perf_counter() - started
         after = self.decoder.generator.stats
         if self.metrics is not None:
@@ -161,11 +176,9 @@ class AnswerService:
                 after.prompt_tokens_computed - generator_before.prompt_tokens_computed
             )
             self.metrics.generated_tokens.inc(after.generated_tokens - generator_before.generated_tokens)
-        for answer in answers:
-            answer.timings.update({"batch_questions": len(prepared), "decode_seconds": round(seconds, 3)})
-            if answer.result is not None and answer.result.out_of_time_at is not None:
-                answer.timings["out_of_time_at_depth"] = answer.result.out_of_time_at
-        return answers
+        for result in results:
+            result.batch_info = {"batch_questions": len(work), "decode_seconds": round(seconds, 3)}
+        return results
 
     def _dispatch(self, qid: str, name: str, data: dict) -> None:
         listener = self._listeners.get(qid)
@@ -200,22 +213,22 @@ class AnswerService:
     ) -> Batch:
         """The batch settings of a request, or a `BadRequest` saying what is wrong. The user is part of the
         settings only for memory kinds: two users' memory questions never share a batch."""
-        kind = retriever or self.default_retriever
-        if kind not in self.serve.retrievers:
+        name = retriever or self.default_retriever
+        if name not in self.serve.retrievers:
             raise BadRequest(
-                f"retriever {kind!r} is not enabled; choose from {self.serve.retrievers}", param="retriever"
+                f"retriever {name!r} is not enabled; choose from {self.serve.retrievers}", param="retriever"
             )
-        if kind in ("documents", "documents+memories") and self.documents is None:
+        if name in ("documents", "documents+memories") and self.documents is None:
             raise BadRequest("this server has no document library", param="retriever")
-        if kind in MEMORY_KINDS and self.memories is None:
+        if name in MEMORY_KINDS and self.memories is None:
             raise BadRequest("this server keeps no memories", param="retriever")
         depth = self.decode_config.max_depth if max_depth is None else max_depth
         if depth > self.serve.max_depth_limit:
             raise BadRequest(f"max_depth must be at most {self.serve.max_depth_limit}", param="max_depth")
         # Documents are per user only when keys name users; memories always are.
-        per_user = kind in MEMORY_KINDS or (kind == "documents" and self.documents.settings.users)
+        per_user = name in MEMORY_KINDS or (name == "documents" and self.documents.settings.users)
         user = (user or DEFAULT_USER) if per_user else None
-        return Batch(kind, depth, user, strategy or self.decode_config.strategy)
+        return Batch(name, depth, user, strategy or self.decode_config.strategy)
 
     def check(
         self,
@@ -257,17 +270,19 @@ class AnswerService:
         self._listeners[question.qid] = lambda name, data: loop.call_soon_threadsafe(queue.put_nowait, (name, data))
 
         async def work() -> PipelineAnswer:
-            source = await asyncio.to_thread(self.source, batch.kind, batch.user, batch.personal)
-            (prepared,) = await asyncio.to_thread(self.pipeline.prepare, [question], source, settings, self._dispatch)
-            if prepared.outside is not None:
-                (answer,) = self.pipeline.decode([prepared], source, settings)  # the not-found message: no model
-                return answer
+            source = await asyncio.to_thread(self.source, batch.retriever, batch.user, batch.personal)
+            run_tree = functools.partial(self._run_tree, batch)
             try:
-                return await self.batcher.submit(prepared, (batch, prepared.language))
+                (answer,) = await asyncio.to_thread(
+                    self.pipeline.answer, [question], source, settings, self._dispatch, run_tree
+                )
+            except (asyncio.CancelledError, concurrent.futures.CancelledError):
+                raise
             except Exception as error:
                 raise ServiceFailure(
                     f"decoding failed: {type(error).__name__}: {error}", code="decoder_error"
                 ) from error
+            return answer
 
         # Thread callbacks run in the order they were scheduled: every step is queued before the end mark.
         task = asyncio.ensure_future(work())
@@ -285,15 +300,20 @@ class AnswerService:
                     yield event
             answer = task.result()
         finally:
-            task.cancel()  # a client that gave up (or timed out) is not decoded
+            task.cancel()
+            waiting = self._waiting.pop(question.qid, None)
+            if waiting is not None:
+                waiting.cancel()  # a client that gave up (or timed out) is not decoded
             self._listeners.pop(question.qid, None)
-        if answer.error is not None:
-            reason = answer.error
-            if reason.startswith(("question too long", "empty question")):
-                raise BadRequest(reason, code="context_length_exceeded" if "too long" in reason else None)
-            if reason.startswith("out of time"):
-                raise Timeout(f"no answer: {reason} ({self.serve.decode_budget_s:.0f} s)", code="time_budget")
-            raise ServiceFailure(f"no answer: {reason}", code="no_answer")
+        failure = answer.error
+        if failure is not None:
+            if failure.kind is FailureKind.QUESTION_TOO_LONG:
+                raise BadRequest(str(failure), code="context_length_exceeded")
+            if failure.kind is FailureKind.EMPTY_QUESTION:
+                raise BadRequest(str(failure))
+            if failure.kind is FailureKind.OUT_OF_TIME:
+                raise Timeout(f"no answer: {failure} ({self.serve.decode_budget_s:.0f} s)", code="time_budget")
+            raise ServiceFailure(f"no answer: {failure}", code="no_answer")
         answer.timings["total_seconds"] = round(time.perf_counter() - started, 3)
         yield "answer", {"answer": answer}
 

@@ -5,11 +5,12 @@ goes to the decoder in one `decode` call on the single model thread; the next gr
 Requests whose decoding settings differ (depth, retriever) are decoded in separate calls of the same round,
 since one tree search has one shape. A failure is delivered to the requests of the call that failed only.
 
-    batcher: DecodeBatcher[Prepared, PipelineAnswer] = DecodeBatcher(decode_fn, window_s=0.02, max_questions=16)
-    answer = await batcher.submit(prepared, settings=(batch, "en"))
+    batcher: DecodeBatcher[Work, QuestionResult] = DecodeBatcher(decode_fn, window_s=0.02, max_questions=16)
+    result = await batcher.submit(work, settings=batch)                   # on the event loop
+    result = batcher.submit_from_thread(work, settings=batch).result()    # from a worker thread
 
-It knows nothing of what it batches: `decode_fn` takes a group of items (the answer service's: questions after
-the pipeline's retrieval steps, `Prepared`) and returns one outcome per item, in order (`PipelineAnswer`).
+It knows nothing of what it batches: `decode_fn` takes a group of items (the answer service's: one question's
+tree each) and returns one outcome per item, in order (its `QuestionResult`).
 """
 
 from __future__ import annotations
@@ -54,13 +55,15 @@ class DecodeBatcher(Generic[Item, Outcome]):
         self.stats = BatchStats()
         self.on_batch: Callable[[int], None] | None = None  # called with each decode call's size
         self._queue: asyncio.Queue[_Pending[Item]] | None = None
+        self._loop: asyncio.AbstractEventLoop | None = None
         self._task: asyncio.Task | None = None
         # One thread: the model is not re-entrant, and one batch at a time is what batching is for.
         self._executor = concurrent.futures.ThreadPoolExecutor(max_workers=1, thread_name_prefix="rqrag-decode")
 
     def start(self) -> None:
         self._queue = asyncio.Queue()
-        self._task = asyncio.get_running_loop().create_task(self._run(), name="rqrag-batcher")
+        self._loop = asyncio.get_running_loop()
+        self._task = self._loop.create_task(self._run(), name="rqrag-batcher")
 
     async def stop(self) -> None:
         if self._task is not None:
@@ -78,6 +81,13 @@ class DecodeBatcher(Generic[Item, Outcome]):
         future = asyncio.get_running_loop().create_future()
         await self._queue.put(_Pending(item, settings, future))
         return await future
+
+    def submit_from_thread(self, item: Item, settings: Hashable = None) -> concurrent.futures.Future:
+        """`submit`, from a thread other than the event loop's: a future its caller may block on, or cancel (an
+        item cancelled before its group is decoded is not decoded)."""
+        if self._queue is None:
+            raise RuntimeError("DecodeBatcher.start() was not called")
+        return asyncio.run_coroutine_threadsafe(self.submit(item, settings), self._loop)
 
     async def _gather(self) -> list[_Pending[Item]]:
         batch = [await self._queue.get()]

@@ -33,7 +33,7 @@ from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from rqrag.answer import PipelineAnswer
+from rqrag.answer import AnswerKind, Message, PipelineAnswer, said
 from rqrag.serve.answer_service import AnswerService, Batch
 from rqrag.serve.config import ServeConfig
 from rqrag.serve.errors import BadRequest, NotFound, ServiceFailure, Unavailable
@@ -45,7 +45,6 @@ from rqrag.serve.memory.writer import just_telling
 logger = logging.getLogger(__name__)
 
 TITLE_CHARS = 80  # a conversation is titled by the start of its first question
-REMEMBERED = "remembered"  # the answer kind of a message that only told something (see `acknowledgement`)
 
 
 @dataclass(frozen=True)
@@ -72,9 +71,9 @@ class Turn:
     kept: bool = True  # stored with its memory; False for stateless chat completions
 
     @property
-    def kind(self) -> str:
-        """The retriever kind that answers it."""
-        return self.batch.kind
+    def retriever(self) -> str:
+        """The retriever that answers it."""
+        return self.batch.retriever
 
     @property
     def history_turns(self) -> int:
@@ -314,21 +313,14 @@ class ConversationService:
         self.store.close()
 
 
-ACKNOWLEDGED = {"pt": "Anotado, vou me lembrar disso.", "en": "Noted, I will remember that."}
-UNDERSTOOD_WHEN = {"pt": "Entendi que foi em {when}.", "en": "I understood it happened on {when}."}
-
-
 def acknowledgement(turn: Turn, memory: dict, language: str) -> PipelineAnswer:
     """The reply to a message that only told something: noted (or not, if storing failed), and the day it was
     understood to have happened when that is not the day it was told."""
     if not memory.get("stored"):
-        text = {
-            "pt": "Entendi, mas não consegui guardar isso agora.",
-            "en": "Understood, but I could not keep it now.",
-        }
-        return PipelineAnswer(uuid.uuid4().hex, turn.question, text[language], REMEMBERED, language, strategy="")
-    text = ACKNOWLEDGED[language]
+        text = said(Message.NOT_KEPT, language)
+        return PipelineAnswer(uuid.uuid4().hex, turn.question, text, AnswerKind.REMEMBERED, language, strategy="")
+    text = said(Message.NOTED, language)
     told_day = dt.datetime.fromtimestamp(memory["told_at"]).date().isoformat()
     if (memory["happened_first"], memory["happened_last"]) != (told_day, told_day):
-        text += " " + UNDERSTOOD_WHEN[language].format(when=memory["happened"])
-    return PipelineAnswer(uuid.uuid4().hex, turn.question, text, REMEMBERED, language, strategy="")
+        text += " " + said(Message.NOTED_ON, language, when=memory["happened"])
+    return PipelineAnswer(uuid.uuid4().hex, turn.question, text, AnswerKind.REMEMBERED, language, strategy="")

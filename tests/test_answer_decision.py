@@ -13,7 +13,8 @@ import pytest
 
 from rqrag.answer.candidates import FEATURES, gather, is_correct
 from rqrag.answer.extractive import ExtractiveAnswerer, Weights
-from rqrag.answer.grounding import GENERATED, NO_ANSWER, QUOTED, decide
+from rqrag.answer.grounding import decide
+from rqrag.answer.messages import AnswerKind
 from rqrag.answer.verifier import Verifier
 from rqrag.eval.verifier_fit import (
     CandidateTable,
@@ -121,7 +122,7 @@ def test_answers_group_by_form_and_containment_and_pool_their_evidence():
 
 def test_the_eiffel_tower_question_answers_paris_not_the_clock_tower():
     shown = decide(eiffel_tree(), EIFFEL, "en", quoter(), SIGNALS)
-    assert shown.kind == GENERATED and shown.text == "Paris"
+    assert shown.kind is AnswerKind.GENERATED and shown.text == "Paris"
     assert [h.docid for h in shown.cited] == ["w:paris"]
     assert shown.confidence is not None and shown.confidence >= SIGNALS.threshold
     assert [c["text"] for c in shown.candidates] == ["Paris", "West Bengal"]
@@ -142,7 +143,7 @@ def test_the_bridge_entity_is_not_the_answer_and_the_position_is_quoted():
     assert candidate.features["type_mismatch"] == 1.0 and candidate.features["bridge"] == 1.0
     asked: list = []
     shown = decide(result, DEMO, "en", quoter(asked), SIGNALS)
-    assert shown.kind == QUOTED and "Chief of Protocol" in shown.text
+    assert shown.kind is AnswerKind.QUOTED and "Chief of Protocol" in shown.text
     assert shown.generated == "Shirley Temple" and shown.confidence < SIGNALS.threshold
     assert asked[0][0] == "position" and set(asked[0][2]) == {"w:kiss", "w:temple"}  # pooled evidence
     assert [h.docid for h in shown.cited] == ["w:temple"]
@@ -152,7 +153,7 @@ def test_the_bridge_entity_is_not_the_answer_and_the_position_is_quoted():
 def test_nothing_of_the_asked_type_in_the_evidence_is_not_found_rather_than_a_quote_off_topic():
     result = tree(DEMO, path("0.0", "Shirley Temple", ("Who portrayed Corliss Archer?", (KISS,))))
     shown = decide(result, DEMO, "en", quoter(), SIGNALS)
-    assert shown.kind == NO_ANSWER and shown.text.startswith("I found nothing")
+    assert shown.kind is AnswerKind.NO_ANSWER and shown.text.startswith("I found nothing")
 
 
 def test_a_comparison_is_never_answered_from_the_question_alone():
@@ -162,15 +163,15 @@ def test_a_comparison_is_never_answered_from_the_question_alone():
     sure = hand_verifier(threshold=0.5, intercept=5.0)  # p ~ 1 for everything: only the veto can stop it
     unread = tree(question, path("0.0", "The Secret of Kells", ("Secret of Kells release", (kells,))))
     shown = decide(unread, question, "en", quoter(), sure)
-    assert shown.kind != GENERATED and shown.rejected == {"0.0": "options_unread"}
+    assert shown.kind is not AnswerKind.GENERATED and shown.rejected == {"0.0": "options_unread"}
     read = tree(question, path("0.0", "The Secret of Kells", ("release dates", (kells, wars))))
-    assert decide(read, question, "en", quoter(), sure).kind == GENERATED
+    assert decide(read, question, "en", quoter(), sure).kind is AnswerKind.GENERATED
 
 
 def test_the_threshold_decides_generated_and_confidence_travels_with_every_kind():
     strict = hand_verifier(threshold=0.99, vote_share=2.0, supported=2.0)
     shown = decide(eiffel_tree(), EIFFEL, "en", quoter(), strict)
-    assert shown.kind == QUOTED and "Paris" in shown.text  # the quote holds the best candidates' answer
+    assert shown.kind is AnswerKind.QUOTED and "Paris" in shown.text  # the quote holds the best candidates' answer
     assert 0 < shown.confidence < 0.99
 
 
@@ -198,7 +199,7 @@ def test_a_short_supported_answer_leading_the_tree_picks_the_passages_quoted():
     result = tree(EIFFEL, *paths)
     unsure = hand_verifier(threshold=0.99, vote_share=2.0, supported=1.0, intercept=-3.5)
     shown = decide(result, EIFFEL, "en", quoter(), unsure)
-    assert shown.kind == QUOTED and "Paris" in shown.text and "Strasbourg" not in shown.text, shown.text
+    assert shown.kind is AnswerKind.QUOTED and "Paris" in shown.text and "Strasbourg" not in shown.text, shown.text
     # without a clear lead (Strasbourg, read too, as likely as Paris) the quote is the question's best sentence
     even = tree(EIFFEL, *paths[:1], path("0.4", "Strasbourg", ("French cities", (STRASBOURG,))))
     assert "Strasbourg" in decide(even, EIFFEL, "en", quoter(), unsure).text

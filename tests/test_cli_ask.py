@@ -86,3 +86,35 @@ VOLCANO = """# Mount Kilimanjaro
 Mount Kilimanjaro is a dormant volcano in Tanzania. It is 5895 metres high, the highest mountain in Africa.
 Its three volcanic cones are Kibo, Mawenzi and Shira. Climbers reach its summit in five to seven days.
 """
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("retriever", ["library", "corpus"])
+def test_the_extractive_answerer_loads_no_model(retriever, tmp_path, monkeypatch, capsys):
+    """`--answerer extractive` promises no model: neither the decoder nor the generator is built, over a library
+    (searched first) or over the embedded corpus (the question's own search made for the quote)."""
+    from rqrag.inference import build
+    from rqrag.ingest.libraries import open_library
+
+    def must_not_load(*args, **kwargs):
+        raise AssertionError("a model was loaded for --answerer extractive")
+
+    monkeypatch.setattr(build, "build_decoder", must_not_load)
+    monkeypatch.setattr(build, "build_generator", must_not_load)
+    monkeypatch.setattr("rqrag.models.resolve_model", must_not_load)
+    question = "How high is Kilimanjaro, the dormant volcano in Tanzania?"
+    args = [question, "--answerer", "extractive", "--json"]
+    if retriever == "library":
+        library = open_library(tmp_path / "lib", language="en")
+        library.add(VOLCANO.encode(), "volcano.md")
+        library.close()
+        args += ["--index", str(tmp_path / "lib")]
+    else:
+        question = "What is the capital of France?"
+        args[0] = question
+    assert ask.main(args) == 0
+    record = json.loads(capsys.readouterr().out)
+    assert record["model_loaded"] is False and record["answer_kind"] == "quoted"
+    assert record["sources"] and record["sources"][0]["cited"]
+    if retriever == "library":
+        assert record["sources"][0]["file"] == "volcano.md" and "5895" in record["answer"]

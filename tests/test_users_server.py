@@ -22,7 +22,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from rqrag.inference.decoding.search_first import NOTHING_FOUND_MESSAGES
+from rqrag.answer.messages import MESSAGES, Message
 from rqrag.serve.server.process import RQRAGServer
 from rqrag.serve.users import UserFile
 
@@ -133,7 +133,7 @@ def test_bob_cannot_read_list_search_or_delete_alices_memories_and_conversations
     assert bob.http.delete(f"/v1/memories/{memory_id}").status_code == 404
     # Searching: bob's question about "his" dog finds none of alice's memories, and says so in Portuguese.
     searched = bob.ask("Como se chama o meu cachorro?", retriever="memories").json()
-    assert searched["answer"] == NOTHING_FOUND_MESSAGES["memories"]["pt"] and searched["sources"] == []
+    assert searched["answer"] == MESSAGES[Message.NOTHING_REMEMBERED]["pt"] and searched["sources"] == []
     mixed = bob.ask("Como se chama o meu cachorro?", retriever="documents+memories").json()
     assert "Bolinha" not in mixed["answer"] and all(s.get("kind") != "memory" for s in mixed["sources"])
     # Overwriting: bob cannot add a turn to alice's conversation.

@@ -37,6 +37,7 @@ import time
 from collections.abc import Sequence
 from typing import Any
 
+from rqrag.answer.messages import AnswerKind
 from rqrag.config import save_resolved_config
 from rqrag.eval.engine import Answerer, Study, StudyCell, StudyQuestion, run_study
 from rqrag.eval.experiments.config import ExperimentConfig, chunking_from_level, chunking_label, resolve_path
@@ -216,7 +217,7 @@ class ExperimentRunner(Study):
         # The answer pipeline every surface uses: the question searched first, the tree, the grounded answer.
         return Answerer(
             AnswerPipeline(TreeDecoder(decode, generator, tokenizer, retriever)),
-            EvidenceSource(retriever, kind="documents"),
+            EvidenceSource(retriever, retriever_name="documents"),
             answer_settings(cell_system(design_cell), decode, language=self.config.language),
         )
 
@@ -235,15 +236,15 @@ class ExperimentRunner(Study):
         self.transient_failures = run_study(self).transient_failures
         return self._summarize(writer)
 
-    def records(self, cell, batch, prepared, answers, seconds) -> list[dict]:
+    def records(self, cell, batch, answers, seconds) -> list[dict]:
         design_cell = self.design[cell.cell_id]
         retriever = self._retriever(design_cell)
         records = []
-        for question, ready, answer in zip(batch, prepared, answers):
-            record = self._record(design_cell, question.item, ready.question, answer.result, seconds, retriever)
+        for question, answer in zip(batch, answers):
+            record = self._record(design_cell, question.item, answer.asked, answer.result, seconds, retriever)
             # Scored on what the user reads: the grounded answer.
-            shown = answer.text if answer.kind in ("generated", "quoted") else None
-            record.update(prediction=shown, answer_kind=answer.kind, generated=answer.generated)
+            shown = answer.text if answer.kind in (AnswerKind.GENERATED, AnswerKind.QUOTED) else None
+            record.update(prediction=shown, answer_kind=answer.kind.value, generated=answer.generated)
             record["metrics"].update(answer_scores(record["prediction"], record["gold"]))
             records.append(record)
         self._score_batch(records, retriever)
@@ -278,9 +279,10 @@ class ExperimentRunner(Study):
             "read": read,
             "queries": [text for _, text in best.trajectory.queries[1:]] if best is not None else [],
             "trajectories": [
-                {"path_id": t.path_id, "answer": t.trajectory.answer, "error": t.error} for t in result.trajectories
+                {"path_id": t.path_id, "answer": t.trajectory.answer, "error": t.error and str(t.error)}
+                for t in result.trajectories
             ],
-            "error": result.error,
+            "error": result.error and str(result.error),
             "seconds": round(seconds, 3),
             "metrics": {
                 **answer_scores(result.answer, question["answer"]),

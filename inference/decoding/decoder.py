@@ -33,6 +33,7 @@ from rqrag.inference.backends.base import Generator
 from rqrag.inference.decoding.accounting import answer_span_logprobs, charge
 from rqrag.inference.decoding.config import DecodeConfig
 from rqrag.inference.decoding.expansions import Expansion, merge_identical, share_completions, share_prefix
+from rqrag.inference.decoding.failures import Failure, FailureKind
 from rqrag.inference.decoding.guards import evidence_guard, parents_to_answer, text_guards
 from rqrag.inference.decoding.prompting import make_prompter
 from rqrag.inference.decoding.select import select_all
@@ -125,16 +126,17 @@ class TreeDecoder:
 
     # ------------------------------------------------------------------------------------- phases
 
-    def _root_path(self, q: Question) -> tuple[Path | None, str | None]:
+    def _root_path(self, q: Question) -> tuple[Path | None, Failure | None]:
         """The question's root path, or the reason it cannot be decoded (empty, or beyond the context)."""
         if not q.messages or q.messages[-1].get("role") != "user" or not q.text.strip():
-            return None, "empty question: the last message must be a non-empty user turn"
+            return None, Failure(FailureKind.EMPTY_QUESTION, "the last message must be a non-empty user turn")
         root = Path(q.qid, "0", steps=tuple(q.steps), prompt_ids=self.prompter.root_ids(q))
         probe = self.prompter.request(q, root, Action.ANSWER, self.config.sampling_for(Action.ANSWER), 0)
         if len(probe.prompt_ids) + self.config.answer_max_tokens > self.generator.max_context:
-            return None, (
-                f"question too long: its prompt is {len(probe.prompt_ids)} tokens and the answer needs "
-                f"{self.config.answer_max_tokens} more, beyond the model's context window of {self.generator.max_context}"
+            return None, Failure(
+                FailureKind.QUESTION_TOO_LONG,
+                f"its prompt is {len(probe.prompt_ids)} tokens and the answer needs {self.config.answer_max_tokens} "
+                f"more, beyond the model's context window of {self.generator.max_context}",
             )
         return root, None
 
@@ -179,7 +181,7 @@ class TreeDecoder:
                     question, path, action, params, self._seed(path.qid, ex.child_id, action)
                 )
                 if len(ex.request.prompt_ids) + params.max_tokens > self.generator.max_context:
-                    results[path.qid].trajectories.append(self._failed(ex, "context window full"))
+                    results[path.qid].trajectories.append(self._failed(ex, Failure(FailureKind.CONTEXT_FULL)))
                     continue
                 siblings.append(ex)
             share_prefix(siblings)
@@ -193,7 +195,9 @@ class TreeDecoder:
         pending: list[tuple[Expansion, ParsedStep]] = []
         for ex in expansions:
             if ex.completion is None:
-                results[ex.question.qid].trajectories.append(self._failed(ex, ex.error or "not generated"))
+                results[ex.question.qid].trajectories.append(
+                    self._failed(ex, ex.error or Failure(FailureKind.NOT_GENERATED))
+                )
                 continue
             parsed = self.prompter.parse(ex.action, ex.completion)
             if ex.action is Action.ANSWER:
@@ -202,7 +206,11 @@ class TreeDecoder:
                 pending.append((ex, parsed))
             else:
                 results[ex.question.qid].trajectories.append(
-                    self._failed(ex, f"unusable {ex.action.short} output: {parsed.status.value}", parsed)
+                    self._failed(
+                        ex,
+                        Failure(FailureKind.UNUSABLE_OUTPUT, f"{ex.action.short} output: {parsed.status.value}"),
+                        parsed,
+                    )
                 )
         return pending
 
@@ -243,7 +251,7 @@ class TreeDecoder:
             except Exception as error:  # an engine failure must not take the other questions down
                 logger.exception("generation failed for %d requests", len(call))
                 for ex in call:
-                    ex.error = f"generation failed: {type(error).__name__}: {error}"
+                    ex.error = Failure(FailureKind.GENERATION_FAILED, f"{type(error).__name__}: {error}")
                 continue
             for ex, completion in zip(call, completions):
                 ex.completion = completion
@@ -275,7 +283,9 @@ class TreeDecoder:
         for ex, parsed in pending:
             hits = found[(parsed.text, ex.question.qid if uses_qids else None)]
             if isinstance(hits, Exception):
-                results[ex.question.qid].trajectories.append(self._failed(ex, f"retrieval failed: {hits}", parsed))
+                results[ex.question.qid].trajectories.append(
+                    self._failed(ex, Failure(FailureKind.RETRIEVAL_FAILED, str(hits)), parsed)
+                )
                 continue
             reason = evidence_guard(hits, ex.path) if self.config.refinement_guards else None
             if reason is not None:
@@ -361,11 +371,11 @@ class TreeDecoder:
             generated_logprobs=(*ex.path.generated_logprobs, *completion.logprobs),
             answer_logprobs=answer_span_logprobs(completion),
             parse_statuses=(*ex.path.parse_statuses, parsed.status),
-            error=None if parsed.usable else f"unusable answer: {parsed.status.value}",
+            error=None if parsed.usable else Failure(FailureKind.UNUSABLE_OUTPUT, f"answer: {parsed.status.value}"),
             sequence_ids=(*ex.request.prompt_ids, *completion.token_ids) if ex.request is not None else (),
         )
 
-    def _failed(self, ex: Expansion, reason: str, parsed: ParsedStep | None = None) -> FinishedTrajectory:
+    def _failed(self, ex: Expansion, reason: Failure, parsed: ParsedStep | None = None) -> FinishedTrajectory:
         statuses = (*ex.path.parse_statuses, parsed.status) if parsed is not None else ex.path.parse_statuses
         return FinishedTrajectory(
             path_id=ex.child_id,
@@ -380,12 +390,13 @@ class TreeDecoder:
         ok = [i for i, t in enumerate(result.trajectories) if t.ok]
         if not ok:
             if result.error is None and result.out_of_time_at is not None:
-                result.error = (
-                    f"out of time: no path finished before the time budget ran out (depth {result.out_of_time_at})"
+                result.error = Failure(
+                    FailureKind.OUT_OF_TIME,
+                    f"no path finished before the time budget ran out (depth {result.out_of_time_at})",
                 )
             elif result.error is None:
-                reasons = sorted({t.error for t in result.trajectories if t.error})
-                result.error = "no trajectory finished" + (f" ({'; '.join(reasons)})" if reasons else "")
+                reasons = sorted({str(t.error) for t in result.trajectories if t.error})
+                result.error = Failure(FailureKind.NO_TRAJECTORY_FINISHED, "; ".join(reasons))
             return
         candidates = [result.trajectories[i].scored(result.question) for i in ok]
         result.selected = {name: ok[i] for name, i in select_all(candidates, choices).items()}

@@ -28,6 +28,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
 from rqrag.inference.backends.base import Completion, GenerationRequest
+from rqrag.inference.decoding.failures import Failure
 from rqrag.inference.decoding.tree import Path, Question
 from rqrag.trajectory import Action
 
@@ -42,7 +43,7 @@ class Expansion:
     child_id: str
     request: GenerationRequest | None = None
     completion: Completion | None = None
-    error: str | None = None
+    error: Failure | None = None
     shares_with: Expansion | None = None  # the identical expansion that is generated in this one's place
 
     def shared_id(self) -> str | None:

@@ -32,6 +32,7 @@ from dataclasses import dataclass, field
 
 from rqrag.inference.backends.base import Completion, SamplingParams
 from rqrag.inference.decoding.accounting import answer_span_logprobs, charge
+from rqrag.inference.decoding.failures import Failure, FailureKind
 from rqrag.inference.decoding.prompt_text import PROMPT_TEXT, prompt_text
 from rqrag.inference.decoding.prompting import make_prompter
 from rqrag.inference.decoding.select import STRATEGIES
@@ -57,7 +58,7 @@ class _InFlightQuestion:
     thoughts: list[str] = field(default_factory=list)
     answer: str | None = None
     answer_logprobs: tuple[float, ...] = ()
-    error: str | None = None
+    error: Failure | None = None
     stalled: bool = False  # IRCoT: an empty or repeated thought; it stops thinking and the reader answers
 
     @property
@@ -159,7 +160,7 @@ class IterativeDecoder:
         except Exception as error:  # an engine failure fails this batch's questions, not the run
             logger.exception("generation failed for %d requests", len(requests))
             for run in runs:
-                run.error = f"generation failed: {type(error).__name__}: {error}"
+                run.error = Failure(FailureKind.GENERATION_FAILED, f"{type(error).__name__}: {error}")
             return [("", None)] * len(runs)
         # The lead-ins a chat endpoint may repeat, in any language we prompt in.
         leads = {w.reason[1] if kind == "thought" else w.lead(Action.ANSWER) for w in PROMPT_TEXT.values()}
@@ -174,7 +175,7 @@ class IterativeDecoder:
                 if parsed.usable:
                     run.answer, run.answer_logprobs = parsed.text, answer_span_logprobs(completion)
                 else:
-                    run.error = f"unusable answer: {parsed.status.value}"
+                    run.error = Failure(FailureKind.UNUSABLE_OUTPUT, f"answer: {parsed.status.value}")
             out.append((clean_text(text), completion))
         return out
 
@@ -191,7 +192,7 @@ class IterativeDecoder:
         for (run, text), key in zip(queries, keys):
             hits = found[key]
             if isinstance(hits, Exception):
-                run.error = f"retrieval failed: {hits}"
+                run.error = Failure(FailureKind.RETRIEVAL_FAILED, str(hits))
                 continue
             if keep_read:
                 read = {h.docid for h in run.hits}
@@ -207,7 +208,7 @@ class IterativeDecoder:
         steps = tuple(run.steps)
         if run.answer:
             steps = (*steps, Step(Action.ANSWER, run.answer))
-        error = run.error if run.error else (None if run.answer else "no answer")
+        error = run.error if run.error else (None if run.answer else Failure(FailureKind.NO_ANSWER))
         result.trajectories.append(
             FinishedTrajectory(
                 path_id="0",

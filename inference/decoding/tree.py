@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass, field
 
+from rqrag.inference.decoding.failures import Failure
 from rqrag.inference.decoding.select import Scored, perplexity
 from rqrag.trajectory import ParseStatus, Step, Trajectory
 
@@ -76,7 +77,7 @@ class FinishedTrajectory:
     generated_logprobs: tuple[float, ...]
     answer_logprobs: tuple[float, ...]  # without the answer's terminating token
     parse_statuses: tuple[ParseStatus, ...] = ()
-    error: str | None = None
+    error: Failure | None = None
     sequence_ids: tuple[int, ...] = ()  # the full token sequence of the last request + answer (for rescoring)
 
     @property
@@ -106,7 +107,7 @@ class FinishedTrajectory:
             # the answer's own token logprobs (a few dozen at most): a recorded tree can be decided again exactly
             "answer_logprobs": [round(lp, 5) for lp in self.answer_logprobs],
             "parse_statuses": [s.value for s in self.parse_statuses],
-            "error": self.error,
+            **(self.error.to_record() if self.error else {"error": None}),
         }
 
     @classmethod
@@ -117,7 +118,8 @@ class FinishedTrajectory:
         mean = sum(answer) / len(answer) if answer else 0.0
         generated = (mean,) * int(d.get("num_generated_tokens") or len(answer))
         statuses = tuple(ParseStatus(s) for s in d.get("parse_statuses", ()))
-        return cls(d["path_id"], Trajectory.from_dict(d), generated, answer, statuses, d.get("error"))
+        error = Failure.from_record(d.get("error"), d.get("error_kind"))
+        return cls(d["path_id"], Trajectory.from_dict(d), generated, answer, statuses, error)
 
 
 @dataclass
@@ -129,7 +131,7 @@ class QuestionResult:
     trajectories: list[FinishedTrajectory] = field(default_factory=list)
     selected: dict[str, int] = field(default_factory=dict)  # strategy -> index into trajectories
     strategy: str = "ppl"
-    error: str | None = None
+    error: Failure | None = None
     batch_info: dict = field(default_factory=dict)  # set by the server: size and time of the decode call
     # path id -> the path id whose identical expansion was generated in its place (rqrag.inference.decoding.expansions)
     merged: dict[str, str] = field(default_factory=dict)
@@ -171,7 +173,7 @@ class QuestionResult:
             "strategy": self.strategy,
             "selected": self.selected,
             "answers_by_strategy": {s: self.answer_by(s) for s in self.selected},
-            "error": self.error,
+            **(self.error.to_record() if self.error else {"error": None}),
             "merged": self.merged,
             "guarded": self.guarded,
             "stopped_at": self.stopped_at,
@@ -188,7 +190,7 @@ class QuestionResult:
             [FinishedTrajectory.from_dict(t) for t in record.get("trajectories", ())],
             dict(record.get("selected", {})),
             record.get("strategy", "ppl"),
-            record.get("error"),
+            Failure.from_record(record.get("error"), record.get("error_kind")),
         )
         return result
 

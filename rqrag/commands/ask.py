@@ -22,8 +22,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from rqrag.answer import AnswerKind, DecodeConfig
 from rqrag.config import log_config, make_parser, parse, save_resolved_config
-from rqrag.inference.decoding.config import DecodeConfig
 from rqrag.retrieval.documents import cite_pages
 
 
@@ -43,13 +43,13 @@ class AskOptions:
     )
 
 
-def _messages(question: str, history_file: str | None) -> list[dict]:
+def _history(history_file: str | None) -> list[dict]:
     history = json.loads(Path(history_file).read_text()) if history_file else []
     if not isinstance(history, list) or not all(
         isinstance(m, dict) and {"role", "content"} <= set(m) for m in history
     ):
         raise SystemExit(f"rqrag ask: {history_file} must hold a JSON list of {{'role', 'content'}} objects")
-    return [*history, {"role": "user", "content": question}]
+    return history
 
 
 def _print_trajectory(t, indent: str = "  ") -> None:
@@ -74,6 +74,16 @@ def _cite(hit) -> str:
 
 def _report(answer, decoder, seconds: float, show_tree: bool) -> None:
     result = answer.result
+    if answer.kind is AnswerKind.NOT_FOUND:  # outside the documents: said plainly, no model was run
+        print(answer.text)
+        return
+    if result is None:  # answered without the model: quoted from the evidence only
+        print(f"Answer: {answer.text}")
+        cited = next((s for s in answer.sources if s.get("cited")), None)
+        if cited:
+            print(f"  (quoted from the evidence — {_cite_source(cited)}; no model was run)")
+        print(f"\nTime: {seconds:.1f} s total; {answer.kind.value}, no model loaded.")
+        return
     best = result.best
     if best is None:
         print(f"No answer: {result.error}")
@@ -86,12 +96,12 @@ def _report(answer, decoder, seconds: float, show_tree: bool) -> None:
     where = f" — {_cite_source(cited)}" if cited else ""
     chance = "" if answer.confidence is None else f"{answer.confidence:.0%}"
     best_answer = answer.grounded.generated if answer.grounded else None
-    if answer.kind == "quoted":
+    if answer.kind is AnswerKind.QUOTED:
         print(
             f"  (quoted from the evidence{where}: the tree's most likely answer, {best_answer!r}, is right with "
             f"probability {chance} by the verifier, too low to state it)\n"
         )
-    elif answer.kind == "generated":
+    elif answer.kind is AnswerKind.GENERATED:
         print(f"  (generated; right with probability {chance} by the verifier; supported by the evidence{where})\n")
     else:
         print(f"  (the tree's most likely answer, {best_answer!r}, is right with probability {chance})\n")
@@ -150,57 +160,30 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.error("the question is empty")  # exits 2 before any model is loaded
     log_config("rqrag ask", config, options)
 
-    from rqrag.answer.grounding import NOT_FOUND
-    from rqrag.answer.pipeline import AnswerPipeline, AnswerSettings, EvidenceSource
-    from rqrag.inference.build import build_decoder, open_index_library, retriever_for
-    from rqrag.inference.decoding.tree import Question
+    from rqrag.answer.api import Pipeline
 
-    asked = Question("q0", _messages(question, options.history))
-    library = open_index_library(config)  # the user's documents: their language, searched first, or not found
-    retriever = library.retriever(config.retrieval_mode) if library is not None else retriever_for(config)
-    source = EvidenceSource(retriever, library, "documents" if library is not None else config.retriever)
-    # Over documents the question is searched first (its pages are what the user asked about); elsewhere the tree
-    # decides, as the shipped model was trained to.
-    settings = AnswerSettings(
-        config, search_first=library is not None, grounded=config.grounded, language=options.language
-    )
     started = time.perf_counter()
-    # Prepared (language, not found, the question's own search) once, before any model is loaded: a question
-    # outside the documents is answered without one, and the tree starts from this search.
-    pipeline = AnswerPipeline(None)
-    (prepared,) = pipeline.prepare([asked], source, settings)
-    if prepared.outside is not None:
-        (answer,) = pipeline.decode([prepared], source, settings)
-        print(
-            json.dumps(
-                {"question": question, "answer": answer.text, "answer_kind": NOT_FOUND, "outside_documents": True},
-                ensure_ascii=False,
-            )
-            if options.json_output
-            else answer.text
-        )
-        return 1
-    decoder = build_decoder(config, retriever=retriever)
-    (answer,) = AnswerPipeline(decoder).decode([prepared], source, settings)
-    result = answer.result
+    # The model is loaded only if the question needs it: not when it is outside the documents, nor when the
+    # settings quote the evidence only (`--answerer extractive`).
+    pipeline = Pipeline(config)
+    answer = pipeline.ask(question, _history(options.history), options.language)
     seconds = time.perf_counter() - started
     answer.timings["total_seconds"] = round(seconds, 3)
+    decoder = pipeline.decoder
 
     record = {
-        **result.to_dict(),
-        "answer": answer.text,  # what the user reads: the grounded answer (`answer_kind`)
-        "answer_kind": answer.kind,
-        "confidence": None if answer.confidence is None else round(answer.confidence, 4),
-        "generated_answer": answer.generated,
-        "quote": answer.grounded.quote_dict() if answer.grounded else None,
-        "grounding": answer.grounded.to_dict() if answer.grounded else None,
-        "sources": answer.sources,
+        **answer.to_dict(include_tree=True),
+        "outside_documents": answer.kind is AnswerKind.NOT_FOUND,
         "seconds": round(seconds, 3),
-        "generator": decoder.generator.stats.as_dict(),
-        "decoder": decoder.stats.as_dict(),
-        "mode": decoder.mode,
-        "prompt_format": decoder.prompt_format,
+        "model_loaded": decoder is not None,
     }
+    if decoder is not None:
+        record.update(
+            generator=decoder.generator.stats.as_dict(),
+            decoder=decoder.stats.as_dict(),
+            mode=decoder.mode,
+            prompt_format=decoder.prompt_format,
+        )
     if options.output_dir:
         out = Path(options.output_dir)
         save_resolved_config(out, "rqrag ask", config, options)
@@ -209,7 +192,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(json.dumps(record, indent=2, ensure_ascii=False))
     else:
         _report(answer, decoder, seconds, options.show_tree)
-    return 0 if answer.text else 1
+    return 0 if answer.text and answer.kind is not AnswerKind.NOT_FOUND else 1
 
 
 if __name__ == "__main__":

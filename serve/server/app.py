@@ -36,7 +36,7 @@ from sqlalchemy.exc import InterfaceError, OperationalError
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from rqrag.answer import DecodeConfig
-from rqrag.serve.answer_service import AnswerService, rqrag_object
+from rqrag.serve.answer_service import AnswerService
 from rqrag.serve.config import ServeConfig
 from rqrag.serve.conversation_service import ConversationService, Turn
 from rqrag.serve.documents.service import DocumentsService, DocumentsSettings
@@ -202,7 +202,7 @@ def create_app(
                 {"index": 0, "message": {"role": "assistant", "content": answer.text}, "finish_reason": "stop"}
             ],
             "usage": _usage(best),
-            "rqrag": rqrag_object(answer, options.return_trajectories),
+            "rqrag": answer.to_dict(include_tree=options.return_trajectories),
         }
 
     @app.post("/v1/ask")
@@ -210,26 +210,12 @@ def create_app(
         turn = await conversations.open_turn(user, body.question, body.conversation_id, body.answer_options())
         reply = await conversations.ask(turn)
         answer = reply.answer
-        out = {
-            "answer": answer.text,
-            "sources": answer.sources,
-            "trajectory": answer.trajectory,
+        return {
+            **answer.to_dict(include_tree=body.return_trajectories),
             "conversation_id": turn.conversation_id,
             "history_turns": turn.history_turns,
-            "evidence_used": bool(answer.sources),
-            "answer_kind": answer.kind,  # generated (supported by its sources) | quoted | not_found | remembered
-            "confidence": None if answer.confidence is None else round(answer.confidence, 4),  # calibrated p
-            # the sentence(s) that state the answer, read after it, with where they are (title, file, pages)
-            "quote": answer.grounded.quote_dict() if answer.grounded else None,
-            "generated_answer": answer.generated,
-            "strategy": answer.strategy,
-            "timings": answer.timings,
             "memory": reply.memory,  # whether the exchange was remembered, as `/v1/chat` tells the page
         }
-        if body.return_trajectories and answer.result is not None:
-            out["trajectories"] = [t.to_dict() for t in answer.result.trajectories]
-            out["guarded"] = answer.result.guarded  # refinements not searched, and why (loops, wrong_language...)
-        return out
 
     return app
 
@@ -266,7 +252,7 @@ async def _completion_chunks(conversations: ConversationService, turn: Turn, com
                 answer = data["answer"]
                 for piece in answer_pieces(answer.text):
                     yield chunk({"content": piece})
-                yield chunk({}, "stop", rqrag=rqrag_object(answer, options.return_trajectories))
+                yield chunk({}, "stop", rqrag=answer.to_dict(include_tree=options.return_trajectories))
     except ServiceError as error:
         yield sse(http_error(error).body())
     yield DONE

@@ -111,7 +111,7 @@ async def _page_events(conversations: ConversationService, turn: Turn):
     answer's `trajectory`, `answer`, `delta` pieces and `sources`, then `memory` and `done` once it is stored; a
     failure is `error`."""
     yield sse({"conversation_id": turn.conversation_id, "title": turn.title, "new": turn.new}, event="conversation")
-    searching = turn.kind != "web" or turn.options.max_depth != 0
+    searching = turn.retriever != "web" or turn.options.max_depth != 0
     yield sse({"stage": "searching" if searching else "answering"}, event="status")
     steps = 0
     try:

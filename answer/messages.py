@@ -1,0 +1,71 @@
+"""What kind of answer a person reads, and what is said when there is nothing to answer with.
+
+    AnswerKind.QUOTED == "quoted"                         # a str: JSON, SQL and the page read it as before
+    said(Message.NOT_FOUND, "pt")                         # "Não encontrei nos seus documentos ..."
+    said(Message.COULD_NOT_SEARCH, "en", reason="web search is unavailable")
+
+One table, keyed by the languages the assistant has wording for (`rqrag.languages.ANSWER_LANGUAGES`); a test checks
+every message has exactly those. A language outside them reads English.
+"""
+
+from __future__ import annotations
+
+from enum import Enum
+
+from rqrag.languages import ANSWER_LANGUAGES
+
+
+class AnswerKind(str, Enum):
+    """What the shown text is (`PipelineAnswer.kind`, the API's `answer_kind`)."""
+
+    GENERATED = "generated"  # the model's answer, supported by its evidence and confident enough
+    QUOTED = "quoted"  # a sentence of the evidence, quoted with its source
+    NOT_FOUND = "not_found"  # the question is outside the documents or memories searched
+    NO_ANSWER = "no_answer"  # nothing supported and nothing quotable (or the sources could not be searched)
+    REMEMBERED = "remembered"  # the reply to a message that only told something: noted as a memory
+
+    def __str__(self) -> str:
+        return self.value
+
+
+class Message(str, Enum):
+    NO_ANSWER = "no_answer"  # no answer is supported and no passage could be quoted: nothing is made up
+    # no search could be made (an unreachable retriever): "found nothing" would claim a search that never happened
+    COULD_NOT_SEARCH = "could_not_search"
+    NOT_FOUND = "not_found"  # no chunk of the user's documents is close to the question, or none was found
+    NOTHING_REMEMBERED = "nothing_remembered"  # no memory of the user (in the days the question names)
+    NOTED = "noted"  # a message that only told something, kept as a memory
+    NOTED_ON = "noted_on"  # ... said to have happened on another day than it was told: which day was understood
+    NOT_KEPT = "not_kept"  # ... that could not be stored
+
+
+MESSAGES: dict[Message, dict[str, str]] = {
+    Message.NO_ANSWER: {
+        "pt": "Não encontrei nas fontes consultadas nada que responda a isso.",
+        "en": "I found nothing in the sources I searched that answers this.",
+    },
+    Message.COULD_NOT_SEARCH: {
+        "pt": "Não consegui consultar as fontes ({reason}); não tenho uma resposta verificada.",
+        "en": "I could not search the sources ({reason}), so I have no checked answer.",
+    },
+    Message.NOT_FOUND: {
+        "pt": "Não encontrei nos seus documentos informação sobre isso.",
+        "en": "I could not find anything about this in your documents.",
+    },
+    Message.NOTHING_REMEMBERED: {
+        "pt": "Não encontrei nas suas memórias nada sobre isso.",
+        "en": "I found nothing about this in what you have told me.",
+    },
+    Message.NOTED: {"pt": "Anotado, vou me lembrar disso.", "en": "Noted, I will remember that."},
+    Message.NOTED_ON: {"pt": "Entendi que foi em {when}.", "en": "I understood it happened on {when}."},
+    Message.NOT_KEPT: {
+        "pt": "Entendi, mas não consegui guardar isso agora.",
+        "en": "Understood, but I could not keep it now.",
+    },
+}
+
+
+def said(message: Message, language: str | None, **fields: str) -> str:
+    """`message` in `language` (English for a language without wording), its `{fields}` filled in."""
+    table = MESSAGES[message]
+    return table.get(language if language in ANSWER_LANGUAGES else "en", table["en"]).format(**fields)
