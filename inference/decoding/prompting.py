@@ -180,10 +180,6 @@ class ChatPrompter(PromptedPrompter):
 
     mode = "prompted"
 
-    def chat_messages(self, question: Question, path: Path, action: Action) -> tuple[tuple[str, str], ...]:
-        words = prompt_text(question.language)
-        return self._with_reply_format(self.messages(question, path, action), words.lead(action), question.language)
-
     @staticmethod
     def _with_reply_format(messages: list[dict], lead: str, language: str) -> tuple[tuple[str, str], ...]:
         messages[-1]["content"] += "\n" + prompt_text(language).reply_format.format(lead=lead)

