@@ -93,19 +93,20 @@ def test_invalid_settings_are_refused():
 
 
 def test_the_answer_service_batches_what_its_types_say(smollm2_tokenizer):
-    """The server's batcher is declared `DecodeBatcher[Prepared, PipelineAnswer]`: its decode function is typed so,
-    and a real question through the service hands it `Prepared` questions and gets `PipelineAnswer`s back."""
+    """The server's batcher is declared `DecodeBatcher[_TreeWork, QuestionResult]`: its decode function is typed
+    so, and a real question through the service hands it one question's tree to run and gets its result back,
+    the tree the answer stands on."""
     from collections.abc import Sequence
     from typing import get_args, get_type_hints
 
     from fakes import FakeGenerator
 
-    from rqrag.answer.pipeline import PipelineAnswer, Prepared
     from rqrag.inference.decoding.config import DecodeConfig
     from rqrag.inference.decoding.decoder import TreeDecoder
     from rqrag.retrieval.bm25 import BM25Retriever
     from rqrag.retrieval.documents import Document
-    from rqrag.serve.answer_service import AnswerService
+    from rqrag.inference.decoding.tree import QuestionResult
+    from rqrag.serve.answer_service import AnswerService, _TreeWork
     from rqrag.serve.config import ServeConfig
 
     retriever = BM25Retriever.from_documents([Document("d", "Hamlet", "Hamlet was written by Shakespeare.")])
@@ -115,9 +116,9 @@ def test_the_answer_service_batches_what_its_types_say(smollm2_tokenizer):
         config, ServeConfig(retrievers=["corpus"]), TreeDecoder(config, generator, smollm2_tokenizer, retriever)
     )
     item_type, outcome_type = get_args(service.batcher.__orig_class__)
-    assert (item_type, outcome_type) == (Prepared, PipelineAnswer)
-    hints = get_type_hints(service._decode)
-    assert hints["prepared"] == Sequence[Prepared] and hints["return"] == list[PipelineAnswer]
+    assert (item_type, outcome_type) == (_TreeWork, QuestionResult)  # one question's tree in, its result out
+    hints = get_type_hints(service._decode_trees)
+    assert hints["work"] == Sequence[_TreeWork] and hints["return"] == list[QuestionResult]
 
     handed: list[tuple[list, list]] = []
     decode = service.batcher.decode_fn
@@ -140,4 +141,4 @@ def test_the_answer_service_batches_what_its_types_say(smollm2_tokenizer):
     answer = asyncio.run(ask())
     ((items, outcomes),) = handed
     assert all(isinstance(item, item_type) for item in items) and all(isinstance(o, outcome_type) for o in outcomes)
-    assert outcomes == [answer]
+    assert outcomes == [answer.result] and answer.text

@@ -90,7 +90,7 @@ def inject(monkeypatch, app, kinds: set[str], failure: str) -> list[Failing]:
         evidence = real_source(self, kind, user, personal)
         if kind in kinds and not personal:
             made.append(Failing(evidence.retriever, failure))
-            evidence = type(evidence)(made[-1], evidence.library, evidence.kind, evidence.not_found)
+            evidence = type(evidence)(made[-1], evidence.library, evidence.retriever_name, evidence.not_found)
         return evidence
 
     def memories(self, user, min_score=None):
