@@ -218,7 +218,7 @@ def make_parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--pg-shared-buffers",
         default="1GB",
-        help="shared_buffers of the local server (PostgreSQL's default, 128MB, holds only ~60k vectors' graph)",
+        help="shared_buffers of the local server (PostgreSQL's default is 128MB; the HNSW graph should fit)",
     )
     parser.add_argument("--threads", type=int, default=1, help="FAISS threads (1: one core, as a PostgreSQL backend)")
     parser.add_argument("--seed", type=int, default=0, help="seed of the synthetic vectors and queries")

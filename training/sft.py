@@ -47,7 +47,7 @@ class ScriptArguments:
         metadata={
             "help": "cut each evidence passage to its first N words, 0 = whole passages (decode with the same "
             "--evidence_max_words). "
-            "Evidence is unsupervised context: 60 words make CPU training ~1.4x cheaper per example"
+            "Evidence is unsupervised context: a cut makes each example cheaper (docs/train.md)"
         },
     )
     token_rows_learning_rate: float | None = field(

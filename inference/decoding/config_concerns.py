@@ -91,8 +91,8 @@ class BackendConfig:
     dtype: str | None = field(
         default=None,
         metadata={
-            "help": "model dtype (default: float32 with hf; with vllm float32 on CPU, auto on GPU). On this 2-core CPU "
-            "bfloat16 changes a small model's greedy outputs and was not faster with vllm"
+            "help": "model dtype (default: float32 with hf; with vllm float32 on CPU, auto on GPU); what bfloat16 "
+            "saves and changes: docs/speed.md"
         },
     )
     max_batch_size: int = field(default=32, metadata={"help": "hf backend: rows decoded together"})
@@ -244,10 +244,10 @@ class SelectionConfig:
     min_confidence: float | None = field(
         default=0.4,
         metadata={
-            "help": "show the verifier's best answer as generated from this calibrated p on (0-1); none: the "
-            "verifier's own threshold, chosen for >= 80 %% precision on held-back training questions (1.0 for the "
-            "135M models, which never reach it: nothing would be generated). 0.4: right about 45 %% of the time "
-            "on held-out questions, and every answer says its p (docs/answers.md: 'One decision over the whole tree')"
+            "help": "show the verifier's best answer as generated from this calibrated p on (0-1), below it a quote "
+            "of the evidence; every answer says its p. none: the verifier's own threshold, the lowest p whose "
+            "answers are >= 80 %% right on held-back training questions. How often each value is right: "
+            "docs/answers.md ('Calibrated, but not sharp')"
         },
     )
 
