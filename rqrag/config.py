@@ -18,9 +18,9 @@ own dataclasses, and each concern's `common` fields), and every other field in i
 from __future__ import annotations
 
 import argparse
-import importlib.metadata
 import dataclasses
 import datetime as _dt
+import importlib.metadata
 import json
 import logging
 import os

@@ -150,7 +150,7 @@ def main(argv: list[str] | None = None) -> int:
         before = the_path_before(data, name, tmp)
         from rqrag.ingest.chunking import ChunkingConfig
         from rqrag.ingest.pipeline import ingest_bytes
-        from rqrag.retrieval.documents import indexed_text
+        from rqrag.retrieval.passages import indexed_text
 
         texts = [indexed_text(c) for c in ingest_bytes(data, name, ChunkingConfig()).chunks][: args.chunks]
         print(f"embedder throughput on {len(texts)} chunks of {name}:")

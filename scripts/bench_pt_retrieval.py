@@ -36,9 +36,9 @@ from rqrag.eval.golden import load_questions
 from rqrag.eval.text_table import print_table
 from rqrag.retrieval.bm25 import BM25Retriever
 from rqrag.retrieval.dense import DenseRetriever
-from rqrag.retrieval.documents import Document, indexed_text
 from rqrag.retrieval.encoders import load_encoder
 from rqrag.retrieval.hybrid import DEFAULT_RRF_K, HybridRetriever
+from rqrag.retrieval.passages import Passage, indexed_text
 
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
@@ -65,7 +65,7 @@ def load_golden(path: Path) -> list[dict]:
 # ----------------------------------------------------------------- chunking
 
 
-def standin_chunks(pdf: Path, size: int, overlap: int) -> list[Document]:
+def standin_chunks(pdf: Path, size: int, overlap: int) -> list[Passage]:
     """Until `rqrag.ingest` is wired in: page texts joined, cut by the recursive splitter, page span kept."""
     from langchain_text_splitters import RecursiveCharacterTextSplitter
     from pypdf import PdfReader
@@ -82,17 +82,17 @@ def standin_chunks(pdf: Path, size: int, overlap: int) -> list[Document]:
         first = max(p for p, s in enumerate(starts) if s <= begin) + 1
         last = max(p for p, s in enumerate(starts) if s < begin + len(piece.page_content)) + 1
         extra = {"page_start": first, "page_end": last}
-        chunks.append(Document(f"{pdf.stem}:{i:05d}", pdf.name, piece.page_content, extra))
+        chunks.append(Passage(f"{pdf.stem}:{i:05d}", pdf.name, piece.page_content, extra))
     return chunks
 
 
-def ingest_chunks(pdf: Path, size: int, overlap: int) -> list[Document]:
+def ingest_chunks(pdf: Path, size: int, overlap: int) -> list[Passage]:
     from rqrag.ingest.pipeline import ChunkingConfig, ingest_path
 
     return ingest_path(pdf, ChunkingConfig(strategy="recursive", chunk_size=size, chunk_overlap=overlap)).chunks
 
 
-def make_chunks(pdf: Path, chunking: str, extractor: str) -> list[Document]:
+def make_chunks(pdf: Path, chunking: str, extractor: str) -> list[Passage]:
     size, overlap = (int(x) for x in chunking.split("/"))
     if extractor == "ingest":
         return ingest_chunks(pdf, size, overlap)
@@ -123,7 +123,7 @@ def score(rankings: Sequence[Sequence[str]], questions: Sequence[dict], texts: d
     return result
 
 
-def reachable(questions: Sequence[dict], chunks: Sequence[Document]) -> float:
+def reachable(questions: Sequence[dict], chunks: Sequence[Passage]) -> float:
     """Share of questions with a quote inside some chunk: what chunking leaves findable at all."""
     texts = [normalise(c.text) for c in chunks]
     found = [any(quote in text for quote in q["quotes"] for text in texts) for q in questions]

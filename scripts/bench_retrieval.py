@@ -86,9 +86,9 @@ def main(argv: list[str] | None = None) -> int:
     from rqrag.retrieval.bm25 import english_stemmer
     from rqrag.retrieval.corpus_index import CorpusIndex
     from rqrag.retrieval.dense import encode
-    from rqrag.retrieval.documents import read_documents
     from rqrag.retrieval.embedded import embedded_corpus_path
     from rqrag.retrieval.hybrid import DEFAULT_DEPTH
+    from rqrag.retrieval.passages import read_passages
 
     results: dict = {
         "machine": {"python": platform.python_version(), "cpus": torch.get_num_threads(), "torch": torch.__version__},
@@ -96,7 +96,7 @@ def main(argv: list[str] | None = None) -> int:
     }
     with tempfile.TemporaryDirectory(prefix="rqrag-bench-") as tmp:
         if args.index is None:
-            documents, _ = read_documents(embedded_corpus_path())
+            documents, _ = read_passages(embedded_corpus_path())
             print(f"(a) building the embedded corpus index ({len(documents)} documents) into a temporary directory")
             started = time.perf_counter()
             index = CorpusIndex.build(documents, Path(tmp) / "embedded", modes=("bm25", "dense"), show_progress=True)

@@ -110,7 +110,7 @@ def bench_faiss(kind: str, vectors: np.ndarray, queries: np.ndarray, k: int, thr
 def bench_pgvector(
     url: str, vectors: np.ndarray, queries: np.ndarray, k: int, doc_size: int, build: str, build_memory: str
 ) -> tuple[dict, list]:
-    from rqrag.retrieval.documents import Document
+    from rqrag.retrieval.passages import Passage
     from rqrag.retrieval.pgvector_store import PgVectorIndex
 
     prefix = f"bench_{len(vectors)}_{vectors.shape[1]}"
@@ -123,7 +123,7 @@ def bench_pgvector(
         started, last_report = time.perf_counter(), time.perf_counter()
         for start in range(0, len(vectors), doc_size):
             rows = range(start, min(start + doc_size, len(vectors)))
-            chunks = [Document(f"v{i}", "", f"synthetic chunk {i}") for i in rows]
+            chunks = [Passage(f"v{i}", "", f"synthetic chunk {i}") for i in rows]
             index.add_document({"doc_id": f"doc{start}"}, chunks, embeddings=vectors[rows.start : rows.stop])
             if time.perf_counter() - last_report > 60:
                 rate = rows.stop / (time.perf_counter() - started)

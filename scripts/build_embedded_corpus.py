@@ -42,7 +42,7 @@ SOURCES = {
 
 
 def content_docid(title: str, text: str) -> str:
-    # Same rule as rqrag.retrieval.documents.content_docid; repeated so the script runs without the package.
+    # Same rule as rqrag.retrieval.passages.content_docid; repeated so the script runs without the package.
     return "doc-" + hashlib.sha1(f"{title}\n{text}".encode()).hexdigest()[:16]
 
 

@@ -16,14 +16,14 @@ from rqrag.inference.decoding.config import DecodeConfig
 from rqrag.inference.decoding.decoder import TreeDecoder
 from rqrag.inference.decoding.tree import Question
 from rqrag.retrieval.bm25 import BM25Retriever
-from rqrag.retrieval.documents import Document
+from rqrag.retrieval.passages import Passage
 from rqrag.trajectory import Action
 
 
 DOCS = [
-    Document("d-kili", "Mount Kilimanjaro", "Kilimanjaro is a dormant volcano in Tanzania. It is 5895 metres high."),
-    Document("d-jaguar", "Jaguar", "The jaguar is a large cat native to the Americas."),
-    Document("d-paris", "Paris", "Paris is the capital of France."),
+    Passage("d-kili", "Mount Kilimanjaro", "Kilimanjaro is a dormant volcano in Tanzania. It is 5895 metres high."),
+    Passage("d-jaguar", "Jaguar", "The jaguar is a large cat native to the Americas."),
+    Passage("d-paris", "Paris", "Paris is the capital of France."),
 ]
 QUESTION = "How high is the dormant volcano in Tanzania?"
 

@@ -108,9 +108,9 @@ def test_an_unreachable_endpoint_is_retried_then_a_generation_error():
 @pytest.fixture(scope="module")
 def corpus_index(tmp_path_factory):
     from rqrag.retrieval.corpus_index import CorpusIndex
-    from rqrag.retrieval.documents import Document
+    from rqrag.retrieval.passages import Passage
 
-    docs = [Document(docid, title, text) for docid, title, text in CORPUS]
+    docs = [Passage(docid, title, text) for docid, title, text in CORPUS]
     out = tmp_path_factory.mktemp("chat-corpus") / "index"
     CorpusIndex.build(docs, out, modes=("bm25",), show_progress=False)
     return out

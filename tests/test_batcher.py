@@ -103,13 +103,13 @@ def test_the_answer_service_batches_what_its_types_say(smollm2_tokenizer):
 
     from rqrag.inference.decoding.config import DecodeConfig
     from rqrag.inference.decoding.decoder import TreeDecoder
-    from rqrag.retrieval.bm25 import BM25Retriever
-    from rqrag.retrieval.documents import Document
     from rqrag.inference.decoding.tree import QuestionResult
+    from rqrag.retrieval.bm25 import BM25Retriever
+    from rqrag.retrieval.passages import Passage
     from rqrag.serve.answer_service import AnswerService, _TreeWork
     from rqrag.serve.config import ServeConfig
 
-    retriever = BM25Retriever.from_documents([Document("d", "Hamlet", "Hamlet was written by Shakespeare.")])
+    retriever = BM25Retriever.from_documents([Passage("d", "Hamlet", "Hamlet was written by Shakespeare.")])
     generator = FakeGenerator(smollm2_tokenizer, lambda prompt, action, request: ("Shakespeare", 0.9))
     config = DecodeConfig(mode="trained", max_depth=0)
     service = AnswerService(

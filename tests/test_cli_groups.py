@@ -24,7 +24,7 @@ from rqrag.data_construction.config import DataBuildConfig
 from rqrag.inference.decoding.config import DecodeConfig
 from rqrag.inference.decoding.decoder import TreeDecoder
 from rqrag.retrieval.bm25 import BM25Retriever
-from rqrag.retrieval.documents import Document
+from rqrag.retrieval.passages import Passage
 from rqrag.serve.config import ServeConfig
 from rqrag.serve.server.app import create_app
 from rqrag.text_quality import guess_language
@@ -151,7 +151,7 @@ def client(smollm2_tokenizer, tmp_path):
     decode = DecodeConfig(mode="trained", max_depth=0)
     generator = FakeGenerator(smollm2_tokenizer, lambda prompt, action, request: ("blue whales", 0.9))
     retriever = BM25Retriever.from_documents(
-        [Document("d1", "Paris", "Paris is the capital of France.")], show_progress=False
+        [Passage("d1", "Paris", "Paris is the capital of France.")], show_progress=False
     )
     decoder = TreeDecoder(decode, generator, smollm2_tokenizer, retriever)
     serve = ServeConfig(retrievers=["corpus"], database_url=f"sqlite:///{tmp_path}/c.db", memories=False)

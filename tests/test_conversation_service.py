@@ -23,7 +23,7 @@ from fastapi.testclient import TestClient
 from rqrag.inference.decoding.config import DecodeConfig
 from rqrag.inference.decoding.decoder import TreeDecoder
 from rqrag.retrieval.bm25 import BM25Retriever
-from rqrag.retrieval.documents import Document
+from rqrag.retrieval.passages import Passage
 from rqrag.serve.config import ServeConfig
 from rqrag.serve.errors import BadRequest, Busy, Forbidden, NotFound, ServiceFailure, Timeout
 from rqrag.serve.memory.conversations import ConversationStore
@@ -54,7 +54,7 @@ def decoder(smollm2_tokenizer):
         assert action is Action.ANSWER
         return "Paris is the capital of France.", 0.9
 
-    docs = [Document("d1", "Paris", "Paris is the capital of France.")]
+    docs = [Passage("d1", "Paris", "Paris is the capital of France.")]
     config = DecodeConfig(mode="trained", max_depth=0)
     return TreeDecoder(
         config, FakeGenerator(smollm2_tokenizer, script), smollm2_tokenizer, BM25Retriever.from_documents(docs)

@@ -12,16 +12,16 @@ import pytest
 
 from rqrag.retrieval.base import RetrieverError
 from rqrag.retrieval.corpus_index import CorpusIndex, build_index_from_file
-from rqrag.retrieval.documents import Document, read_documents
+from rqrag.retrieval.passages import Passage, read_passages
 
 
 DOCS = [
-    Document("d-paris", "Paris", "Paris is the capital of France, on the river Seine."),
-    Document("d-everest", "Mount Everest", "Everest is the highest mountain on Earth, in the Himalayas."),
-    Document("d-python", "Python", "Python is a programming language created by Guido van Rossum."),
-    Document("d-jaguar", "Jaguar", "The jaguar is a big cat of the Americas."),
+    Passage("d-paris", "Paris", "Paris is the capital of France, on the river Seine."),
+    Passage("d-everest", "Mount Everest", "Everest is the highest mountain on Earth, in the Himalayas."),
+    Passage("d-python", "Python", "Python is a programming language created by Guido van Rossum."),
+    Passage("d-jaguar", "Jaguar", "The jaguar is a big cat of the Americas."),
 ]
-NEW_DOC = Document(
+NEW_DOC = Passage(
     "d-kilimanjaro", "Kilimanjaro", "Kilimanjaro is a dormant volcano in Tanzania, Africa's highest peak."
 )
 
@@ -151,7 +151,7 @@ def test_add_modes_builds_the_missing_dense_side(tmp_path, minilm_encoder):
 def test_embedded_corpus_bm25_index_finds_gold_paragraphs():
     from rqrag.retrieval.embedded import embedded_corpus_path, embedded_index_dir, load_embedded_index
 
-    docs, stats = read_documents(embedded_corpus_path())
+    docs, stats = read_passages(embedded_corpus_path())
     assert len(docs) == 10_695 and stats.skipped == 0
     index = load_embedded_index(("bm25",), show_progress=False)
     assert index.directory == embedded_index_dir() and len(index) == 10_695

@@ -16,14 +16,14 @@ from rqrag.inference.decoding.failures import Failure, FailureKind
 from rqrag.inference.decoding.select import STRATEGIES, supported
 from rqrag.inference.decoding.tree import Question
 from rqrag.retrieval.bm25 import BM25Retriever
-from rqrag.retrieval.documents import Document
+from rqrag.retrieval.passages import Passage
 from rqrag.trajectory import Action
 
 
 DOCS = [
-    Document("d-kili", "Mount Kilimanjaro", "Kilimanjaro is a dormant volcano in Tanzania."),
-    Document("d-jaguar", "Jaguar", "The jaguar is a large cat native to the Americas."),
-    Document("d-paris", "Paris", "Paris is the capital of France."),
+    Passage("d-kili", "Mount Kilimanjaro", "Kilimanjaro is a dormant volcano in Tanzania."),
+    Passage("d-jaguar", "Jaguar", "The jaguar is a large cat native to the Americas."),
+    Passage("d-paris", "Paris", "Paris is the capital of France."),
 ]
 
 

@@ -8,7 +8,6 @@ import numpy as np
 import pytest
 
 from rqrag.paths import PROJECT_DATA_DIR
-from rqrag.retrieval.documents import indexed_text, read_documents
 from rqrag.retrieval.embedded import (
     SHIPPED_EMBEDDINGS_FILE,
     SHIPPED_EMBEDDINGS_META,
@@ -17,11 +16,12 @@ from rqrag.retrieval.embedded import (
     load_embedded_index,
     shipped_embeddings,
 )
+from rqrag.retrieval.passages import indexed_text, read_passages
 
 
 def test_shipped_embeddings_match_the_corpus_file():
     meta = json.loads((PROJECT_DATA_DIR / SHIPPED_EMBEDDINGS_META).read_text())
-    docs, _ = read_documents(embedded_corpus_path())
+    docs, _ = read_passages(embedded_corpus_path())
     assert meta["corpus_sha256"] == embedded_corpus_hash()
     assert (meta["rows"], meta["dimension"]) == (len(docs), 384)
     vectors = shipped_embeddings(len(docs))
@@ -34,7 +34,7 @@ def test_shipped_embeddings_match_the_corpus_file():
 def test_shipped_embeddings_equal_a_fresh_minilm_encoding(minilm_encoder):
     from rqrag.retrieval.dense import encode
 
-    docs, _ = read_documents(embedded_corpus_path())
+    docs, _ = read_passages(embedded_corpus_path())
     rows = np.random.default_rng(0).choice(len(docs), size=16, replace=False)
     fresh = encode(minilm_encoder, [indexed_text(docs[i]) for i in rows])
     shipped = np.load(PROJECT_DATA_DIR / SHIPPED_EMBEDDINGS_FILE)[rows].astype(np.float32)

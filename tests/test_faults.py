@@ -26,7 +26,7 @@ from rqrag.inference.decoding.config import DecodeConfig
 from rqrag.inference.decoding.decoder import TreeDecoder
 from rqrag.retrieval.base import RetrieverError, RetrieverUnavailable
 from rqrag.retrieval.bm25 import BM25Retriever
-from rqrag.retrieval.documents import Document
+from rqrag.retrieval.passages import Passage
 from rqrag.serve.config import ServeConfig
 from rqrag.serve.server.app import create_app
 from rqrag.trajectory import Action
@@ -65,7 +65,7 @@ def app_and_client(smollm2_tokenizer, tmp_path_factory):
 
     config = DecodeConfig(mode="trained", max_depth=1, answerer="auto")
     corpus = BM25Retriever.from_documents(
-        [Document("d1", "Hamlet", "Hamlet is a tragedy written by William Shakespeare.")], show_progress=False
+        [Passage("d1", "Hamlet", "Hamlet is a tragedy written by William Shakespeare.")], show_progress=False
     )
     decoder = TreeDecoder(config, FakeGenerator(smollm2_tokenizer, script), smollm2_tokenizer, corpus)
     serve = ServeConfig(

@@ -25,7 +25,7 @@ from hypothesis import HealthCheck, given, settings
 from rqrag.inference.decoding.config import DecodeConfig
 from rqrag.inference.decoding.decoder import TreeDecoder
 from rqrag.retrieval.bm25 import BM25Retriever
-from rqrag.retrieval.documents import Document
+from rqrag.retrieval.passages import Passage
 from rqrag.serve.config import ServeConfig
 from rqrag.serve.documents.service import DocumentsService, DocumentsSettings
 from rqrag.serve.server.app import create_app
@@ -61,7 +61,7 @@ def fuzzed_server(smollm2_tokenizer, minilm_encoder, tmp_path_factory):
         return ("Paris", 0.9) if action is Action.ANSWER else ("capital of France", 0.8)
 
     decode = DecodeConfig(mode="trained", max_depth=1)
-    retriever = BM25Retriever.from_documents([Document("d1", "Paris", "Paris is in France.")], show_progress=False)
+    retriever = BM25Retriever.from_documents([Passage("d1", "Paris", "Paris is in France.")], show_progress=False)
     decoder = TreeDecoder(decode, FakeGenerator(smollm2_tokenizer, script), smollm2_tokenizer, retriever)
     documents = DocumentsService(
         DocumentsSettings(

@@ -20,7 +20,7 @@ from rqrag.inference.decoding.config import DecodeConfig
 from rqrag.inference.decoding.decoder import TreeDecoder
 from rqrag.inference.decoding.tree import Question
 from rqrag.retrieval.bm25 import BM25Retriever
-from rqrag.retrieval.documents import Document
+from rqrag.retrieval.passages import Passage
 from rqrag.serve.config import ServeConfig
 from rqrag.serve.server.app import create_app
 from rqrag.trajectory import Action
@@ -54,7 +54,7 @@ def served(smollm2_tokenizer, tmp_path):
     config = DecodeConfig(mode="trained", max_depth=1)
     generator = FakeGenerator(smollm2_tokenizer, script)
     retriever = CountingRetriever(
-        [Document("d1", "Paris", "Paris is the capital of France."), Document("d2", "Lyon", "Lyon is in France.")]
+        [Passage("d1", "Paris", "Paris is the capital of France."), Passage("d2", "Lyon", "Lyon is in France.")]
     )
     decoder = TreeDecoder(config, generator, smollm2_tokenizer, retriever)
     serve = ServeConfig(
@@ -186,7 +186,7 @@ def test_a_question_past_its_time_budget_stops_its_tree_at_the_next_depth(smollm
         return ("Paris", 0.9) if action is Action.ANSWER else ("capital of France", 0.8)
 
     config = DecodeConfig(mode="trained", max_depth=2)
-    retriever = BM25Retriever.from_documents([Document("d1", "Paris", "Paris is in France.")], show_progress=False)
+    retriever = BM25Retriever.from_documents([Passage("d1", "Paris", "Paris is in France.")], show_progress=False)
     decoder = TreeDecoder(config, FakeGenerator(smollm2_tokenizer, script), smollm2_tokenizer, retriever)
     late = Question("late", [{"role": "user", "content": "Capital of France?"}], deadline=time.monotonic() + 0.01)
     on_time = Question("on_time", [{"role": "user", "content": "Capital of France?"}])
@@ -202,7 +202,7 @@ def test_a_question_with_no_time_left_is_a_504_and_the_next_one_is_answered(smol
         return ("Paris", 0.9) if action is Action.ANSWER else ("capital of France", 0.8)
 
     config = DecodeConfig(mode="trained", max_depth=1)
-    retriever = BM25Retriever.from_documents([Document("d1", "Paris", "Paris is in France.")], show_progress=False)
+    retriever = BM25Retriever.from_documents([Passage("d1", "Paris", "Paris is in France.")], show_progress=False)
     decoder = TreeDecoder(config, FakeGenerator(smollm2_tokenizer, script), smollm2_tokenizer, retriever)
     serve = ServeConfig(retrievers=["corpus"], database_url=f"sqlite:///{tmp_path}/c.db", decode_budget_s=1e-9)
     with TestClient(create_app(config, serve, decoder=decoder), raise_server_exceptions=False) as client:
@@ -227,7 +227,7 @@ def test_an_unreachable_web_search_is_answered_200_saying_it_could_not_search(sm
         return ("William Shakespeare", 0.9) if action is Action.ANSWER else ("Hamlet author", 0.8)
 
     config = DecodeConfig(mode="trained", max_depth=1)
-    retriever = BM25Retriever.from_documents([Document("d1", "Paris", "Paris is in France.")], show_progress=False)
+    retriever = BM25Retriever.from_documents([Passage("d1", "Paris", "Paris is in France.")], show_progress=False)
     decoder = TreeDecoder(config, FakeGenerator(smollm2_tokenizer, script), smollm2_tokenizer, retriever)
     serve = ServeConfig(retrievers=["corpus", "web"], database_url=f"sqlite:///{tmp_path}/c.db", memories=False)
     with TestClient(create_app(config, serve, decoder=decoder), raise_server_exceptions=False) as client:

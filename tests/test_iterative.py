@@ -18,14 +18,14 @@ from rqrag.inference.decoding.iterative import IterativeDecoder
 from rqrag.inference.decoding.search_first import search_question_first
 from rqrag.inference.decoding.tree import Question
 from rqrag.retrieval.bm25 import BM25Retriever
-from rqrag.retrieval.documents import Document
+from rqrag.retrieval.passages import Passage
 
 
 DOCS = [
-    Document("titanic", "Titanic (1997 film)", "Titanic is a 1997 film written and directed by James Cameron."),
-    Document("cameron", "James Cameron", "James Cameron is a Canadian filmmaker born in Kapuskasing, Ontario."),
-    Document("kapuskasing", "Kapuskasing", "Kapuskasing is a town in the Cochrane District of Ontario."),
-    Document("avatar", "Avatar (2009 film)", "Avatar is a 2009 science fiction film by James Cameron."),
+    Passage("titanic", "Titanic (1997 film)", "Titanic is a 1997 film written and directed by James Cameron."),
+    Passage("cameron", "James Cameron", "James Cameron is a Canadian filmmaker born in Kapuskasing, Ontario."),
+    Passage("kapuskasing", "Kapuskasing", "Kapuskasing is a town in the Cochrane District of Ontario."),
+    Passage("avatar", "Avatar (2009 film)", "Avatar is a 2009 science fiction film by James Cameron."),
 ]
 QUESTION = "Where was the director of Titanic born?"
 

@@ -19,7 +19,7 @@ from test_schema_versions import MEMORIES_VERSION_1
 from rqrag.inference.decoding.config import DecodeConfig
 from rqrag.inference.decoding.decoder import TreeDecoder
 from rqrag.retrieval.bm25 import BM25Retriever
-from rqrag.retrieval.documents import Document
+from rqrag.retrieval.passages import Passage
 from rqrag.serve.config import ServeConfig
 from rqrag.serve.memory.dates import date_range_in, happened_span
 from rqrag.serve.memory.retriever import MemoryRetriever
@@ -209,7 +209,7 @@ def decoder(smollm2_tokenizer):
         assert action is Action.ANSWER
         return "Não sei.", 0.9
 
-    docs = [Document("d1", "Paris", "Paris is the capital of France.")]
+    docs = [Passage("d1", "Paris", "Paris is the capital of France.")]
     return TreeDecoder(
         DecodeConfig(mode="trained", max_depth=0),
         FakeGenerator(smollm2_tokenizer, script),

@@ -65,7 +65,7 @@ def test_memories_join_a_documents_question_only_when_they_are_about_it(smollm2_
     from rqrag.inference.decoding.config import DecodeConfig
     from rqrag.inference.decoding.decoder import TreeDecoder
     from rqrag.retrieval.bm25 import BM25Retriever
-    from rqrag.retrieval.documents import Document
+    from rqrag.retrieval.passages import Passage
     from rqrag.serve.config import ServeConfig
     from rqrag.serve.server.app import create_app
     from rqrag.trajectory import Action
@@ -74,7 +74,7 @@ def test_memories_join_a_documents_question_only_when_they_are_about_it(smollm2_
         return ("Sim.", 0.9) if action is Action.ANSWER else ("impressora", 0.8)
 
     config = DecodeConfig(mode="trained", max_depth=1, answerer="auto")
-    corpus = BM25Retriever.from_documents([Document("d1", "Paris", "Paris is in France.")], show_progress=False)
+    corpus = BM25Retriever.from_documents([Passage("d1", "Paris", "Paris is in France.")], show_progress=False)
     decoder = TreeDecoder(config, FakeGenerator(smollm2_tokenizer, script), smollm2_tokenizer, corpus)
     serve = ServeConfig(
         retrievers=["documents+memories", "documents", "memories"],

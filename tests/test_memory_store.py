@@ -10,7 +10,7 @@ from sqlalchemy import inspect
 
 from rqrag.retrieval.base import Hit, Retriever
 from rqrag.retrieval.bm25 import BM25Retriever
-from rqrag.retrieval.documents import Document
+from rqrag.retrieval.passages import Passage
 from rqrag.serve.memory.conversations import ConversationStore
 from rqrag.serve.memory.retriever import FusedRetriever, MemoryRetriever
 from rqrag.serve.memory.store import MemoryStore
@@ -182,9 +182,9 @@ def test_memories_written_by_another_process_are_found_and_deletions_respected(d
 def test_fused_retriever_mixes_documents_and_memories(store):
     documents = BM25Retriever.from_documents(
         [
-            Document("d1", "Maratona", "A maratona tem 42 quilômetros e 195 metros de percurso."),
-            Document("d2", "Recife", "Recife é a capital de Pernambuco."),
-            Document("d3", "Python", "Python é uma linguagem de programação."),
+            Passage("d1", "Maratona", "A maratona tem 42 quilômetros e 195 metros de percurso."),
+            Passage("d2", "Recife", "Recife é a capital de Pernambuco."),
+            Passage("d3", "Python", "Python é uma linguagem de programação."),
         ],
         show_progress=False,
         language="pt",

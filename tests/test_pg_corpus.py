@@ -17,7 +17,7 @@ from rqrag.commands import search as search_command
 from rqrag.config import ConfigError
 from rqrag.retrieval.base import RetrieverError
 from rqrag.retrieval.corpus_index import CorpusIndex
-from rqrag.retrieval.documents import read_documents
+from rqrag.retrieval.passages import read_passages
 from rqrag.retrieval.pg_corpus import PgCorpus
 from rqrag.retrieval.pg_corpus_build import build_pg_corpus
 from rqrag.retrieval.registry import build_retriever
@@ -56,7 +56,7 @@ def wiki_in_postgres(pg_url, sample_file, minilm_encoder) -> str:
 
 @pytest.fixture(scope="module")
 def flat_index(sample_file, minilm_encoder, tmp_path_factory) -> CorpusIndex:
-    documents, _ = read_documents(sample_file)
+    documents, _ = read_passages(sample_file)
     out = tmp_path_factory.mktemp("flat") / "index"
     return CorpusIndex.build(documents, out, ("dense",), encoder=minilm_encoder, show_progress=False)
 

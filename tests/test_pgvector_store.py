@@ -15,7 +15,7 @@ import psycopg
 import pytest
 
 from rqrag.retrieval.base import RetrieverError
-from rqrag.retrieval.documents import Document
+from rqrag.retrieval.passages import Passage
 from rqrag.retrieval.pgvector_store import PgVectorIndex, text_search_config
 from rqrag.retrieval.postgres_server import LocalPostgres
 
@@ -23,15 +23,15 @@ from rqrag.retrieval.postgres_server import LocalPostgres
 pytestmark = pytest.mark.slow
 
 PHOTOSYNTHESIS = [
-    Document("bio-0", "Photosynthesis", "Plants turn sunlight, water and carbon dioxide into glucose and oxygen.",
+    Passage("bio-0", "Photosynthesis", "Plants turn sunlight, water and carbon dioxide into glucose and oxygen.",
              {"page_start": 1, "page_end": 1, "strategy": "paragraph"}),
-    Document("bio-1", "Chlorophyll", "Chlorophyll is the green pigment in leaves that absorbs red and blue light.",
+    Passage("bio-1", "Chlorophyll", "Chlorophyll is the green pigment in leaves that absorbs red and blue light.",
              {"page_start": 2, "page_end": 3, "strategy": "paragraph"}),
 ]  # fmt: skip
 REVOLUTION = [
-    Document("hist-0", "The storming of the Bastille", "On 14 July 1789 a crowd in Paris stormed the Bastille fortress.",
+    Passage("hist-0", "The storming of the Bastille", "On 14 July 1789 a crowd in Paris stormed the Bastille fortress.",
              {"page_start": 7, "page_end": 7, "strategy": "paragraph"}),
-    Document("hist-1", "Napoleon", "Napoleon Bonaparte crowned himself Emperor of the French in 1804.",
+    Passage("hist-1", "Napoleon", "Napoleon Bonaparte crowned himself Emperor of the French in 1804.",
              {"page_start": 9, "page_end": 10, "strategy": "paragraph"}),
 ]  # fmt: skip
 
@@ -115,14 +115,14 @@ def test_adding_the_same_document_twice_is_recognised(store):
 
 
 def test_a_failure_half_way_through_the_chunks_stores_nothing(store):
-    chunks = [Document(f"bad-{i}", "Bad", f"chunk {i}", {"page_start": i}) for i in range(3)]
+    chunks = [Passage(f"bad-{i}", "Bad", f"chunk {i}", {"page_start": i}) for i in range(3)]
     vectors = [np.ones(384, np.float32)] * 2 + [np.ones(383, np.float32)]  # the last one has the wrong dimension
     with pytest.raises(psycopg.DataError, match="384"):
         store.add_document(document_meta("bad"), chunks, embeddings=vectors)
     assert not store.has_document("bad") and len(store) == 4
 
     # A chunk docid another document already uses fails at the database, after the document row was written.
-    clash = [Document("new-0", "New", "a new chunk"), Document("bio-0", "Clash", "reuses an existing chunk id")]
+    clash = [Passage("new-0", "New", "a new chunk"), Passage("bio-0", "Clash", "reuses an existing chunk id")]
     with pytest.raises(psycopg.errors.UniqueViolation):
         store.add_document(document_meta("clash"), clash)
     assert [d["doc_id"] for d in store.list_documents()] == ["biology", "history"] and len(store) == 4
@@ -131,8 +131,8 @@ def test_a_failure_half_way_through_the_chunks_stores_nothing(store):
 
 def test_portuguese_full_text_matches_inflected_forms(pg_url, minilm_encoder):
     chunks = [
-        Document("pt-0", "Servidor", "A configuração do servidor fica no arquivo principal."),
-        Document("pt-1", "Rede", "O cabo de rede liga o computador ao roteador."),
+        Passage("pt-0", "Servidor", "A configuração do servidor fica no arquivo principal."),
+        Passage("pt-1", "Rede", "O cabo de rede liga o computador ao roteador."),
     ]
     for language, expected in (("pt", ["pt-0"]), ("simple", [])):  # without a stemmer the plural does not match
         with open_store(pg_url, minilm_encoder, language=language) as index:
@@ -162,7 +162,7 @@ def synthetic_store(pg_url, minilm_encoder):
     index = PgVectorIndex(pg_url, minilm_encoder, table_prefix=f"t_{uuid.uuid4().hex[:10]}")
     words = ["alpha", "bravo", "charlie", "delta", "echo", "foxtrot", "golf", "hotel", "india", "juliet"]
     for d in range(30):
-        chunks = [Document(f"s{d}-{i}", "", f"{words[i % 10]} {words[(i * 7) % 10]} row{d}x{i}") for i in range(100)]
+        chunks = [Passage(f"s{d}-{i}", "", f"{words[i % 10]} {words[(i * 7) % 10]} row{d}x{i}") for i in range(100)]
         index.add_document({"doc_id": f"s{d}"}, chunks, embeddings=vectors[d * 100 : (d + 1) * 100])
     yield index, vectors
     index.close()

@@ -281,19 +281,19 @@ def test_a_procedure_is_answered_with_its_steps(tmp_path):
 
 def test_bm25_reads_each_chunk_in_its_own_language():
     from rqrag.retrieval.bm25 import BM25Retriever
-    from rqrag.retrieval.documents import Document
+    from rqrag.retrieval.passages import Passage
 
     docs = [
-        Document("pt", "manual.pdf", "As configurações da impressora ficam instaladas no painel.", {"language": "pt"}),
-        Document("en", "manual.pdf", "The advanced printer settings live in the panel.", {"language": "en"}),
-        Document("en2", "manual.pdf", "Untranslated pages keep their English words.", {"language": "en"}),
+        Passage("pt", "manual.pdf", "As configurações da impressora ficam instaladas no painel.", {"language": "pt"}),
+        Passage("en", "manual.pdf", "The advanced printer settings live in the panel.", {"language": "en"}),
+        Passage("en2", "manual.pdf", "Untranslated pages keep their English words.", {"language": "en"}),
     ]
     mixed = BM25Retriever.from_documents(docs, language="en", show_progress=False)
     assert mixed.languages == ["en", "pt"]
     assert [h.docid for h in mixed.search("configuração instalado", k=1)] == ["pt"]  # Portuguese stems meet
     assert mixed.search("de que para", k=3) == []  # every language's stopwords
     # the failure it fixes: the same chunks analysed as one English library miss the Portuguese inflection
-    plain = [Document(d.docid, d.title, d.text) for d in docs]
+    plain = [Passage(d.docid, d.title, d.text) for d in docs]
     english = BM25Retriever.from_documents(plain, language="en", show_progress=False)
     assert [h.docid for h in english.search("configuração instalado", k=1)] == []
 

@@ -11,7 +11,7 @@ import pytest
 from rqrag.records import MalformedLine, ReadStats, jsonl_objects, read_records
 from rqrag.resumable import ResumableJsonl
 from rqrag.retrieval.candidates import CandidateRetriever
-from rqrag.retrieval.documents import read_documents
+from rqrag.retrieval.passages import read_passages
 
 
 LINES = ['{"id": "a"}', "", "{not json", "[1, 2]", '{"id": "b"}']
@@ -60,7 +60,7 @@ def test_gzipped_corpus_lines_are_skipped_and_located(tmp_path):
     path = tmp_path / "c.jsonl.gz"
     with gzip.open(path, "wt", encoding="utf-8") as f:
         f.write('{"title": "ok", "text": "good"}\n{bad\n{"title": "no text"}\n')
-    docs, stats = read_documents(path)
-    assert [d.title for d in docs] == ["ok"] and (stats.documents, stats.skipped) == (1, 2)
+    docs, stats = read_passages(path)
+    assert [d.title for d in docs] == ["ok"] and (stats.passages, stats.skipped) == (1, 2)
     assert stats.first_errors[0].startswith(f"{path}:2: invalid JSON")
     assert stats.first_errors[1].startswith(f"{path}:3: record has none of the text fields")

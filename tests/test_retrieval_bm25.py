@@ -10,7 +10,7 @@ from collections import Counter
 import pytest
 
 from rqrag.retrieval.bm25 import BM25Retriever
-from rqrag.retrieval.documents import read_documents
+from rqrag.retrieval.passages import read_passages
 
 
 # Words that are no English stopwords and that the Snowball stemmer maps to distinct stems, so counting
@@ -47,7 +47,7 @@ def reference_bm25(query: str, corpus: list[dict], k1: float = 1.5, b: float = 0
 def tiny_bm25(tmp_path) -> BM25Retriever:
     path = tmp_path / "corpus.jsonl"
     path.write_text("".join(json.dumps(d) + "\n" for d in TINY_CORPUS))
-    docs, _ = read_documents(path)
+    docs, _ = read_passages(path)
     return BM25Retriever.from_documents(docs, show_progress=False)
 
 
@@ -102,9 +102,9 @@ def test_batch_results_align_with_queries_and_match_single_search(tiny_bm25):
 
 
 def test_equal_scores_are_ordered_by_corpus_position(tmp_path):
-    from rqrag.retrieval.documents import Document
+    from rqrag.retrieval.passages import Passage
 
-    docs = [Document(f"same-{i}", "Twin", "identical words here") for i in range(5)]
+    docs = [Passage(f"same-{i}", "Twin", "identical words here") for i in range(5)]
     retriever = BM25Retriever.from_documents(docs, show_progress=False)
     hits = retriever.search("identical", k=5)
     assert [h.docid for h in hits] == [f"same-{i}" for i in range(5)]

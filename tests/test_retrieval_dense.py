@@ -7,20 +7,18 @@ import pytest
 
 from rqrag.retrieval.base import RetrieverError
 from rqrag.retrieval.dense import PACKAGED_MODEL, DenseRetriever, resolve_model_path
-from rqrag.retrieval.documents import Document
+from rqrag.retrieval.passages import Passage
 
 
 DOCS = [
-    Document("paris", "Paris", "Paris is the capital and most populous city of France."),
-    Document(
-        "python", "Python (programming language)", "Python is a high-level general-purpose programming language."
-    ),
-    Document("everest", "Mount Everest", "Mount Everest is Earth's highest mountain above sea level."),
-    Document("jaguar", "Jaguar", "The jaguar is a large cat species native to the Americas."),
+    Passage("paris", "Paris", "Paris is the capital and most populous city of France."),
+    Passage("python", "Python (programming language)", "Python is a high-level general-purpose programming language."),
+    Passage("everest", "Mount Everest", "Mount Everest is Earth's highest mountain above sea level."),
+    Passage("jaguar", "Jaguar", "The jaguar is a large cat species native to the Americas."),
 ]
 
 
-def expected_cosines(encoder, query: str, docs: list[Document]) -> dict[str, float]:
+def expected_cosines(encoder, query: str, docs: list[Passage]) -> dict[str, float]:
     """Cosines computed straight from SentenceTransformer.encode, normalising by hand."""
     doc_vectors = encoder.encode([f"{d.title}\n{d.text}" for d in docs], convert_to_numpy=True)
     query_vector = encoder.encode([query], convert_to_numpy=True)[0]

@@ -10,22 +10,22 @@ import Stemmer
 
 from rqrag.retrieval.bm25 import SETTINGS_FILE, BM25Retriever, normalize_language
 from rqrag.retrieval.corpus_index import CorpusIndex
-from rqrag.retrieval.documents import Document, indexed_text
+from rqrag.retrieval.passages import Passage, indexed_text
 
 
 # Only "rede-config" holds a form of "configuração"; the query below uses the plural, which no document has.
 PT_DOCS = [
-    Document("rede-config", "Rede", "A configuração da rede fica no servidor principal."),
-    Document("impressora", "Impressoras", "As impressoras são geridas pelo CUPS na interface web."),
-    Document("senhas", "Senhas", "Para que o usuário troque a senha, use o GOsa."),
-    Document("backup", "Cópias", "O backup diário de dados é feito com o rdiff-backup."),
+    Passage("rede-config", "Rede", "A configuração da rede fica no servidor principal."),
+    Passage("impressora", "Impressoras", "As impressoras são geridas pelo CUPS na interface web."),
+    Passage("senhas", "Senhas", "Para que o usuário troque a senha, use o GOsa."),
+    Passage("backup", "Cópias", "O backup diário de dados é feito com o rdiff-backup."),
 ]
-NEW_PT_DOC = Document("ldap", "LDAP", "As contas ficam guardadas no diretório LDAP.")
+NEW_PT_DOC = Passage("ldap", "LDAP", "As contas ficam guardadas no diretório LDAP.")
 EN_DOCS = [
-    Document("d1", "Alpha", "apple banana apple, the cherries of Paris"),
-    Document("d2", "Beta", "banana cherry running runners"),
-    Document("d3", "Gamma", "cherry cherry cherry grape"),
-    Document("d4", "Delta", "grape melon kiwi apple ran"),
+    Passage("d1", "Alpha", "apple banana apple, the cherries of Paris"),
+    Passage("d2", "Beta", "banana cherry running runners"),
+    Passage("d3", "Gamma", "cherry cherry cherry grape"),
+    Passage("d4", "Delta", "grape melon kiwi apple ran"),
 ]
 EN_QUERIES = ["apple cherry", "running", "the cherries", "grape kiwi", "Paris"]
 

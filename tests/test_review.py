@@ -9,7 +9,7 @@ import pytest
 
 from rqrag.commands import review as command
 from rqrag.retrieval.base import Hit
-from rqrag.retrieval.documents import page_ranges
+from rqrag.retrieval.citations import page_ranges
 from rqrag.serve.review.report import render_markdown
 from rqrag.serve.review.reviewer import (
     REVIEW_FILE_SCHEMA,
@@ -120,10 +120,10 @@ def test_help_works(capsys):
 @pytest.fixture(scope="module")
 def paper_index(tmp_path_factory):
     from rqrag.retrieval.corpus_index import CorpusIndex
-    from rqrag.retrieval.documents import document_from_record
+    from rqrag.retrieval.passages import passage_from_record
 
     out = tmp_path_factory.mktemp("review-corpus") / "index"
-    CorpusIndex.build([document_from_record(r) for r in CORPUS], out, modes=("bm25",), show_progress=False)
+    CorpusIndex.build([passage_from_record(r) for r in CORPUS], out, modes=("bm25",), show_progress=False)
     return out
 
 

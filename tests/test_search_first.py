@@ -6,7 +6,7 @@ from rqrag.inference.decoding.search_first import search_question_first
 from rqrag.inference.decoding.tree import Question
 from rqrag.retrieval.bm25 import BM25Retriever
 from rqrag.retrieval.candidates import CandidateRetriever
-from rqrag.retrieval.documents import Document
+from rqrag.retrieval.passages import Passage
 from rqrag.trajectory import Action, Step
 
 
@@ -17,8 +17,8 @@ def _ask(qid: str, text: str, steps=()) -> Question:
 def test_each_fresh_question_is_searched_with_its_own_words_in_one_call():
     retriever = BM25Retriever.from_documents(
         [
-            Document("a", "Seine", "The river Seine flows through Paris."),
-            Document("b", "Brie", "Brie is a soft cheese from France."),
+            Passage("a", "Seine", "The river Seine flows through Paris."),
+            Passage("b", "Brie", "Brie is a soft cheese from France."),
         ]
     )
     calls = []
@@ -36,8 +36,8 @@ def test_each_fresh_question_is_searched_with_its_own_words_in_one_call():
 
 def test_a_candidates_retriever_searches_each_question_in_its_own_pool():
     pools = {
-        "q1": [Document("q1::0", "Paris", "Paris lies on the river Seine.")],
-        "q2": [Document("q2::0", "Vienna", "Vienna lies on the river Danube.")],
+        "q1": [Passage("q1::0", "Paris", "Paris lies on the river Seine.")],
+        "q2": [Passage("q2::0", "Vienna", "Vienna lies on the river Danube.")],
     }
     out = search_question_first(CandidateRetriever(pools), [_ask("q1", "river city"), _ask("q2", "river city")], k=2)
     assert [h.docid for h in out[0].steps[0].evidence] == ["q1::0"]

@@ -18,7 +18,7 @@ from fastapi.testclient import TestClient
 from rqrag.inference.decoding.config import DecodeConfig
 from rqrag.inference.decoding.decoder import TreeDecoder
 from rqrag.retrieval.bm25 import BM25Retriever
-from rqrag.retrieval.documents import Document
+from rqrag.retrieval.passages import Passage
 from rqrag.serve.config import ServeConfig
 from rqrag.serve.memory.conversations import conversation_window
 from rqrag.serve.server.app import create_app
@@ -101,7 +101,7 @@ def fake_decoder(smollm2_tokenizer):
         assert action is Action.ANSWER
         return f"answer after {prompt.count('<|im_start|>user')} user turns", 0.9
 
-    docs = [Document("d1", "Paris", "Paris is the capital of France.")]
+    docs = [Passage("d1", "Paris", "Paris is the capital of France.")]
     config = DecodeConfig(mode="trained", max_depth=0)
     return TreeDecoder(
         config,

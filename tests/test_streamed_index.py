@@ -18,8 +18,8 @@ import pytest
 
 from rqrag.retrieval.corpus_index import CorpusIndex
 from rqrag.retrieval.docstore import DOCSTORE_FILE, Docstore
-from rqrag.retrieval.documents import Document, read_documents, split_contents
 from rqrag.retrieval.faiss_factory import choose_factory, ivf_lists, pq_subquantizers
+from rqrag.retrieval.passages import Passage, read_passages, split_contents
 from rqrag.retrieval.registry import build_retriever
 from rqrag.retrieval.streamed_index import ProcessLayout, build_streamed_index, owns_shard, shard_batches
 from rqrag.retrieval.streamed_search import StreamedIndex
@@ -77,17 +77,17 @@ def test_flashrag_contents_give_title_and_text():
 
 
 def test_read_documents_reads_the_flashrag_layout_as_is():
-    docs, stats = read_documents(FLASHRAG_CORPUS)
-    assert stats.documents == 200 and stats.skipped == 0
+    docs, stats = read_passages(FLASHRAG_CORPUS)
+    assert stats.passages == 200 and stats.skipped == 0
     watch = next(d for d in docs if d.title == "Apple Watch")
     assert watch.docid == "17" and watch.text.startswith("Apple Watch (stylized")
     assert not any(d.title.startswith('"') for d in docs)
 
 
 def test_a_title_field_still_wins_over_the_first_line_of_contents():
-    from rqrag.retrieval.documents import document_from_record
+    from rqrag.retrieval.passages import passage_from_record
 
-    doc = document_from_record({"title": "T", "contents": "first\nsecond"})
+    doc = passage_from_record({"title": "T", "contents": "first\nsecond"})
     assert (doc.title, doc.text) == ("T", "first\nsecond")
 
 
@@ -127,7 +127,7 @@ def test_the_process_layout_comes_from_accelerate_and_a_layout_it_does_not_see_i
 
 
 def test_shard_batches_cut_consecutive_runs():
-    docs = [Document(str(i), "", "") for i in range(7)]
+    docs = [Passage(str(i), "", "") for i in range(7)]
     assert [(s, [d.docid for d in b]) for s, b in shard_batches(docs, 3)] == [
         (0, ["0", "1", "2"]), (1, ["3", "4", "5"]), (2, ["6"])]  # fmt: skip
 
@@ -183,7 +183,7 @@ def test_a_rerun_with_other_settings_or_over_a_finished_index_is_refused(tmp_pat
 
 
 def test_docstore_rows_are_written_once_and_read_by_row(tmp_path):
-    docs = [Document(f"d{i}", f"T{i}", f"text {i}", {"n": i} if i % 2 else {}) for i in range(10)]
+    docs = [Passage(f"d{i}", f"T{i}", f"text {i}", {"n": i} if i % 2 else {}) for i in range(10)]
     with Docstore(tmp_path / DOCSTORE_FILE) as store:
         assert store.write_rows(0, docs[:6]) == 6
         assert store.write_rows(0, docs[:6]) == 0  # a shard written again after a crash adds nothing

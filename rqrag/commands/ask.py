@@ -24,7 +24,7 @@ from pathlib import Path
 
 from rqrag.answer import AnswerKind, DecodeConfig
 from rqrag.config import log_config, make_parser, parse, save_resolved_config
-from rqrag.retrieval.documents import cite_pages
+from rqrag.retrieval.citations import cite_pages
 
 
 @dataclass

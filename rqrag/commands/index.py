@@ -3,7 +3,7 @@
     rqrag index build --config configs/retrieval/index_build.yaml --corpus my_docs.jsonl --out indexes/my_docs
 
 Build a local search index from a corpus file (JSONL, JSONL.gz or a JSON array of {title, text} records;
-see `rqrag.retrieval.documents`). The index directory holds the docstore, a BM25 index, optionally a dense
+see `rqrag.retrieval.passages`). The index directory holds the docstore, a BM25 index, optionally a dense
 MiniLM + FAISS index, and `meta.json`; `rqrag search --index DIR` and `--retriever corpus` read it. The
 build is atomic: an interrupted build leaves no directory that could be mistaken for an index.
 

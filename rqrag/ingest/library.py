@@ -241,7 +241,7 @@ class DocumentLibrary:
         }
 
     def _embed(self, chunks, progress: Progress | None) -> np.ndarray:
-        from rqrag.retrieval.documents import indexed_text
+        from rqrag.retrieval.passages import indexed_text
 
         texts = [indexed_text(chunk) for chunk in chunks]
         if progress:  # a checkpoint before the first batch: a caller may stop here (a cancelled job) for free

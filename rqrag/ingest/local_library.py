@@ -35,7 +35,7 @@ from rqrag.ingest.library import (
 )
 from rqrag.retrieval.atomic_dir import is_retired, leftovers, staging, swap_in
 from rqrag.retrieval.base import Hit, check_qids
-from rqrag.retrieval.documents import doc_id_of
+from rqrag.retrieval.citations import doc_id_of
 from rqrag.retrieval.registry import INDEX_MODES, check_search_mode
 from rqrag.retrieval.shared_encoder import SharedEncoder
 

@@ -6,7 +6,7 @@
 
 The document is keyed by the SHA-256 of its bytes (`doc_id`, 16 hex characters), as LlamaIndex's ingestion
 pipeline keys its docstore: adding the same file twice is recognisable as a no-op, and a changed file gets a
-new id. Chunks are ordinary retrieval `Document`s with docid `"<doc_id>:<chunk number>"`, so every index in
+new id. Chunks are ordinary retrieval `Passage`s with docid `"<doc_id>:<chunk number>"`, so every index in
 `rqrag.retrieval` takes them as they are; their `extra` carries what a citation needs (file, pages) and how
 they were cut (strategy, sizes).
 """
@@ -31,7 +31,7 @@ from rqrag.ingest.extract import (
     extract_pages,
 )
 from rqrag.ingest.limits import IngestLimits, check_archive, check_chunk_count, check_pdf_streams, fewest_chunks
-from rqrag.retrieval.documents import Document
+from rqrag.retrieval.passages import Passage
 
 
 logger = logging.getLogger(__name__)
@@ -47,7 +47,7 @@ class IngestedDocument:
     kind: str
     page_count: int
     pages: list[Page]
-    chunks: list[Document]
+    chunks: list[Passage]
     # Its title, authors, year and sections when it reads as a scientific article (rqrag.ingest.article), else None.
     article: dict | None = None
 
@@ -130,7 +130,7 @@ def ingest_bytes(
     }
     languages = chunk_languages([chunk.text for chunk in chunks], [page.text for page in pages])
     documents = [
-        Document(
+        Passage(
             docid=f"{doc_id}:{i:05d}",
             title=name,
             text=chunk.text,

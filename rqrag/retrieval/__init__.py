@@ -25,10 +25,10 @@ if TYPE_CHECKING:
     from rqrag.retrieval.candidates import CandidateRetriever
     from rqrag.retrieval.corpus_index import CorpusIndex, build_index_from_file
     from rqrag.retrieval.dense import DenseRetriever, load_encoder, packaged_minilm_path
-    from rqrag.retrieval.documents import Document, read_documents, write_documents
     from rqrag.retrieval.embedded import embedded_corpus_path, load_embedded_index
     from rqrag.retrieval.fusion import FusedRetriever, fuse_hits, reciprocal_rank_fusion
     from rqrag.retrieval.hybrid import HybridRetriever
+    from rqrag.retrieval.passages import Passage, read_passages, write_passages
     from rqrag.retrieval.web import WebRetriever
 
 _LAZY = {
@@ -40,9 +40,9 @@ _LAZY = {
     "DenseRetriever": "dense",
     "load_encoder": "dense",
     "packaged_minilm_path": "dense",
-    "Document": "documents",
-    "read_documents": "documents",
-    "write_documents": "documents",
+    "Passage": "passages",
+    "read_passages": "passages",
+    "write_passages": "passages",
     "embedded_corpus_path": "embedded",
     "load_embedded_index": "embedded",
     "FusedRetriever": "fusion",
@@ -60,7 +60,7 @@ __all__ = [
     "CandidateRetriever",
     "CorpusIndex",
     "DenseRetriever",
-    "Document",
+    "Passage",
     "FusedRetriever",
     "Hit",
     "HybridRetriever",
@@ -76,9 +76,9 @@ __all__ = [
     "load_embedded_index",
     "load_encoder",
     "packaged_minilm_path",
-    "read_documents",
+    "read_passages",
     "reciprocal_rank_fusion",
-    "write_documents",
+    "write_passages",
 ]
 
 

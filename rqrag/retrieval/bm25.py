@@ -26,7 +26,7 @@ import numpy as np
 
 from rqrag.languages import DEFAULT_LANGUAGE
 from rqrag.retrieval.base import Hit, check_qids
-from rqrag.retrieval.documents import Document, corpus_fingerprint, indexed_text, read_documents, write_documents
+from rqrag.retrieval.passages import Passage, corpus_fingerprint, indexed_text, read_passages, write_passages
 
 
 if TYPE_CHECKING:
@@ -109,7 +109,7 @@ def tokenize(
     )
 
 
-def document_language(document: Document, default: str) -> str:
+def document_language(document: Passage, default: str) -> str:
     """The analyzer language of one document: its own (`extra["language"]`, set per chunk at ingestion) when BM25
     has an analyzer for it, else the index's."""
     code = (document.extra or {}).get("language")
@@ -144,7 +144,7 @@ class BM25Retriever:
     def __init__(
         self,
         model: bm25s.BM25,
-        documents: Sequence[Document],
+        documents: Sequence[Passage],
         name: str | None = None,
         language: str = DEFAULT_LANGUAGE,
         languages: Sequence[str] = (),
@@ -200,7 +200,7 @@ class BM25Retriever:
     @classmethod
     def from_documents(
         cls,
-        documents: Sequence[Document],
+        documents: Sequence[Passage],
         *,
         k1: float = 1.5,
         b: float = 0.75,
@@ -249,11 +249,11 @@ class BM25Retriever:
         }
         (directory / SETTINGS_FILE).write_text(json.dumps(settings, indent=2) + "\n")
         if write_docs:
-            write_documents(self.documents, directory / DOCS_FILE)
+            write_passages(self.documents, directory / DOCS_FILE)
 
     @classmethod
     def load(
-        cls, directory: str | os.PathLike, documents: Sequence[Document] | None = None, mmap: bool = False
+        cls, directory: str | os.PathLike, documents: Sequence[Passage] | None = None, mmap: bool = False
     ) -> BM25Retriever:
         """Load an index saved by `save`. Pass `documents` when they live in a shared docstore.
 
@@ -263,7 +263,7 @@ class BM25Retriever:
 
         directory = Path(directory)
         if documents is None:
-            documents, _ = read_documents(directory / DOCS_FILE)
+            documents, _ = read_passages(directory / DOCS_FILE)
         model = bm25s.BM25.load(str(directory), mmap=mmap, load_corpus=False)
         settings = json.loads((directory / SETTINGS_FILE).read_text()) if (directory / SETTINGS_FILE).is_file() else {}
         return cls(model, documents, language=saved_language(directory), languages=settings.get("languages", ()))

@@ -6,7 +6,7 @@ retrieval quality then measures the query refinement, not the size of a web inde
 
 Pools are read from IRCoT-format records (`question_id`, `contexts`), MuSiQue's original format (`id`,
 `paragraphs`) or HotpotQA/2Wiki's original format (`_id`, `context` as [title, sentences] pairs), or given
-directly as `{qid: [Document, ...]}`. Docids are `"{qid}::{idx}"`, so they are unique across questions.
+directly as `{qid: [Passage, ...]}`. Docids are `"{qid}::{idx}"`, so they are unique across questions.
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ import numpy as np
 
 from rqrag.records import read_records
 from rqrag.retrieval.base import Hit, RetrieverError, check_qids
-from rqrag.retrieval.documents import Document, corpus_fingerprint, indexed_text
+from rqrag.retrieval.passages import Passage, corpus_fingerprint, indexed_text
 
 
 if TYPE_CHECKING:
@@ -36,20 +36,20 @@ def candidate_docid(qid: str, idx: Any) -> str:
     return f"{qid}::{idx}"
 
 
-def _pool_from_record(record: Mapping[str, Any]) -> tuple[str, list[Document], set[str]]:
+def _pool_from_record(record: Mapping[str, Any]) -> tuple[str, list[Passage], set[str]]:
     """(qid, pool, supporting docids) of one benchmark record in any of the supported formats."""
     qid = next((record[key] for key in ("question_id", "id", "_id") if record.get(key) not in (None, "")), None)
     if qid is None:
         raise ValueError("record has no question id (question_id, id or _id)")
     qid = str(qid)
-    pool: list[Document] = []
+    pool: list[Passage] = []
     supporting: set[str] = set()
     if "contexts" in record or "paragraphs" in record:
         paragraphs = record.get("contexts") if "contexts" in record else record.get("paragraphs")
         for position, para in enumerate(paragraphs or []):
             idx = next((para[key] for key in ("idx", "id") if para.get(key) not in (None, "")), position)
             text = para.get("paragraph_text", para.get("text", ""))
-            doc = Document(docid=candidate_docid(qid, idx), title=para.get("title", ""), text=text)
+            doc = Passage(docid=candidate_docid(qid, idx), title=para.get("title", ""), text=text)
             pool.append(doc)
             if para.get("is_supporting"):
                 supporting.add(doc.docid)
@@ -58,7 +58,7 @@ def _pool_from_record(record: Mapping[str, Any]) -> tuple[str, list[Document], s
         gold_titles = {fact[0] for fact in record.get("supporting_facts", [])}
         for position, (title, sentences) in enumerate(record["context"]):
             text = " ".join(s.strip() for s in sentences) if isinstance(sentences, list) else str(sentences)
-            doc = Document(docid=candidate_docid(qid, position), title=title, text=text)
+            doc = Passage(docid=candidate_docid(qid, position), title=title, text=text)
             pool.append(doc)
             if title in gold_titles:
                 supporting.add(doc.docid)
@@ -74,7 +74,7 @@ class CandidateRetriever:
 
     def __init__(
         self,
-        pools: Mapping[str, Sequence[Document]],
+        pools: Mapping[str, Sequence[Passage]],
         *,
         supporting: Mapping[str, Iterable[str]] | None = None,
         mode: str = "bm25",
@@ -101,7 +101,7 @@ class CandidateRetriever:
     @classmethod
     def from_records(cls, records: Iterable[Mapping[str, Any]], **kwargs: Any) -> CandidateRetriever:
         """Pools from benchmark records (IRCoT, MuSiQue or HotpotQA/2Wiki original format)."""
-        pools: dict[str, list[Document]] = {}
+        pools: dict[str, list[Passage]] = {}
         supporting: dict[str, set[str]] = {}
         for record in records:
             qid, pool, gold = _pool_from_record(record)

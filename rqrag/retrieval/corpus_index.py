@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Any
 
 from rqrag.retrieval.atomic_dir import leftovers, staging, swap_in
 from rqrag.retrieval.base import INDEX_MODES, Retriever, RetrieverError, check_search_mode
-from rqrag.retrieval.documents import Document, corpus_fingerprint, deduplicate_docids, read_documents, write_documents
+from rqrag.retrieval.passages import Passage, corpus_fingerprint, deduplicate_docids, read_passages, write_passages
 
 
 if TYPE_CHECKING:
@@ -65,7 +65,7 @@ def _check_modes(modes: Iterable[str]) -> tuple[str, ...]:
 class CorpusIndex:
     """An index directory and its documents; `retriever(mode)` gives a BM25, dense or hybrid retriever."""
 
-    def __init__(self, directory: Path, documents: list[Document], meta: dict[str, Any], encoder=None):
+    def __init__(self, directory: Path, documents: list[Passage], meta: dict[str, Any], encoder=None):
         self.directory = directory
         self.documents = documents
         self.meta = meta
@@ -94,7 +94,7 @@ class CorpusIndex:
     @classmethod
     def build(
         cls,
-        documents: Sequence[Document],
+        documents: Sequence[Passage],
         out_dir: str | os.PathLike,
         modes: Iterable[str] = INDEX_MODES,
         *,
@@ -142,7 +142,7 @@ class CorpusIndex:
                 "source": source,
                 "fingerprint": corpus_fingerprint(d.docid for d in docs),
             }
-            write_documents(docs, staged / DOCS_FILE)
+            write_passages(docs, staged / DOCS_FILE)
             index = cls(staged, docs, meta, encoder=encoder)
             if embeddings is not None and (dropped or len(embeddings) != len(docs)):
                 raise ValueError(f"got {len(embeddings)} embeddings for {len(docs)} unique documents")
@@ -171,7 +171,7 @@ class CorpusIndex:
             from rqrag.retrieval.streamed_search import StreamedIndex
 
             return StreamedIndex(directory, meta, encoder=encoder)
-        documents, _ = read_documents(directory / DOCS_FILE)
+        documents, _ = read_passages(directory / DOCS_FILE)
         if len(documents) != meta["num_docs"]:
             raise RetrieverError(
                 f"{directory}: meta.json says {meta['num_docs']} docs but docs.jsonl has {len(documents)}"
@@ -244,7 +244,7 @@ class CorpusIndex:
 
     # ----------------------------------------------------------------- updates
 
-    def add_documents(self, documents: Iterable[Document], show_progress: bool = True) -> int:
+    def add_documents(self, documents: Iterable[Passage], show_progress: bool = True) -> int:
         """Add documents whose docids are new; returns how many were added.
 
         bm25s has no incremental add (its score matrix bakes in N and the average length), so BM25 is
@@ -258,7 +258,7 @@ class CorpusIndex:
         all_docs = self.documents + new_docs
         with staging(self.directory, "updating") as staged:
             self._copy_extra_files(staged)
-            write_documents(all_docs, staged / DOCS_FILE)
+            write_passages(all_docs, staged / DOCS_FILE)
             bm25 = dense = None
             if "bm25" in self.modes:
                 from rqrag.retrieval.bm25 import BM25Retriever
@@ -346,7 +346,7 @@ class CorpusIndex:
 def build_index_from_file(
     corpus_path: str | os.PathLike, out_dir: str | os.PathLike, modes: Iterable[str] = INDEX_MODES, **kwargs: Any
 ) -> CorpusIndex:
-    """Read a corpus file (see `rqrag.retrieval.documents`) and build an index of it."""
-    documents, stats = read_documents(corpus_path)
-    logger.info("read %d documents from %s (%d malformed skipped)", stats.documents, corpus_path, stats.skipped)
+    """Read a corpus file (see `rqrag.retrieval.passages`) and build an index of it."""
+    documents, stats = read_passages(corpus_path)
+    logger.info("read %d documents from %s (%d malformed skipped)", stats.passages, corpus_path, stats.skipped)
     return CorpusIndex.build(documents, out_dir, modes, source=str(Path(corpus_path).resolve()), **kwargs)

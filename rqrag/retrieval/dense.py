@@ -19,7 +19,6 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from rqrag.retrieval.base import Hit, check_qids
-from rqrag.retrieval.documents import Document, corpus_fingerprint, indexed_text, read_documents, write_documents
 from rqrag.retrieval.encoders import (  # noqa: F401  (re-exported: the names callers import from here)
     PACKAGED_MODEL,
     PACKAGED_MODEL_ALIASES,
@@ -34,6 +33,7 @@ from rqrag.retrieval.encoders import (  # noqa: F401  (re-exported: the names ca
     resolve_model_path,
     unit_rows,
 )
+from rqrag.retrieval.passages import Passage, corpus_fingerprint, indexed_text, read_passages, write_passages
 
 
 if TYPE_CHECKING:
@@ -71,7 +71,7 @@ class DenseRetriever:
 
     def __init__(
         self,
-        documents: Sequence[Document],
+        documents: Sequence[Passage],
         index: faiss.Index,
         *,
         encoder: TextEncoder | None = None,
@@ -114,7 +114,7 @@ class DenseRetriever:
     @classmethod
     def from_documents(
         cls,
-        documents: Sequence[Document],
+        documents: Sequence[Passage],
         *,
         model: str | None = None,
         encoder: TextEncoder | None = None,
@@ -133,7 +133,7 @@ class DenseRetriever:
     @classmethod
     def from_embeddings(
         cls,
-        documents: Sequence[Document],
+        documents: Sequence[Passage],
         embeddings: np.ndarray,
         *,
         model: str | None = None,
@@ -150,7 +150,7 @@ class DenseRetriever:
         index.add(vectors)
         return cls(list(documents), index, encoder=encoder, model=model)
 
-    def add_documents(self, documents: Sequence[Document], show_progress: bool = True) -> None:
+    def add_documents(self, documents: Sequence[Passage], show_progress: bool = True) -> None:
         """Embed and append documents; FAISS flat indexes grow in place, nothing is re-encoded."""
         if not documents:
             return
@@ -174,13 +174,13 @@ class DenseRetriever:
         }
         (directory / META_FILE).write_text(json.dumps(meta, indent=2) + "\n")
         if write_docs:
-            write_documents(self.documents, directory / DOCS_FILE)
+            write_passages(self.documents, directory / DOCS_FILE)
 
     @classmethod
     def load(
         cls,
         directory: str | os.PathLike,
-        documents: Sequence[Document] | None = None,
+        documents: Sequence[Passage] | None = None,
         *,
         encoder: TextEncoder | None = None,
         model: str | None = None,
@@ -191,7 +191,7 @@ class DenseRetriever:
         directory = Path(directory)
         meta = json.loads((directory / META_FILE).read_text())
         if documents is None:
-            documents, _ = read_documents(directory / DOCS_FILE)
+            documents, _ = read_passages(directory / DOCS_FILE)
         index = faiss.read_index(str(directory / INDEX_FILE))
         return cls(documents, index, encoder=encoder, model=model or meta["model"])
 

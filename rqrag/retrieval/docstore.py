@@ -19,7 +19,7 @@ import sqlite3
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
-from rqrag.retrieval.documents import Document
+from rqrag.retrieval.passages import Passage
 
 
 DOCSTORE_FILE = "docstore.sqlite"
@@ -56,7 +56,7 @@ class Docstore:
     def __exit__(self, *exc) -> None:
         self.close()
 
-    def write_rows(self, first_row: int, documents: Sequence[Document]) -> int:
+    def write_rows(self, first_row: int, documents: Sequence[Passage]) -> int:
         """Store `documents` as rows first_row, first_row + 1, ... in one transaction; rows already there are
         left as they are. Returns how many rows were new."""
         records = [
@@ -68,17 +68,17 @@ class Docstore:
             self._db.executemany("INSERT OR IGNORE INTO docs VALUES (?, ?, ?, ?, ?)", records)
             return self._db.total_changes - before
 
-    def documents(self, rows: Iterable[int]) -> dict[int, Document]:
+    def documents(self, rows: Iterable[int]) -> dict[int, Passage]:
         """The documents at `rows` (row -> document); a row that is not stored is absent from the result."""
         wanted = sorted({int(r) for r in rows})
-        found: dict[int, Document] = {}
+        found: dict[int, Passage] = {}
         for start in range(0, len(wanted), ROWS_PER_QUERY):
             chunk = wanted[start : start + ROWS_PER_QUERY]
             placeholders = ",".join("?" * len(chunk))
             for row, docid, title, text, extra in self._db.execute(
                 f"SELECT row, docid, title, text, extra FROM docs WHERE row IN ({placeholders})", chunk
             ):
-                found[row] = Document(docid=docid, title=title, text=text, extra=json.loads(extra) if extra else {})
+                found[row] = Passage(docid=docid, title=title, text=text, extra=json.loads(extra) if extra else {})
         return found
 
     def count(self) -> int:

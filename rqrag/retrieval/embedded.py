@@ -81,7 +81,7 @@ def load_embedded_index(
 
     from rqrag.retrieval.atomic_dir import leftovers
     from rqrag.retrieval.corpus_index import CorpusIndex
-    from rqrag.retrieval.documents import read_documents
+    from rqrag.retrieval.passages import read_passages
 
     modes = tuple(modes)
     if "dense" not in modes and (PROJECT_DATA_DIR / SHIPPED_EMBEDDINGS_FILE).is_file():
@@ -109,7 +109,7 @@ def load_embedded_index(
             return index
         corpus_path = embedded_corpus_path()
         logger.info("building the embedded corpus index (%s) into %s; this happens once", ", ".join(modes), index_dir)
-        documents, _ = read_documents(corpus_path)
+        documents, _ = read_passages(corpus_path)
         embeddings = shipped_embeddings(len(documents)) if "dense" in modes else None
         return CorpusIndex.build(
             documents,
@@ -145,9 +145,9 @@ def write_shipped_embeddings(corpus_path: Path) -> Path:
     import numpy as np
 
     from rqrag.retrieval.dense import encode, load_encoder
-    from rqrag.retrieval.documents import indexed_text, read_documents
+    from rqrag.retrieval.passages import indexed_text, read_passages
 
-    documents, _ = read_documents(corpus_path)
+    documents, _ = read_passages(corpus_path)
     vectors = encode(load_encoder(), [indexed_text(d) for d in documents], batch_size=64, show_progress=True)
     out = corpus_path.parent / SHIPPED_EMBEDDINGS_FILE
     np.save(out, vectors.astype(np.float16))

@@ -67,7 +67,7 @@ def with_borrowed_ranks(sparse: Sequence[Hit], dense: Sequence[Hit], waiting, de
     nothing; borrowing its word rank treats it as ranking on meaning as it ranks on words, until its vector says
     otherwise. `waiting` holds doc_ids (`documents.doc_id_of`).
     """
-    from rqrag.retrieval.documents import doc_id_of
+    from rqrag.retrieval.citations import doc_id_of
 
     dense = list(dense)
     for rank, hit in enumerate(sparse):

@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from rqrag.retrieval.base import RetrieverError
-from rqrag.retrieval.documents import Document, indexed_text, iter_documents
+from rqrag.retrieval.passages import Passage, indexed_text, iter_passages
 from rqrag.retrieval.pg_corpus import (
     CATALOG_SCHEMA,
     CORPUS_SCHEMA,
@@ -101,7 +101,7 @@ def build_pg_corpus(
             conn.execute(corpus_sql(CORPUS_SCHEMA, name, dimension=dimension))
             conn.execute(corpus_sql(_STAGING_SCHEMA, name))
         register_vector(conn)
-        documents = iter_documents(corpus_path)
+        documents = iter_passages(corpus_path)
         rows_read = _skip_done(conn, name, documents, catalog["rows_read"])
         progress = _progress_bar(show_progress, rows_read, name)
         while batch := list(itertools.islice(documents, commit_rows)):
@@ -186,7 +186,7 @@ def _skip_done(conn: Any, name: str, documents, rows_read: int) -> int:
     return rows_read
 
 
-def _store_batch(conn: Any, name: str, batch: list[Document], first_row: int, encoder, batch_size: int) -> None:
+def _store_batch(conn: Any, name: str, batch: list[Passage], first_row: int, encoder, batch_size: int) -> None:
     """Embed `batch` and store it with the new count of passages read, all in one transaction."""
     from psycopg.types.json import Jsonb
 

@@ -38,9 +38,9 @@ from typing import Any
 import numpy as np
 
 from rqrag.retrieval.base import Hit, RetrieverError, RetrieverUnavailable, check_qids, check_search_mode
-from rqrag.retrieval.documents import Document, indexed_text
 from rqrag.retrieval.encoders import embed, encoder_dimension
 from rqrag.retrieval.fusion import DEFAULT_DEPTH, DEFAULT_RRF_K, fuse_hits, with_borrowed_ranks
+from rqrag.retrieval.passages import Passage, indexed_text
 from rqrag.retrieval.pgvector_session import connect_postgres, ensure_vector_extension, set_ef_search
 from rqrag.retrieval.pgvector_sql import (
     _COLUMN_FACTS,
@@ -218,7 +218,7 @@ class PgVectorIndex:
     # ----------------------------------------------------------------- documents
 
     def add_document(
-        self, meta: dict[str, Any], chunks: Sequence[Document], embeddings: np.ndarray | str | None = None
+        self, meta: dict[str, Any], chunks: Sequence[Passage], embeddings: np.ndarray | str | None = None
     ) -> bool:
         """Store a document and its chunks in one transaction; False (nothing written) if `doc_id` is known.
 
@@ -284,12 +284,12 @@ class PgVectorIndex:
         """The doc_ids stored with `embeddings="pending"` whose vectors were never set (an add killed mid-way)."""
         return [row[0] for row in self._rows("SELECT doc_id FROM {documents} WHERE metadata ? 'vectors'")]
 
-    def document_chunks(self, doc_id: str) -> list[Document]:
+    def document_chunks(self, doc_id: str) -> list[Passage]:
         """A document's chunks in position order, as `add_document` got them."""
         rows = self._rows(
             "SELECT docid, title, text, metadata FROM {chunks} WHERE doc_id = %s ORDER BY position", (doc_id,)
         )
-        return [Document(docid=docid, title=title, text=text, extra=metadata) for docid, title, text, metadata in rows]
+        return [Passage(docid=docid, title=title, text=text, extra=metadata) for docid, title, text, metadata in rows]
 
     def has_document(self, doc_id: str) -> bool:
         return self._rows("SELECT 1 FROM {documents} WHERE doc_id = %s", (doc_id,), one=True) is not None

@@ -35,7 +35,7 @@ from pathlib import Path
 from typing import Any
 
 from rqrag.retrieval.docstore import DOCSTORE_FILE, Docstore
-from rqrag.retrieval.documents import CorpusReadStats, Document, indexed_text, iter_documents
+from rqrag.retrieval.passages import CorpusReadStats, Passage, indexed_text, iter_passages
 from rqrag.retrieval.vector_shards import SHARD_DTYPE, SHARDS_DIR, VectorShards
 
 
@@ -98,9 +98,9 @@ def _single_process_device() -> str | None:
     return "cuda" if torch.cuda.is_available() else None
 
 
-def shard_batches(documents: Iterable[Document], shard_size: int) -> Iterator[tuple[int, list[Document]]]:
+def shard_batches(documents: Iterable[Passage], shard_size: int) -> Iterator[tuple[int, list[Passage]]]:
     """(shard number, its documents) for consecutive runs of `shard_size` documents; the last may be shorter."""
-    batch: list[Document] = []
+    batch: list[Passage] = []
     shard = 0
     for doc in documents:
         batch.append(doc)
@@ -201,7 +201,7 @@ def build_streamed_index(
     started = time.perf_counter()
     progress = tqdm(desc="encoding passages", unit="passage", disable=not show_progress or not layout.is_main)
     with Docstore(out_dir / DOCSTORE_FILE) as docstore:
-        for shard, docs in shard_batches(iter_documents(corpus_path, stats), shard_size):
+        for shard, docs in shard_batches(iter_passages(corpus_path, stats), shard_size):
             for doc in docs:
                 fingerprint.update(doc.docid.encode() + b"\0")
             first_row, total = total, total + len(docs)

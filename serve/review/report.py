@@ -8,7 +8,7 @@ words). Written by `rqrag review` from the record `review.review_record` makes.
 
 from __future__ import annotations
 
-from rqrag.retrieval.documents import cite_pages, page_ranges
+from rqrag.retrieval.citations import cite_pages, page_ranges
 
 
 _LABELS = {

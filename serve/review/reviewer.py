@@ -34,7 +34,7 @@ from typing import Any
 
 from rqrag.llm_client import NotAJSONObject, load_json_object
 from rqrag.retrieval.base import Hit
-from rqrag.retrieval.documents import cite_pages
+from rqrag.retrieval.citations import cite_pages
 
 
 LEVELS = ("high", "medium", "low", "none")

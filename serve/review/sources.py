@@ -86,9 +86,9 @@ def hit_extras(hits, index_dir: Path | None) -> list[dict]:
     extras = [dict(hit.extra) for hit in hits]
     if index_dir is not None and not all(extras):
         from rqrag.retrieval.corpus_index import DOCS_FILE
-        from rqrag.retrieval.documents import read_documents
+        from rqrag.retrieval.passages import read_passages
 
-        documents, _ = read_documents(index_dir / DOCS_FILE)
+        documents, _ = read_passages(index_dir / DOCS_FILE)
         by_id = {d.docid: d.extra for d in documents}
         extras = [extra or dict(by_id.get(hit.docid, {})) for hit, extra in zip(hits, extras)]
     return extras

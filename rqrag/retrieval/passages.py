@@ -1,4 +1,7 @@
-"""Reading and writing corpus files: the passages every local index is built from.
+"""Corpus passages (`Passage`): reading and writing the corpus files every local index is built from.
+
+A passage is a corpus's unit of retrieval; a user's file is a document (`rqrag.ingest`), whose chunks become
+passages once ingested. Where a passage is, as a citation says it, is `rqrag.retrieval.citations`.
 
 A corpus is JSONL (optionally gzipped) or a single JSON array. Each record needs a `title` and a passage
 text, which may be called `text`, `paragraph_text` (IRCoT/MuSiQue) or `contents` (pyserini). FlashRAG's corpora
@@ -19,7 +22,7 @@ import io
 import json
 import logging
 import os
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -34,7 +37,7 @@ ID_KEYS = ("docid", "id")
 
 
 @dataclass(frozen=True)
-class Document:
+class Passage:
     """One passage of a corpus. `extra` keeps any other fields of the record (e.g. source datasets)."""
 
     docid: str
@@ -52,30 +55,7 @@ def content_docid(title: str, text: str) -> str:
     return f"doc-{digest[:16]}"
 
 
-def doc_id_of(item) -> str:
-    """The document a chunk or a hit of a document library belongs to: `extra["doc_id"]`, else its docid before the
-    last ':' (chunks of an ingested file are "DOC_ID:00012")."""
-    return (item.extra or {}).get("doc_id") or item.docid.rsplit(":", 1)[0]
-
-
-def page_ranges(pages: Iterable[int]) -> str:
-    """[3, 4, 5, 9] -> "3-5, 9": pages in the order given, each run of consecutive ones as a range."""
-    runs: list[list[int]] = []  # [first, last] of each run of consecutive pages
-    for page in pages:
-        if runs and page == runs[-1][1] + 1:
-            runs[-1][1] = page
-        else:
-            runs.append([page, page])
-    return ", ".join(str(a) if a == b else f"{a}-{b}" for a, b in runs)
-
-
-def cite_pages(pages: Sequence[int], one: str = "p.", many: str = "pp.") -> str:
-    """ "p. 3", "pp. 3-5" or "pp. 3-5, 9": where a chunk or a quote is, as a citation says it. `one` and `many` are
-    the words for one page and for several (a review in Portuguese says "página" / "páginas")."""
-    return f"{one if len(set(pages)) == 1 else many} {page_ranges(pages)}"
-
-
-def indexed_text(doc: Document) -> str:
+def indexed_text(doc: Passage) -> str:
     """What the indexes see of a passage: the title on its own line, then the text.
 
     Both BM25 and the dense encoder index this string, so a query naming the article title can match
@@ -94,8 +74,8 @@ def split_contents(contents: str) -> tuple[str, str]:
     return title, rest.strip()
 
 
-def document_from_record(record: dict[str, Any]) -> Document:
-    """Build a `Document` from one corpus record; raises `ValueError` when the record has no text."""
+def passage_from_record(record: dict[str, Any]) -> Passage:
+    """Build a `Passage` from one corpus record; raises `ValueError` when the record has no text."""
     if not isinstance(record, dict):
         raise ValueError(f"expected a JSON object, got {type(record).__name__}")
     text_key = next((key for key in TEXT_KEYS if isinstance(record.get(key), str)), None)
@@ -112,15 +92,15 @@ def document_from_record(record: dict[str, Any]) -> Document:
     docid = str(given_id) if given_id is not None else content_docid(title, text)
     known = {"title", *TEXT_KEYS, *ID_KEYS}
     extra = {key: value for key, value in record.items() if key not in known}
-    return Document(docid=docid, title=title, text=text, extra=extra)
+    return Passage(docid=docid, title=title, text=text, extra=extra)
 
 
 @dataclass
 class CorpusReadStats:
-    """What `read_documents` saw: documents kept and lines it had to skip."""
+    """What `read_passages` saw: documents kept and lines it had to skip."""
 
     path: str
-    documents: int = 0
+    passages: int = 0
     skipped: int = 0
     first_errors: list[str] = field(default_factory=list)
 
@@ -145,7 +125,7 @@ def _looks_like_json_array(path: Path) -> bool:
     return False
 
 
-def iter_documents(path: str | os.PathLike, stats: CorpusReadStats | None = None) -> Iterator[Document]:
+def iter_passages(path: str | os.PathLike, stats: CorpusReadStats | None = None) -> Iterator[Passage]:
     """Yield the documents of a JSONL(.gz) or JSON-array file, skipping (and counting) malformed records."""
     path = Path(path)
     if not path.is_file():
@@ -154,43 +134,43 @@ def iter_documents(path: str | os.PathLike, stats: CorpusReadStats | None = None
     if _looks_like_json_array(path):
         with _open_text(path) as f:
             records = json.load(f)
-        yield from _documents(enumerate(records), stats, lambda i: f"{path}[{i}]")
+        yield from _passages(enumerate(records), stats, lambda i: f"{path}[{i}]")
         return
     with _open_text(path) as f:
         lines = jsonl_objects(f, lambda line_no, reason: stats.record_error(f"{path}:{line_no}", reason), str(path))
-        yield from _documents(lines, stats, lambda line_no: f"{path}:{line_no}")
+        yield from _passages(lines, stats, lambda line_no: f"{path}:{line_no}")
 
 
-def _documents(
+def _passages(
     numbered: Iterable[tuple[int, Any]], stats: CorpusReadStats, where: Callable[[int], str]
-) -> Iterator[Document]:
+) -> Iterator[Passage]:
     """The documents of (position, record) pairs; a record that is not one is counted in `stats` at `where`."""
     for position, record in numbered:
         try:
-            doc = document_from_record(record)
+            doc = passage_from_record(record)
         except ValueError as error:
             stats.record_error(where(position), error)
             continue
-        stats.documents += 1
+        stats.passages += 1
         yield doc
 
 
-def read_documents(path: str | os.PathLike) -> tuple[list[Document], CorpusReadStats]:
+def read_passages(path: str | os.PathLike) -> tuple[list[Passage], CorpusReadStats]:
     """Read a whole corpus file. Returns the documents and the read statistics (skips are logged)."""
     stats = CorpusReadStats(path=str(path))
-    docs = list(iter_documents(path, stats))
+    docs = list(iter_passages(path, stats))
     if stats.skipped:
         logger.warning(
             "%s: skipped %d malformed record(s) of %d; first: %s",
             path,
             stats.skipped,
-            stats.skipped + stats.documents,
+            stats.skipped + stats.passages,
             "; ".join(stats.first_errors),
         )
     return docs, stats
 
 
-def write_documents(docs: Iterable[Document], path: str | os.PathLike) -> int:
+def write_passages(docs: Iterable[Passage], path: str | os.PathLike) -> int:
     """Write documents as JSONL (gzipped when the name ends in .gz). Returns how many were written."""
     path = Path(path)
     n = 0
@@ -201,10 +181,10 @@ def write_documents(docs: Iterable[Document], path: str | os.PathLike) -> int:
     return n
 
 
-def deduplicate_docids(docs: Iterable[Document]) -> tuple[list[Document], int]:
+def deduplicate_docids(docs: Iterable[Passage]) -> tuple[list[Passage], int]:
     """Keep the first document of each docid. Returns the kept documents and how many were dropped."""
     seen: set[str] = set()
-    kept: list[Document] = []
+    kept: list[Passage] = []
     dropped = 0
     for doc in docs:
         if doc.docid in seen:

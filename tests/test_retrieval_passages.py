@@ -9,15 +9,8 @@ import logging
 
 import pytest
 
-from rqrag.retrieval.documents import (
-    Document,
-    cite_pages,
-    content_docid,
-    deduplicate_docids,
-    page_ranges,
-    read_documents,
-    write_documents,
-)
+from rqrag.retrieval.citations import cite_pages, page_ranges
+from rqrag.retrieval.passages import Passage, content_docid, deduplicate_docids, read_passages, write_passages
 
 
 def test_jsonl_with_all_text_field_names_and_ids(tmp_path):
@@ -28,14 +21,14 @@ def test_jsonl_with_all_text_field_names_and_ids(tmp_path):
         {"title": "C", "contents": "third"},
     ]
     path.write_text("".join(json.dumps(r) + "\n" for r in records))
-    docs, stats = read_documents(path)
+    docs, stats = read_passages(path)
     assert [(d.docid, d.title, d.text) for d in docs] == [
         ("a", "A", "first"),
         ("7", "B", "second"),
         (content_docid("C", "third"), "C", "third"),
     ]
     assert docs[1].extra == {"sources": ["hotpotqa"]}
-    assert (stats.documents, stats.skipped) == (3, 0)
+    assert (stats.passages, stats.skipped) == (3, 0)
 
 
 def test_content_docid_is_sha1_of_title_newline_text():
@@ -54,33 +47,33 @@ def test_malformed_lines_are_skipped_counted_and_logged(tmp_path, caplog):
         '{"title": "ok2", "text": "also good"}\n'
     )
     with caplog.at_level(logging.WARNING):
-        docs, stats = read_documents(path)
+        docs, stats = read_passages(path)
     assert [d.title for d in docs] == ["ok", "ok2"]
-    assert (stats.documents, stats.skipped) == (2, 3)
+    assert (stats.passages, stats.skipped) == (2, 3)
     assert "skipped 3 malformed" in caplog.text
 
 
 def test_gzip_and_json_array_round_trip(tmp_path):
-    docs = [Document("x", "X", "ex"), Document("y", "Y", "why", extra={"sources": ["musique"]})]
+    docs = [Passage("x", "X", "ex"), Passage("y", "Y", "why", extra={"sources": ["musique"]})]
     gz = tmp_path / "c.jsonl.gz"
-    assert write_documents(docs, gz) == 2
+    assert write_passages(docs, gz) == 2
     with gzip.open(gz, "rt") as f:
         assert json.loads(f.readline())["docid"] == "x"
-    assert read_documents(gz)[0] == docs
+    assert read_passages(gz)[0] == docs
 
     array = tmp_path / "c.json"
     array.write_text(json.dumps([d.to_dict() for d in docs] + ["not an object"]))
-    read, stats = read_documents(array)
+    read, stats = read_passages(array)
     assert read == docs and stats.skipped == 1
 
 
 def test_missing_file_is_an_error(tmp_path):
     with pytest.raises(FileNotFoundError):
-        read_documents(tmp_path / "nope.jsonl")
+        read_passages(tmp_path / "nope.jsonl")
 
 
 def test_deduplicate_keeps_first():
-    docs = [Document("a", "1", "x"), Document("b", "2", "y"), Document("a", "3", "z")]
+    docs = [Passage("a", "1", "x"), Passage("b", "2", "y"), Passage("a", "3", "z")]
     kept, dropped = deduplicate_docids(docs)
     assert [d.title for d in kept] == ["1", "2"] and dropped == 1
 
