@@ -148,6 +148,32 @@ def _known_fields(dataclass_types: Sequence[type]) -> set[str]:
     return {f.name for dt in dataclass_types for f in dataclasses.fields(dt) if f.init}
 
 
+class FormerName(argparse._StoreAction):
+    """A renamed flag: its old spelling still works, with a warning on stderr. Mark the field with `renamed("old")`;
+    a YAML key of the old name is read as the new one too (`load_yaml_config`)."""
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        if option_string is not None and option_string != self.option_strings[0]:
+            print(f"{option_string} is deprecated; use {self.option_strings[0]}", file=sys.stderr)
+        super().__call__(parser, namespace, values, option_string)
+
+
+def renamed(old: str) -> dict[str, Any]:
+    """Field metadata for a setting once called `old`: `--old` and the YAML key `old:` keep working, with a warning."""
+    return {"aliases": [f"--{old}"], "action": FormerName}
+
+
+def former_names(dataclass_types: Sequence[type]) -> dict[str, str]:
+    """Old name -> field name, for every field marked with `renamed`."""
+    return {
+        alias.removeprefix("--"): f.name
+        for dt in dataclass_types
+        for f in dataclasses.fields(dt)
+        if f.metadata.get("action") is FormerName
+        for alias in f.metadata["aliases"]
+    }
+
+
 BASE_KEY = "base"  # a YAML config may name another, relative to itself, whose keys it starts from
 
 
@@ -179,6 +205,11 @@ def load_yaml_config(path: str | os.PathLike, dataclass_types: Sequence[type]) -
     """Read a flat YAML mapping (after its `base:` chain) and reject keys that none of `dataclass_types` declares
     (`env:` is TrlParser's)."""
     data = read_yaml_layers(path)
+    for old, name in former_names(dataclass_types).items():
+        if old in data and old not in _known_fields(dataclass_types):
+            print(f"{path}: `{old}:` is deprecated; use `{name}:`", file=sys.stderr)
+            value = data.pop(old)
+            data.setdefault(name, value)
     unknown = sorted(set(data) - _known_fields(dataclass_types) - {"env"})
     if unknown:
         known = ", ".join(sorted(_known_fields(dataclass_types)))
@@ -219,10 +250,10 @@ def resolve_config(value: str) -> str:
 
 
 def _flattened_config(path: str, data: dict[str, Any]) -> str:
-    """The path TrlParser should read: the file itself, or a merged copy when it names a base (TrlParser knows
-    nothing of bases)."""
+    """The path TrlParser should read: the file itself, or a merged copy when it names a base or a setting by its
+    former name (TrlParser knows nothing of either)."""
     with open(path) as f:
-        if BASE_KEY not in (yaml.safe_load(f) or {}):
+        if (yaml.safe_load(f) or {}) == data:
             return path
     import tempfile
 

@@ -4,7 +4,7 @@
     python scripts/bench_tree.py --backends hf,vllm --questions 4 --out bench/tree.json
 
 Every configuration decodes the same questions with the same model (SmolLM2-135M, prompted mode unless
-`--mode trained --model DIR`), retriever (each question's HotpotQA candidate paragraphs, BM25, top 3),
+`--prompting trained --model DIR`), retriever (each question's HotpotQA candidate paragraphs, BM25, top 3),
 depth, actions and token budgets, greedily, so all schedules build identical trees:
 
 * `batched`    — ours: one generate call per depth, each node's prompt prefix computed once;
@@ -110,7 +110,7 @@ def run(backend_name: str, schedule: str, merge: bool, args, questions, records,
 
     config = DecodeConfig(
         model=args.model,
-        mode=args.mode,
+        prompting=args.prompting,
         backend=backend_name,
         max_depth=args.depth,
         width=args.width,
@@ -284,7 +284,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--max-tokens", type=int, default=24, help="token budget per query and answer")
     parser.add_argument("--max-batch-size", type=int, default=32, help="hf backend rows per forward")
     parser.add_argument("--model", default="smollm2-135m-instruct", help="model alias or folder")
-    parser.add_argument("--mode", default="prompted", choices=["prompted", "trained"], help="decoder mode")
+    parser.add_argument(
+        "--prompting", default="prompted", choices=["prompted", "trained"], help="how the model is asked to refine"
+    )
     parser.add_argument("--out", type=Path, default=None, help="also write the rows as JSON here")
     args = parser.parse_args(argv)
     if not HOTPOTQA.is_file():

@@ -30,7 +30,7 @@ run() {  # task limit actions
     if [[ " $MODELS " == *" base "* ]]; then
         runs+=("$OUT/${task}_base")
         "$BIN/rqrag" eval "${common[@]}" --output_dir "$OUT/${task}_base" --label "SmolLM2-135M-Instruct (prompted)" \
-            --model smollm2-135m-instruct --mode prompted
+            --model smollm2-135m-instruct --prompting prompted
     fi
 }
 run hotpotqa 200 decompose

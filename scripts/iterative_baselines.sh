@@ -16,7 +16,7 @@ SYSTEMS=${SYSTEMS:-rqrag no_retrieval standard_rag ircot iter_retgen}
 for which in $MODELS; do
     case $which in
         shipped) flags=(--model rqrag-smollm2-135m) ;;                          # trained; prompted by instruction here
-        base) flags=(--model smollm2-135m-instruct --mode prompted) ;;          # the plain instruct model
+        base) flags=(--model smollm2-135m-instruct --prompting prompted) ;;     # the plain instruct model
         *) echo "unknown model $which (shipped | base)" >&2; exit 2 ;;
     esac
     # shellcheck disable=SC2086

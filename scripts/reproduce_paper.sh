@@ -44,7 +44,7 @@ for entry in "${models[@]}"; do
     for task in popqa arc_challenge openbookqa asqa; do run "$label" "$model" "$format" "$task" --retriever web; done
 done
 # The iterative baselines beside standard RAG, prompted on one instruct generator (FlashRAG's footing).
-"$BIN/rqrag" eval --config configs/eval/hotpotqa.yaml --model "$GENERATOR" --mode prompted --backend vllm \
+"$BIN/rqrag" eval --config configs/eval/hotpotqa.yaml --model "$GENERATOR" --prompting prompted --backend vllm \
     --systems standard_rag ircot iter_retgen --split all --docs_per_search 5 --evidence_max_words 0 \
     --label "iterative ($GENERATOR)" --output_dir "$OUT/iterative_hotpotqa" --resume
 "$BIN/python" -m rqrag.eval.report "$OUT"/*

@@ -26,7 +26,7 @@ def easy_and_hard(prompt, action, request):
 
 def _decode(tok, retriever, questions, script_fn=easy_and_hard, **overrides):
     # Guards off: the script's queries repeat themselves, and the hard question must reach full depth.
-    config = DecodeConfig(mode="trained", max_depth=2, refinement_guards=False, **overrides)
+    config = DecodeConfig(prompting="trained", max_depth=2, refinement_guards=False, **overrides)
     gen = FakeGenerator(tok, script_fn)
     decoder = TreeDecoder(config, gen, tok, retriever)
     return decoder.decode(questions), decoder, gen

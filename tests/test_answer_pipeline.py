@@ -39,7 +39,7 @@ def _pipeline(tok, retriever, answer: str, quoter=None):
             return answer, 0.9
         return "Kilimanjaro height metres", 0.8
 
-    config = DecodeConfig(mode="trained", max_depth=1, actions=["decompose"], strategy="ppl")
+    config = DecodeConfig(prompting="trained", max_depth=1, actions=["decompose"], strategy="ppl")
     decoder = TreeDecoder(config, FakeGenerator(tok, script), tok, retriever)
     quoter = quoter or (
         lambda question, hits, language, **asked: Quote(

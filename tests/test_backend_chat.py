@@ -60,13 +60,13 @@ def test_selection_without_logprobs_goes_by_answer_agreement():
 
 def test_chat_config_is_prompted_only_and_needs_an_endpoint_and_a_model():
     config = DecodeConfig(backend="chat", remote_base_url=URL, remote_model="m")
-    assert config.mode == "prompted" and config.model_to_load == "smollm2-135m-instruct"
+    assert config.prompting == "prompted" and config.model_to_load == "smollm2-135m-instruct"
     with pytest.raises(ValueError, match="remote_model"):
         DecodeConfig(backend="chat", remote_base_url=URL)
     with pytest.raises(ValueError, match="remote_base_url"):
         DecodeConfig(backend="chat", remote_model="m")
     with pytest.raises(ValueError, match="prompted mode only"):
-        DecodeConfig(backend="chat", remote_base_url=URL, remote_model="m", mode="trained")
+        DecodeConfig(backend="chat", remote_base_url=URL, remote_model="m", prompting="trained")
     with pytest.raises(ValueError, match="chat_logprobs"):
         DecodeConfig(backend="chat", remote_base_url=URL, remote_model="m", chat_logprobs=False, stop_confidence=0.5)
 

@@ -111,7 +111,7 @@ def test_the_answer_service_batches_what_its_types_say(smollm2_tokenizer):
 
     retriever = BM25Retriever.from_documents([Passage("d", "Hamlet", "Hamlet was written by Shakespeare.")])
     generator = FakeGenerator(smollm2_tokenizer, lambda prompt, action, request: ("Shakespeare", 0.9))
-    config = DecodeConfig(mode="trained", max_depth=0)
+    config = DecodeConfig(prompting="trained", max_depth=0)
     service = AnswerService(
         config, ServeConfig(retrievers=["corpus"]), TreeDecoder(config, generator, smollm2_tokenizer, retriever)
     )

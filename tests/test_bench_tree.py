@@ -28,7 +28,7 @@ def test_merged_and_unmerged_batched_rows_share_their_floors(smollm2_tokenizer, 
 
     records = [_record("qa", "alpha: which volcano is in Tanzania?"), _record("qb", "beta: which large cat?")]
     questions = [Question(r["question_id"], [{"role": "user", "content": r["question_text"]}]) for r in records]
-    args = argparse.Namespace(model="fake", mode="trained", depth=1, width=2, guards=False, max_tokens=16)
+    args = argparse.Namespace(model="fake", prompting="trained", depth=1, width=2, guards=False, max_tokens=16)
     args.max_batch_size = 4
     shared = {"hf": {"tokenizer": smollm2_tokenizer, "new": lambda: FakeGenerator(smollm2_tokenizer, script)}}
     configs = bench.configurations(["hf"], ["batched", "per_action"])

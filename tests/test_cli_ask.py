@@ -73,7 +73,7 @@ def test_a_question_over_a_library_is_prepared_once(tmp_path, monkeypatch, capsy
     monkeypatch.setattr(build, "build_generator", lambda config: (generator, smollm2_tokenizer))
 
     question = "How high is Kilimanjaro, the dormant volcano in Tanzania?"
-    args = [question, "--index", str(tmp_path / "lib"), "--mode", "trained", "--max_depth", "0", "--json"]
+    args = [question, "--index", str(tmp_path / "lib"), "--prompting", "trained", "--max_depth", "0", "--json"]
     assert ask.main(args) == 0
     record = json.loads(capsys.readouterr().out)
     assert record["sources"][0]["file"] == "volcano.md"  # inside the documents: searched and answered from them

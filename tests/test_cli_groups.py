@@ -40,7 +40,7 @@ GROUPS = {
     ("data", "build"): ["sources", "annotator", "retrieval", "run"],
 }
 ASK_EVERYDAY = [
-    "--config", "--model", "--mode", "--index", "--retriever", "--docs_per_search", "--max_depth",
+    "--config", "--model", "--prompting", "--index", "--retriever", "--docs_per_search", "--max_depth",
     "--answerer", "--language", "--show_tree", "--json_output", "--history", "--depth",
 ]  # fmt: skip
 
@@ -148,7 +148,7 @@ ENGLISH_QUESTION = "Which zebra sings opera?"  # no word of it is in the one doc
 def client(smollm2_tokenizer, tmp_path):
     """The real app over a one-document corpus, its model scripted: every answer is one the evidence does not
     support, so what a route answers is the not-found sentence, in the language the request asks for."""
-    decode = DecodeConfig(mode="trained", max_depth=0)
+    decode = DecodeConfig(prompting="trained", max_depth=0)
     generator = FakeGenerator(smollm2_tokenizer, lambda prompt, action, request: ("blue whales", 0.9))
     retriever = BM25Retriever.from_documents(
         [Passage("d1", "Paris", "Paris is the capital of France.")], show_progress=False

@@ -55,7 +55,7 @@ def decoder(smollm2_tokenizer):
         return "Paris is the capital of France.", 0.9
 
     docs = [Passage("d1", "Paris", "Paris is the capital of France.")]
-    config = DecodeConfig(mode="trained", max_depth=0)
+    config = DecodeConfig(prompting="trained", max_depth=0)
     return TreeDecoder(
         config, FakeGenerator(smollm2_tokenizer, script), smollm2_tokenizer, BM25Retriever.from_documents(docs)
     )
@@ -67,7 +67,7 @@ def client(decoder, tmp_path, monkeypatch):
     url = f"sqlite:///{tmp_path}/serve.db"
     monkeypatch.setattr(app_module, "open_memories", lambda serve: MemoryStore(serve.database_url, HashEncoder()))
     serve = ServeConfig(retrievers=["corpus", "memories"], database_url=url, memories=True)
-    with TestClient(create_app(DecodeConfig(mode="trained", max_depth=0), serve, decoder=decoder)) as client:
+    with TestClient(create_app(DecodeConfig(prompting="trained", max_depth=0), serve, decoder=decoder)) as client:
         yield client
 
 
@@ -184,7 +184,7 @@ def test_the_api_key_is_compared_in_constant_time(decoder, tmp_path, monkeypatch
 
     monkeypatch.setattr(auth_module.hmac, "compare_digest", compare_digest)
     serve = ServeConfig(retrievers=["corpus"], database_url=f"sqlite:///{tmp_path}/c.db", api_key_env="RQRAG_TEST_KEY")
-    with TestClient(create_app(DecodeConfig(mode="trained", max_depth=0), serve, decoder=decoder)) as client:
+    with TestClient(create_app(DecodeConfig(prompting="trained", max_depth=0), serve, decoder=decoder)) as client:
         assert client.get("/v1/models").status_code == 401
         wrong = client.get("/v1/models", headers={"Authorization": "Bearer s3cre"})
         assert wrong.status_code == 401 and wrong.json()["error"]["code"] == "invalid_api_key"
@@ -211,7 +211,7 @@ def clocked(decoder, tmp_path, monkeypatch):
     monkeypatch.setattr(decoder, "decode", lambda questions: calls.append(questions) or real_decode(questions))
     monkeypatch.setattr(app_module, "open_memories", lambda serve: MemoryStore(serve.database_url, HashEncoder()))
     serve = ServeConfig(retrievers=["corpus", "memories"], database_url=f"sqlite:///{tmp_path}/s.db")
-    app = create_app(DecodeConfig(mode="trained", max_depth=0), serve, decoder=decoder, clock=lambda: now["t"])
+    app = create_app(DecodeConfig(prompting="trained", max_depth=0), serve, decoder=decoder, clock=lambda: now["t"])
     with TestClient(app, headers={"X-Rqrag-User": "ana"}) as client:
         yield client, now, calls
 

@@ -58,7 +58,7 @@ def _decoder(tok, retriever, script_fn=script, **overrides):
     # the refinement guards on (tests/test_guards.py) they would end every branch after one search. The tests
     # here are about the shape of the full tree.
     overrides.setdefault("refinement_guards", False)
-    config = DecodeConfig(mode="trained", **overrides)
+    config = DecodeConfig(prompting="trained", **overrides)
     gen = FakeGenerator(tok, script_fn)
     return TreeDecoder(config, gen, tok, retriever), gen
 
@@ -157,7 +157,7 @@ def test_answer_scores_leave_out_the_terminating_eos(smollm2_tokenizer, retrieve
         # The direct answer is sure it is done (0.99); after the search the model hesitates to stop (0.1).
         return 0.1 if "[R_Evidences]" in prompt else 0.99
 
-    config = DecodeConfig(mode="trained", max_depth=1, actions=["rewrite"])
+    config = DecodeConfig(prompting="trained", max_depth=1, actions=["rewrite"])
     gen = _EosGenerator(smollm2_tokenizer, answers, eos_prob)
     (result,) = TreeDecoder(config, gen, smollm2_tokenizer, retriever).decode(_questions()[:1])
     by_id = {t.path_id: t for t in result.trajectories}

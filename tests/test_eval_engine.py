@@ -121,7 +121,7 @@ def test_cells_of_a_server_run_on_the_pool_and_local_ones_in_order(tmp_path):
 
 
 def test_one_definition_of_standard_rag_for_both_studies():
-    decode = DecodeConfig(mode="trained", max_depth=2)
+    decode = DecodeConfig(prompting="trained", max_depth=2)
     assert refinement_system("none") is STANDARD_RAG  # the experiment's `refinement: none`
     assert (STANDARD_RAG.max_depth, STANDARD_RAG.search_first) == (0, True)
     assert (NO_RETRIEVAL.max_depth, NO_RETRIEVAL.search_first) == (0, False)

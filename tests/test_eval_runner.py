@@ -36,7 +36,7 @@ def _script(prompt, action, request):
 
 def _run(tmp_path, tok, systems, guards=False, **overrides):
     # refinement_guards off: the scripted queries repeat themselves, and the tree under test is the full one.
-    decode = DecodeConfig(mode="trained", max_depth=2, actions=["rewrite", "decompose"], refinement_guards=guards)
+    decode = DecodeConfig(prompting="trained", max_depth=2, actions=["rewrite", "decompose"], refinement_guards=guards)
     config = EvalConfig(
         task="hotpotqa", limit=3, systems=systems, output_dir=str(tmp_path / "run"), batch_size=2, **overrides
     )
@@ -137,7 +137,7 @@ def test_answers_lost_to_an_unreachable_server_are_asked_again_on_resume(tmp_pat
     def server_down(prompt, action, request):
         raise ConnectionError("server unreachable")
 
-    decode = DecodeConfig(mode="trained", max_depth=2, actions=["rewrite", "decompose"], refinement_guards=False)
+    decode = DecodeConfig(prompting="trained", max_depth=2, actions=["rewrite", "decompose"], refinement_guards=False)
     config = EvalConfig(task="hotpotqa", limit=3, systems=["no_retrieval"], output_dir=str(tmp_path / "run"))
     down = TreeDecoder(decode, FakeGenerator(smollm2_tokenizer, server_down), smollm2_tokenizer, retriever=None)
     summary = run_eval(config, decode, decoder=down)
@@ -158,7 +158,7 @@ def test_interrupted_eval_resumes_without_losing_or_repeating(tmp_path):
     predictions = out / "no_retrieval" / "predictions.jsonl"
     command = [
         sys.executable, "-m", "rqrag.cli", "eval", "--config", str(ROOT / "configs/eval/arc_challenge.yaml"),
-        "--model", "smollm2-135m-instruct", "--mode", "prompted", "--systems", "no_retrieval",
+        "--model", "smollm2-135m-instruct", "--prompting", "prompted", "--systems", "no_retrieval",
         "--limit", "4", "--batch_size", "1", "--answer_max_tokens", "8", "--output_dir", str(out),
     ]  # fmt: skip
     env = {**os.environ, "HF_HUB_OFFLINE": "1"}
@@ -187,12 +187,12 @@ def test_candidate_retrieval_follows_retrieval_mode_and_cache(tmp_path, minilm_p
 
     task = get_task("hotpotqa")
     examples, _ = task.load(limit=2)
-    decode = DecodeConfig(mode="trained", retrieval_mode="dense", retrieval_cache=str(tmp_path / "cache.sqlite"))
+    decode = DecodeConfig(prompting="trained", retrieval_mode="dense", retrieval_cache=str(tmp_path / "cache.sqlite"))
     retriever = build_task_retriever(task, examples, decode)
     assert isinstance(retriever, CachedRetriever)
     assert retriever.inner.mode == "dense"
     hits = retriever.batch_search([examples[0].question], k=2, qids=[examples[0].uid])
     assert len(hits[0]) == 2 and (tmp_path / "cache.sqlite").is_file()
 
-    plain = build_task_retriever(task, examples, DecodeConfig(mode="trained", retrieval_mode="bm25"))
+    plain = build_task_retriever(task, examples, DecodeConfig(prompting="trained", retrieval_mode="bm25"))
     assert plain.mode == "bm25"

@@ -22,7 +22,7 @@ def retriever():
 
 def _decode(tok, retriever, questions, script_fn=script, **overrides):
     # Guards off: the script's queries repeat themselves, and these tests compare whole trees.
-    config = DecodeConfig(mode="trained", refinement_guards=False, **overrides)
+    config = DecodeConfig(prompting="trained", refinement_guards=False, **overrides)
     gen = FakeGenerator(tok, script_fn)
     decoder = TreeDecoder(config, gen, tok, retriever)
     return decoder.decode(questions), decoder, gen

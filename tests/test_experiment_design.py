@@ -96,7 +96,7 @@ def test_fractional_with_multilevel_factors_uses_a_generalised_subset():
 
 
 def test_each_cell_decodes_with_its_levels():
-    generators = {"small": {"model": "smollm2-135m-instruct", "mode": "prompted"}}
+    generators = {"small": {"model": "smollm2-135m-instruct", "prompting": "prompted"}}
     factors = {
         "search_mode": ["dense"],
         "k": [5],
@@ -109,7 +109,7 @@ def test_each_cell_decodes_with_its_levels():
     decoded = {c.replicate: cell_decode_config(base, c, config) for c in build_cells(config)}
     for replicate, decode in decoded.items():
         assert (decode.retrieval_mode, decode.docs_per_search, decode.max_depth) == ("dense", 5, 2)
-        assert (decode.model, decode.mode, decode.strategy) == ("smollm2-135m-instruct", "prompted", "ppl")
+        assert (decode.model, decode.prompting, decode.strategy) == ("smollm2-135m-instruct", "prompted", "ppl")
         assert decode.seed == 10 + replicate
     assert generator_key(decoded[0]) == generator_key(decoded[1])  # replicates share one loaded model
     assert generator_key(decoded[0]) != generator_key(base)

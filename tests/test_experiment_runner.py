@@ -99,7 +99,7 @@ def _tiny_config(folder: Path, out: Path) -> Path:
         "question_batch_size": 1,  # one append per answer: the kill below lands between two of them
         "output_dir": str(out),
         "model": "rqrag-smollm2-135m",
-        "mode": "trained",
+        "prompting": "trained",
         "dtype": "bfloat16",
         "actions": ["decompose"],
         "query_temperature": 0.0,

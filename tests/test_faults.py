@@ -63,7 +63,7 @@ def app_and_client(smollm2_tokenizer, tmp_path_factory):
     def script(prompt, action, request):
         return ("William Shakespeare", 0.9) if action is Action.ANSWER else ("Hamlet author", 0.8)
 
-    config = DecodeConfig(mode="trained", max_depth=1, answerer="auto")
+    config = DecodeConfig(prompting="trained", max_depth=1, answerer="auto")
     corpus = BM25Retriever.from_documents(
         [Passage("d1", "Hamlet", "Hamlet is a tragedy written by William Shakespeare.")], show_progress=False
     )

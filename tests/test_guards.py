@@ -21,7 +21,7 @@ def retriever():
 
 
 def _decode(tok, retriever, script_fn, questions=None, **overrides):
-    config = DecodeConfig(mode="trained", **overrides)  # refinement_guards: on by default
+    config = DecodeConfig(prompting="trained", **overrides)  # refinement_guards: on by default
     gen = FakeGenerator(tok, script_fn)
     decoder = TreeDecoder(config, gen, tok, retriever)
     return decoder.decode(questions or _questions()[:1]), decoder, gen

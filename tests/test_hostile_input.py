@@ -51,7 +51,7 @@ def served(smollm2_tokenizer, tmp_path):
     def script(prompt, action, request):
         return ("Paris", 0.9) if action is Action.ANSWER else ("capital of France", 0.8)
 
-    config = DecodeConfig(mode="trained", max_depth=1)
+    config = DecodeConfig(prompting="trained", max_depth=1)
     generator = FakeGenerator(smollm2_tokenizer, script)
     retriever = CountingRetriever(
         [Passage("d1", "Paris", "Paris is the capital of France."), Passage("d2", "Lyon", "Lyon is in France.")]
@@ -185,7 +185,7 @@ def test_a_question_past_its_time_budget_stops_its_tree_at_the_next_depth(smollm
         time.sleep(0.05)
         return ("Paris", 0.9) if action is Action.ANSWER else ("capital of France", 0.8)
 
-    config = DecodeConfig(mode="trained", max_depth=2)
+    config = DecodeConfig(prompting="trained", max_depth=2)
     retriever = BM25Retriever.from_documents([Passage("d1", "Paris", "Paris is in France.")], show_progress=False)
     decoder = TreeDecoder(config, FakeGenerator(smollm2_tokenizer, script), smollm2_tokenizer, retriever)
     late = Question("late", [{"role": "user", "content": "Capital of France?"}], deadline=time.monotonic() + 0.01)
@@ -201,7 +201,7 @@ def test_a_question_with_no_time_left_is_a_504_and_the_next_one_is_answered(smol
     def script(prompt, action, request):
         return ("Paris", 0.9) if action is Action.ANSWER else ("capital of France", 0.8)
 
-    config = DecodeConfig(mode="trained", max_depth=1)
+    config = DecodeConfig(prompting="trained", max_depth=1)
     retriever = BM25Retriever.from_documents([Passage("d1", "Paris", "Paris is in France.")], show_progress=False)
     decoder = TreeDecoder(config, FakeGenerator(smollm2_tokenizer, script), smollm2_tokenizer, retriever)
     serve = ServeConfig(retrievers=["corpus"], database_url=f"sqlite:///{tmp_path}/c.db", decode_budget_s=1e-9)
@@ -226,7 +226,7 @@ def test_an_unreachable_web_search_is_answered_200_saying_it_could_not_search(sm
     def script(prompt, action, request):
         return ("William Shakespeare", 0.9) if action is Action.ANSWER else ("Hamlet author", 0.8)
 
-    config = DecodeConfig(mode="trained", max_depth=1)
+    config = DecodeConfig(prompting="trained", max_depth=1)
     retriever = BM25Retriever.from_documents([Passage("d1", "Paris", "Paris is in France.")], show_progress=False)
     decoder = TreeDecoder(config, FakeGenerator(smollm2_tokenizer, script), smollm2_tokenizer, retriever)
     serve = ServeConfig(retrievers=["corpus", "web"], database_url=f"sqlite:///{tmp_path}/c.db", memories=False)

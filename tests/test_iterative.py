@@ -64,7 +64,7 @@ def retriever():
 
 def _decode(tokenizer, retriever, method, script, questions=None, **settings):
     model = ScriptedChatModel(tokenizer, script)
-    config = DecodeConfig(mode="prompted", docs_per_search=1, answer_max_tokens=16, **settings)
+    config = DecodeConfig(prompting="prompted", docs_per_search=1, answer_max_tokens=16, **settings)
     tree = TreeDecoder(config, model, tokenizer, retriever)
     asked = questions or [Question("q", [{"role": "user", "content": QUESTION}])]
     searched = search_question_first(retriever, asked, config.docs_per_search)  # the pipeline's first step
@@ -157,7 +157,7 @@ def test_portuguese_questions_reason_in_portuguese(smollm2_tokenizer, retriever)
 
 def test_the_answer_pipeline_grounds_and_cites_an_iterative_answer(smollm2_tokenizer, retriever):
     """The same steps as every surface: the question searched first, then IRCoT, then the grounded answer."""
-    decode = DecodeConfig(mode="prompted", docs_per_search=1)
+    decode = DecodeConfig(prompting="prompted", docs_per_search=1)
     model = ScriptedChatModel(
         smollm2_tokenizer, lambda p: "So the answer is: Kapuskasing." if "born in" in p else "Titanic is by Cameron."
     )
@@ -178,7 +178,7 @@ def test_the_answer_pipeline_grounds_and_cites_an_iterative_answer(smollm2_token
 
 
 def test_the_tree_counts_its_cost_per_question(smollm2_tokenizer, retriever):
-    config = DecodeConfig(mode="prompted", max_depth=1, actions=["rewrite"], docs_per_search=1)
+    config = DecodeConfig(prompting="prompted", max_depth=1, actions=["rewrite"], docs_per_search=1)
     model = ScriptedChatModel(
         smollm2_tokenizer, lambda p: "Kapuskasing" if p.rstrip().endswith("Answer:") else "Titanic"
     )

@@ -193,7 +193,7 @@ def test_an_upload_without_a_configured_language_gets_portuguese(tmp_path, minil
     assert settings.language is None
     service = DocumentsService(settings, encoder=minilm_encoder)
     serve = ServeConfig(retrievers=["corpus"], database_url=f"sqlite:///{tmp_path}/c.db")
-    app = create_app(DecodeConfig(mode="trained", max_depth=1), serve, decoder=None, documents=service)
+    app = create_app(DecodeConfig(prompting="trained", max_depth=1), serve, decoder=None, documents=service)
     try:
         with TestClient(app) as client:
             files = {"file": ("manual-ltsp.pdf", pdf_pages(86, 91), "application/pdf")}

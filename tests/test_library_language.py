@@ -72,7 +72,7 @@ def test_rqrag_ask_over_a_portuguese_library(tmp_path, capsys, monkeypatch):
         "messages",
         lambda self, q, p, a: seen.append(q.language) or original(self, q, p, a),
     )
-    ask = ["ask", QUESTION, "--index", index, "--mode", "prompted", "--max_depth", "1", "--actions", "decompose"]
+    ask = ["ask", QUESTION, "--index", index, "--prompting", "prompted", "--max_depth", "1", "--actions", "decompose"]
     assert rqrag([*ask, "--query_temperature", "0", "--json"]) in (0, 1)
     record = json.loads(capsys.readouterr().out)
     assert seen and set(seen) == {"pt"}  # every instruction the model was given was Portuguese

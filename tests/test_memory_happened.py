@@ -211,7 +211,7 @@ def decoder(smollm2_tokenizer):
 
     docs = [Passage("d1", "Paris", "Paris is the capital of France.")]
     return TreeDecoder(
-        DecodeConfig(mode="trained", max_depth=0),
+        DecodeConfig(prompting="trained", max_depth=0),
         FakeGenerator(smollm2_tokenizer, script),
         smollm2_tokenizer,
         BM25Retriever.from_documents(docs),
@@ -225,7 +225,7 @@ def server(decoder, tmp_path):
     serve = ServeConfig(
         retrievers=["corpus", "memories"], database_url=f"sqlite:///{tmp_path}/serve.db", memories=True
     )
-    app = create_app(DecodeConfig(mode="trained", max_depth=0), serve, decoder=decoder, clock=clock)
+    app = create_app(DecodeConfig(prompting="trained", max_depth=0), serve, decoder=decoder, clock=clock)
     with TestClient(app) as client:
         yield client, clock
 

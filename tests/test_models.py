@@ -158,9 +158,9 @@ def test_the_self_trained_model_is_the_default_and_prompted_mode_runs_its_base()
     from rqrag.models import DEFAULT_MODEL, DEFAULT_RQRAG_MODEL, SELFTRAINED_MODEL, SHIPPED_MODEL, SHIPPED_MODEL_DIR
 
     assert DecodeConfig().model_to_load == DEFAULT_RQRAG_MODEL == SELFTRAINED_MODEL
-    assert DecodeConfig(mode="prompted").model_to_load == DEFAULT_MODEL
-    assert DecodeConfig(mode="prompted", model=SHIPPED_MODEL).model_to_load == DEFAULT_MODEL
-    assert DecodeConfig(mode="prompted", model="/my/model").model_to_load == "/my/model"
+    assert DecodeConfig(prompting="prompted").model_to_load == DEFAULT_MODEL
+    assert DecodeConfig(prompting="prompted", model=SHIPPED_MODEL).model_to_load == DEFAULT_MODEL
+    assert DecodeConfig(prompting="prompted", model="/my/model").model_to_load == "/my/model"
     # The shipped adapter is small enough for git and names the packaged base it is merged into.
     files = {p.name: p.stat().st_size for p in SHIPPED_MODEL_DIR.iterdir()}
     assert {"adapter_config.json", "adapter_model.safetensors", "token_rows.safetensors", "tokenizer.json"} <= set(

@@ -132,7 +132,7 @@ def _script(prompt, action, request):
 
 def test_the_script_reads_a_real_eval_run(tmp_path, smollm2_tokenizer, capsys):
     # refinement_guards off: the scripted queries repeat themselves, and the tree under test is the full one.
-    decode = DecodeConfig(mode="trained", max_depth=2, actions=["rewrite", "decompose"], refinement_guards=False)
+    decode = DecodeConfig(prompting="trained", max_depth=2, actions=["rewrite", "decompose"], refinement_guards=False)
     config = EvalConfig(
         task="hotpotqa", limit=3, systems=["rqrag", "no_retrieval", "standard_rag"], output_dir=str(tmp_path / "run")
     )

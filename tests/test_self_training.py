@@ -231,7 +231,7 @@ def _run(tmp_path, tok, records, decoder_cls=TreeDecoder, **overrides):
     data_file = tmp_path / "planted.jsonl"
     data_file.write_text("".join(json.dumps(r) + "\n" for r in records))
     answers = {r["question_text"]: r["answers_objects"][0]["spans"][0] for r in records}
-    decode = DecodeConfig(mode="trained", max_depth=1, actions=["decompose"], retrieval_mode="bm25")
+    decode = DecodeConfig(prompting="trained", max_depth=1, actions=["decompose"], retrieval_mode="bm25")
     config = SelfTrainConfig(
         out_dir=str(tmp_path / "out"),
         sources=["hotpotqa"],

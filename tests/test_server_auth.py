@@ -31,7 +31,7 @@ KEY_ENV = "RQRAG_TEST_AUTH_KEY"
 
 
 def _app(tmp_path, **serve):
-    return create_app(DecodeConfig(mode="trained", max_depth=0), ServeConfig(**serve), decoder=object())
+    return create_app(DecodeConfig(prompting="trained", max_depth=0), ServeConfig(**serve), decoder=object())
 
 
 def test_serve_refuses_to_start_when_its_key_variable_is_unset(tmp_path):

@@ -29,7 +29,7 @@ LIMIT = 100_000
 
 
 def _app(serve: ServeConfig, decoder=None):
-    return create_app(DecodeConfig(mode="trained", max_depth=0), serve, decoder=decoder)
+    return create_app(DecodeConfig(prompting="trained", max_depth=0), serve, decoder=decoder)
 
 
 def _post_chunked(app, path: str, chunk: bytes, n_chunks: int) -> tuple[httpx.Response, int]:
@@ -102,7 +102,7 @@ def fake_decoder(smollm2_tokenizer):
         return f"answer after {prompt.count('<|im_start|>user')} user turns", 0.9
 
     docs = [Passage("d1", "Paris", "Paris is the capital of France.")]
-    config = DecodeConfig(mode="trained", max_depth=0)
+    config = DecodeConfig(prompting="trained", max_depth=0)
     return TreeDecoder(
         config,
         FakeGenerator(smollm2_tokenizer, script),

@@ -8,8 +8,11 @@ paths; 3 documents per search; depth 2 (the paper's setting for single-hop tasks
 
 from __future__ import annotations
 
+import functools
+import warnings
 from dataclasses import dataclass
 
+from rqrag.config import former_names
 from rqrag.inference.decoding.config_concerns import (
     BackendConfig,
     BaselinesConfig,
@@ -20,8 +23,26 @@ from rqrag.inference.decoding.config_concerns import (
 from rqrag.trajectory import Action
 
 
+def _accepts_former_names(cls: type) -> type:
+    """A renamed field (`renamed` in rqrag.config) keeps its old keyword, with a warning: `DecodeConfig(mode=...)`,
+    and an experiment's generator preset that still says `mode:` (applied with `dataclasses.replace`)."""
+    init, former = cls.__init__, former_names([cls])
+
+    @functools.wraps(init)
+    def __init__(self, *args, **kwargs):
+        for old, name in former.items():
+            if old in kwargs:
+                warnings.warn(f"{old} is deprecated; use {name}", FutureWarning, stacklevel=2)
+                kwargs[name] = kwargs.pop(old)  # over the current value `dataclasses.replace` passes
+        init(self, *args, **kwargs)
+
+    cls.__init__ = __init__
+    return cls
+
+
 # Bases in reverse of the order their fields are listed in (dataclasses collect fields from the last base
 # first): backend, tree, retrieval, answer, baselines, as `--help` and a resolved config show them.
+@_accepts_former_names
 @dataclass
 class DecodeConfig(BaselinesConfig, SelectionConfig, RetrievalConfig, TreeConfig, BackendConfig):
     """Every knob of the tree decoder; each concern's fields are declared in config_concerns.py."""
@@ -63,9 +84,9 @@ class DecodeConfig(BaselinesConfig, SelectionConfig, RetrievalConfig, TreeConfig
     def _check_chat(self) -> None:
         if not self.remote_model:
             raise ValueError("backend 'chat' needs remote_model, the model name the endpoint serves")
-        if self.mode == "trained":
+        if self.prompting == "trained":
             raise ValueError("backend 'chat' runs prompted mode only: a chat model has no RQ-RAG tokens")
-        self.mode = "prompted"  # auto would look at the local tokenizer, which is not the endpoint's model
+        self.prompting = "prompted"  # auto would look at the local tokenizer, which is not the endpoint's model
         if self.stop_confidence is not None and not self.chat_logprobs:
             raise ValueError("stop_confidence compares token confidences: it needs chat_logprobs")
         if self.chat_concurrency < 1:

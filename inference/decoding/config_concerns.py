@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Literal
 
-from rqrag.config import concern
+from rqrag.config import concern, renamed
 from rqrag.inference.backends.base import SamplingParams
 from rqrag.inference.decoding.select import StrategyName
 from rqrag.retrieval.registry import RETRIEVER_KINDS, SEARCH_MODES
@@ -22,7 +22,7 @@ from rqrag.trajectory import Action
     "backend",
     "the model and where it runs: in process (hf, vllm), a vLLM server (remote) or any chat-completions endpoint "
     "(chat)",
-    common=("model", "mode"),
+    common=("model", "prompting"),
 )
 @dataclass
 class BackendConfig:
@@ -31,15 +31,17 @@ class BackendConfig:
         metadata={
             "help": "rqrag-smollm2-135m-selftrain (the default: the RQ-RAG model after two rounds of self-training, "
             "best on HotpotQA and both Portuguese document sets), rqrag-smollm2-135m (the first trained model; "
-            "with --mode prompted its base is used instead), smollm2-135m-instruct (the plain base), a "
+            "with --prompting prompted its base is used instead), smollm2-135m-instruct (the plain base), a "
             "training/sft.py output folder, or a hub id (online users)",
         },
     )
-    mode: Literal["auto", "trained", "prompted"] = field(
+    prompting: Literal["auto", "trained", "prompted"] = field(
         default="auto",
         metadata={
-            "help": "trained: the model emits RQ-RAG special tokens; prompted: a plain instruct model is asked "
-            "for each refinement by an instruction; auto: trained if the tokenizer already has the tokens",
+            "help": "how the model is asked for each refinement. trained: it emits RQ-RAG special tokens itself; "
+            "prompted: a plain instruct model is asked by an instruction; auto: trained if the tokenizer already "
+            "has the tokens (--mode is its deprecated former name)",
+            **renamed("mode"),
         },
     )
     prompt_format: Literal["auto", "native", "original"] = field(
@@ -98,11 +100,16 @@ class BackendConfig:
     max_batch_size: int = field(default=32, metadata={"help": "hf backend: rows decoded together"})
 
     @property
+    def mode(self) -> str:
+        """`prompting` under its former name, for code not yet renamed (the decoder reads it)."""
+        return self.prompting
+
+    @property
     def model_to_load(self) -> str:
         """Prompted mode is for plain instruct models: asked for one of our trained models, it runs their base."""
         from rqrag.models import DEFAULT_MODEL, TRAINED_MODELS
 
-        return DEFAULT_MODEL if self.model in TRAINED_MODELS and self.mode == "prompted" else self.model
+        return DEFAULT_MODEL if self.model in TRAINED_MODELS and self.prompting == "prompted" else self.model
 
 
 @concern("tree", "the refinement tree's shape, and the sampling of its queries and answers", common=("max_depth",))

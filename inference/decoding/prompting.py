@@ -218,7 +218,9 @@ def make_prompter(mode: str, tokenizer, generator=None, prompt_format: str = "au
     model's context is laid out in `prompt_format` (`rqrag.prompt_formats`; "auto" decides from the tokenizer)."""
     if getattr(generator, "takes_messages", False):
         if mode == "trained":
-            raise ValueError("a chat endpoint cannot run trained mode (it has no RQ-RAG tokens): use --mode prompted")
+            raise ValueError(
+                "a chat endpoint cannot run trained mode (it has no RQ-RAG tokens): use --prompting prompted"
+            )
         return ChatPrompter(tokenizer)
     if mode == "auto":
         mode = "trained" if has_rqrag_tokens(tokenizer) else "prompted"
