@@ -239,7 +239,7 @@ def read_and_gather(
     result, question: str, language: str | None, quoter: Quoter, choices: Sequence = (), reader=None, searched=()
 ) -> tuple[list[Hit], list]:
     """Everything read (every path's passages, then the question's own search) and the candidate answers over it:
-    the tree's answers, then the reader's spans (`answer_candidates.gather`), featurised for the verifier."""
+    the tree's answers, then the reader's spans (`candidates.gather`), featurised for the verifier."""
     read = all_hits(result)
     seen = {h.docid for h in read}
     read += [h for h in searched if h.docid not in seen and not seen.add(h.docid)]

@@ -1,7 +1,7 @@
 """rqrag serve [--config configs/serve/default.yaml] [--port 8000] [--backend hf|vllm] [--model ...]
 
     rqrag serve --config configs/serve/default.yaml
-    rqrag serve --config configs/serve/default.yaml --mode prompted --port 8001      # the base model
+    rqrag serve --config configs/serve/default.yaml --prompting prompted --port 8001      # the base model
 
 Starts the OpenAI-compatible RQ-RAG server (serve/server/app.py) on 127.0.0.1 by default: the shipped model
 over the embedded corpus, offline on a CPU. Clients use the `openai` package with base_url
