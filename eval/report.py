@@ -16,6 +16,7 @@ import sys
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 
+from rqrag.answer.messages import AnswerKind
 from rqrag.eval import metrics
 from rqrag.inference.decoding.select import DEFINITIONS, STRATEGIES
 
@@ -99,11 +100,11 @@ def shown_summary(rows: Sequence[dict]) -> dict | None:
     for r in decided:
         g, answer, kind = golds(r), r["grounded"].get("answer") or "", r["grounded"].get("kind")
         quote = (r["grounded"].get("quote") or {}).get("text") or ""
-        read = kind in ("generated", "quoted")
+        read = kind in (AnswerKind.GENERATED, AnswerKind.QUOTED)
         holds.append(read and (holds_gold(answer, g, r["question"]) or holds_gold(quote, g)))
         if read:
             words.append(len(answer.split()))
-        if kind == "generated":
+        if kind == AnswerKind.GENERATED:
             stated += 1
             right += is_correct(answer, g, r["question"])
         candidates = r["grounded"].get("candidates") or []
@@ -231,7 +232,7 @@ def shown_table(summaries: Sequence[dict]) -> str:
             if not shown:
                 continue
             k = shown["kinds"]
-            none = k.get("no_answer", 0) + k.get("not_found", 0)
+            none = k.get(AnswerKind.NO_ANSWER, 0) + k.get(AnswerKind.NOT_FOUND, 0)
             f1 = s["strategies"].get("grounded", {}).get(metric)
             words = "–" if shown["median_words"] is None else f"{shown['median_words']:.0f}"
             ece = "–" if shown["ece"] is None else f"{shown['ece']:.3f}"

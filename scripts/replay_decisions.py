@@ -22,6 +22,7 @@ import sys
 import types
 from pathlib import Path
 
+from rqrag.answer.messages import AnswerKind
 from rqrag.answer.pipeline import AnswerPipeline
 from rqrag.answer.verifier import Verifier
 from rqrag.config import save_resolved_config
@@ -56,7 +57,7 @@ def today_scores(records: list[dict], commit: str) -> list[float]:
     for record in records:
         result = QuestionResult.from_record(record)
         shown = ground(result, record.get("strategy", "vote"), record["question"], "en", answerer.quote)
-        text = shown.text if shown.kind in ("generated", "quoted") else ""
+        text = shown.text if shown.kind in (AnswerKind.GENERATED, AnswerKind.QUOTED) else ""
         scores.append(answer_f1(text, golds(record)) if text else 0.0)
     return scores
 
@@ -105,7 +106,7 @@ def main(argv: list[str] | None = None) -> int:
             s["vs_today"] = paired_bootstrap([r["f1"] for r in rows], old)
         summary["tasks"][task] = s
         k = s["kinds"]
-        none = k.get("no_answer", 0) + k.get("not_found", 0)
+        none = k.get(AnswerKind.NO_ANSWER, 0) + k.get(AnswerKind.NOT_FOUND, 0)
         fmt = lambda v, pct=True: "–" if v is None else (f"{100 * v:.1f} %" if pct else f"{v:.1f}")  # noqa: E731
         ece = "–" if s["ece_best_candidate"] is None else f"{s['ece_best_candidate']:.3f}"
         print(

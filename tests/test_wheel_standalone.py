@@ -143,6 +143,14 @@ def test_the_installed_wheels_answer_from_an_empty_folder(tmp_path):
     assert record["answer"].strip() and record["answer_kind"], record
     assert record["model_loaded"] and record["mode"] == "trained", record  # the default model's adapters, resolved
 
+    # The Python API from the same empty folder (docs/python.md): the one-liner, with the small settings.
+    api = (
+        "from rqrag import Pipeline; p = Pipeline.from_config('rqrag_trained', max_depth=1, answer_max_tokens=24, "
+        "query_max_tokens=24); a = p.ask('What is the capital of France?'); print(a.kind.value); print(a.text)"
+    )
+    kind, text = _run([bin_dir / "python", "-c", api], empty, env).stdout.strip().splitlines()[-2:]
+    assert kind in {"generated", "quoted", "no_answer"} and text.strip()
+
     flags = [*small, "--memories", "false"]  # the memory embedder is not what this test is about
     # The shipped serve config by name (RQRAGServer's default), the wheel's interpreter, the empty folder.
     with RQRAGServer(tmp_path, tmp_path / "chat.db", flags, env=env, python=bin_dir / "python", cwd=empty) as server:
