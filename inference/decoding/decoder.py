@@ -51,7 +51,7 @@ class TreeDecoder:
         self.generator = generator
         self.tokenizer = tokenizer
         self.retriever = retriever
-        self.prompter = make_prompter(config.mode, tokenizer, generator, config.prompt_format)
+        self.prompter = make_prompter(config.prompting, tokenizer, generator, config.prompt_format)
         mode = self.prompter.mode
         self.stats = DecodeStats()
         self.on_step: Callable[[str, str, Step], None] | None = None  # see `using`
