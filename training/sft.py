@@ -45,8 +45,8 @@ class ScriptArguments:
     evidence_max_words: int = field(
         default=0,
         metadata={
-            "help": "cut each evidence passage to its first N words, 0 = whole passages (decode with the same "
-            "--evidence_max_words). "
+            "help": "cut each evidence passage to its first N words, 0 = whole passages (recorded in the output "
+            "folder's resolved_config.yaml, where the decoder reads it). "
             "Evidence is unsupervised context: a cut makes each example cheaper (docs/train.md)"
         },
     )

@@ -4,6 +4,10 @@ rqrag.config, `--help` grouped by concern).
 Defaults follow the original RQ-RAG code where the paper is silent: refined queries are *sampled*
 (temperature 1.0) so siblings differ, answers are *greedy* so their confidences are comparable across
 paths; 3 documents per search; depth 2 (the paper's setting for single-hop tasks and HotpotQA).
+
+`evidence_max_words` defaults to what the model read in training: training/sft.py records its cut in the output
+folder's resolved_config.yaml, and the decoder cuts passages the same way unless `--evidence_max_words` says
+otherwise (a model with no record, e.g. a plain instruct model: DEFAULT_EVIDENCE_MAX_WORDS).
 """
 
 from __future__ import annotations
@@ -11,8 +15,11 @@ from __future__ import annotations
 import functools
 import warnings
 from dataclasses import dataclass
+from pathlib import Path
 
-from rqrag.config import former_names
+import yaml
+
+from rqrag.config import RESOLVED_CONFIG_NAME, former_names
 from rqrag.inference.decoding.config_concerns import (
     BackendConfig,
     BaselinesConfig,
@@ -40,6 +47,62 @@ def _accepts_former_names(cls: type) -> type:
     return cls
 
 
+# The evidence cut of a model that recorded none (a packaged or hub model, a plain instruct model in prompted mode):
+# the cut the shipped models were trained with.
+DEFAULT_EVIDENCE_MAX_WORDS = 60
+
+
+class CheckpointCut(int):
+    """An `evidence_max_words` the config was not given: what `model` was trained with (the default when it recorded
+    none). A copy of the config for another model (`dataclasses.replace(config, model=...)`, an experiment's
+    generator) reads that model's own instead of keeping this one."""
+
+    def __new__(cls, words: int, model: str):
+        cut = super().__new__(cls, words)
+        cut.model = model
+        return cut
+
+    def __reduce__(self):
+        return CheckpointCut, (int(self), self.model)
+
+
+def trained_evidence_max_words(model: str) -> int | None:
+    """The evidence cut `model` was trained with: `evidence_max_words` in its folder's resolved_config.yaml (written by
+    training/sft.py and training/grpo.py), or None when the name is no local folder or the folder records none."""
+    folder = _model_folder(model)
+    record = folder / RESOLVED_CONFIG_NAME if folder is not None else None
+    if record is None or not record.is_file():
+        return None
+    return _recorded_evidence_max_words(str(record), record.stat().st_mtime_ns)
+
+
+def _model_folder(name: str) -> Path | None:
+    """The local folder a model name stands for, looked up as `rqrag.models.resolve_model` does (a folder under
+    models/ by its name, else a path) but without materialising anything; None for any other name."""
+    from rqrag.paths import ModelsNotInstalled, models_dir
+
+    if "/" not in name and not name.startswith("."):
+        try:
+            shipped = models_dir() / name
+        except ModelsNotInstalled:  # loading the model says so; the default cut stands meanwhile
+            shipped = None
+        if shipped is not None and shipped.is_dir():
+            return shipped
+    path = Path(name).expanduser()
+    return path if path.is_dir() else None
+
+
+@functools.lru_cache(maxsize=16)
+def _recorded_evidence_max_words(path: str, _mtime_ns: int) -> int | None:
+    with open(path) as f:
+        record = yaml.safe_load(f) or {}
+    for section in record.values():  # the training script's own arguments (ScriptArguments) hold it
+        words = section.get("evidence_max_words") if isinstance(section, dict) else None
+        if isinstance(words, int) and not isinstance(words, bool):
+            return words
+    return None
+
+
 # Bases in reverse of the order their fields are listed in (dataclasses collect fields from the last base
 # first): backend, tree, retrieval, answer, baselines, as `--help` and a resolved config show them.
 @_accepts_former_names
@@ -54,6 +117,12 @@ class DecodeConfig(BaselinesConfig, SelectionConfig, RetrievalConfig, TreeConfig
             )
         if self.backend == "chat":
             self._check_chat()
+        cut, model = self.evidence_max_words, self.model_to_load
+        if cut is None or (isinstance(cut, CheckpointCut) and cut.model != model):
+            recorded = trained_evidence_max_words(model)
+            self.evidence_max_words = CheckpointCut(
+                DEFAULT_EVIDENCE_MAX_WORDS if recorded is None else recorded, model
+            )
         if (
             self.max_depth < 0
             or self.width < 1

@@ -208,12 +208,12 @@ class RetrievalConfig:
     )
     docs_per_search: int = field(default=3, metadata={"help": "documents retrieved per query (paper: 3)"})
     retrieval_cache: str | None = field(default=None, metadata={"help": "SQLite file caching search results"})
-    evidence_max_words: int = field(
-        default=60,
+    evidence_max_words: int | None = field(
+        default=None,
         metadata={
             "help": "cut each retrieved passage to its first N words before the model reads it; 0 keeps whole "
-            "passages (the paper). Match the model's training (training/sft.py --evidence_max_words): the "
-            "shipped model was trained with 60"
+            "passages (the paper). Default: the cut the model was trained with (evidence_max_words in its "
+            "folder's resolved_config.yaml, which training/sft.py writes), else 60"
         },
     )
 
