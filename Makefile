@@ -38,7 +38,7 @@ $(STAMP): pyproject.toml Makefile
 install: $(STAMP)
 
 # The main job on the embedded default: the shipped RQ-RAG SmolLM2-135M (trained mode) + the embedded Wikipedia
-# corpus; greedy queries so the demo prints the same tree every time. `--mode prompted` runs the base model instead.
+# corpus; greedy queries so the demo prints the same tree every time. `--prompting prompted` runs the base model instead.
 demo: $(STAMP)
 	HF_HUB_OFFLINE=1 $(BIN)/rqrag ask "$(DEMO_QUESTION)" --config configs/decode/rqrag_trained.yaml --query_temperature 0 --show-tree
 

@@ -199,7 +199,7 @@ def run_eval(config: EvalConfig, decode: DecodeConfig, decoder=None) -> dict:
 
     study = BenchmarkStudy(task, examples, config, decode, out, decoder)
     stats = run_study(study)
-    label = config.label or f"{Path(decode.model).name} ({study.decoder.mode if study.decoder else decode.mode})"
+    label = config.label or f"{Path(decode.model).name} ({study.decoder.mode if study.decoder else decode.prompting})"
     records = {c.cell_id: list(c.writer.read()) for c in study.cells}
     summary = summarize_task(task, examples, records, label)
     summary["questions_loaded"] = load_stats.as_dict()

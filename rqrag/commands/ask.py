@@ -4,12 +4,12 @@
 
     rqrag ask "Which university did the author of The Old Man and the Sea attend?" --show-tree
     rqrag ask "When was he born?" --history tests/assets/conversation.json       # multi-turn follow-up
-    rqrag ask "Who wrote Hamlet?" --mode prompted --depth 1        # the base model, refinements by instruction
+    rqrag ask "Who wrote Hamlet?" --prompting prompted --depth 1        # the base model, refinements by instruction
 
 Answers one question with the RQ-RAG tree decoder and prints the answer, the selected trajectory (each
 refined query with the titles of the evidence it retrieved) and where the time went. By default it runs
 the shipped model (models/rqrag-smollm2-135m: SmolLM2-135M fine-tuned on RQ-RAG trajectories, trained mode)
-over the embedded Wikipedia corpus, offline on a CPU; `--mode prompted` runs its base model with the
+over the embedded Wikipedia corpus, offline on a CPU; `--prompting prompted` runs its base model with the
 refinements asked for by instructions. `--history` takes a JSON list of earlier {"role", "content"} turns.
 """
 

@@ -1,7 +1,7 @@
 """rqrag eval --config configs/eval/TASK.yaml [--limit N] [--resume | --overwrite] [--systems rqrag ...]
 
     rqrag eval --config configs/eval/hotpotqa.yaml --limit 200
-    rqrag eval --config configs/eval/arc_challenge.yaml --model smollm2-135m-instruct --mode prompted \\
+    rqrag eval --config configs/eval/arc_challenge.yaml --model smollm2-135m-instruct --prompting prompted \\
         --output_dir runs/eval/arc_base --limit 100
     rqrag eval --config configs/eval/hotpotqa.yaml --resume        # after an interruption
 
