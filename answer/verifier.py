@@ -49,7 +49,7 @@ class Verifier:
     intercept: float
     threshold: float
     precision_target: float = 0.8
-    source: str = ""  # where it was loaded from (reported with every answer)
+    source: str = ""  # which model's verifier it is (reported with every answer): its folder's name, never a path
     report: dict = field(default_factory=dict, compare=False)
 
     def __post_init__(self):
@@ -109,7 +109,9 @@ class Verifier:
             float(data["intercept"]),
             float(data["threshold"]),
             float(data.get("precision_target", 0.8)),
-            source=str(path),
+            # the model folder's name (".../rqrag-smollm2-135m-selftrain/verifier/verifier.json"): an answer the
+            # server returns says which verifier judged it without giving away where the server keeps its files
+            source=Path(path).parent.parent.name if Path(path).parent.name == VERIFIER_DIR else Path(path).stem,
             report=data.get("report", {}),
         )
 

@@ -275,7 +275,9 @@ def _main() -> None:
     parser.add_argument("--model", default=None, help="model folder or alias (default: SmolLM2-135M-Instruct)")
     parser.add_argument("--prompt", default="What is the capital of France?", help="user message")
     parser.add_argument("--max-tokens", type=int, default=48, help="tokens to generate")
-    parser.add_argument("--dtype", default=None, help='default float32 on CPU; "bfloat16" halves the weights (speed: docs/speed.md)')
+    parser.add_argument(
+        "--dtype", default=None, help='default float32 on CPU; "bfloat16" halves the weights (speed: docs/speed.md)'
+    )
     args = parser.parse_args()
 
     path = resolve_model(args.model)
