@@ -90,38 +90,76 @@ class TreeDecoder:
 
     # -------------------------------------------------------------------------------------- driver
 
-    def decode(self, questions: Sequence[Question]) -> list[QuestionResult]:
-        results = {q.qid: QuestionResult(q.qid, q.text, strategy=self.config.strategy) for q in questions}
-        if len(results) != len(questions):
-            raise ValueError("question ids must be unique within a batch")
-        by_id = {q.qid: q for q in questions}
-        live: list[Path] = []
-        for q in questions:
-            root, error = self._root_path(q)
-            if error:
-                results[q.qid].error = error
-                continue
-            live.append(root)
+    def decode(
+        self,
+        questions: Sequence[Question],
+        admit: Callable[[], Sequence[Question]] | None = None,
+        on_done: Callable[[QuestionResult], None] | None = None,
+    ) -> list[QuestionResult]:
+        """The trees of `questions`, breadth-first, one generator call per depth for all of them.
 
-        for depth in range(self.config.max_depth + 1):
-            live = self._within_budget(live, by_id, results, depth)
+        `admit()`, when given, is asked at every depth boundary for questions that arrived meanwhile: each joins
+        the running decode at its own depth 0, its first expansions in the same generator call as the others'
+        next depth (a late question waits for one depth of work, not for whole trees). `on_done(result)` is told
+        of each question, admitted or not, as soon as its tree has no live path left, selection made: its answer
+        need not wait for the others'. Every expansion draws from its own seed (question id, path id, action),
+        so a question's tree is the same whenever it joins. Returns the results of `questions`, in order."""
+        results: dict[str, QuestionResult] = {}
+        by_id: dict[str, Question] = {}
+        joined: dict[str, int] = {}  # question id -> the round it joined at (its depth is the round minus this)
+        done: set[str] = set()
+        live: list[Path] = []
+
+        def join(arrived: Sequence[Question], at: int) -> None:
+            for q in arrived:
+                if q.qid in results:
+                    raise ValueError(f"question ids must be unique within a decode: {q.qid!r} came twice")
+                results[q.qid] = QuestionResult(q.qid, q.text, strategy=self.config.strategy)
+                by_id[q.qid], joined[q.qid] = q, at
+                root, error = self._root_path(q)
+                if error:
+                    results[q.qid].error = error
+                else:
+                    live.append(root)
+
+        def finish_idle() -> None:
+            """Select and hand over every question with no live path left."""
+            running = {path.qid for path in live}
+            for qid in list(results):
+                if qid not in done and qid not in running:
+                    done.add(qid)
+                    self._select(results[qid], by_id[qid].choices)
+                    if on_done is not None:
+                        on_done(results[qid])
+
+        join(questions, 0)
+        round_ = 0
+        while True:
+            if admit is not None and round_ > 0:
+                join(admit(), round_)
+            depth_of = {qid: round_ - start for qid, start in joined.items()}
+            live = self._within_budget(live, by_id, results, depth_of)
+            finish_idle()
             if not live:
-                break
-            expansions = self._expand(live, by_id, depth, results)
+                arrived = admit() if admit is not None else ()
+                if not arrived:
+                    break
+                join(arrived, round_)
+                depth_of = {qid: round_ - start for qid, start in joined.items()}
+            expansions = self._expand(live, by_id, depth_of, results)
             first, rest = expansions, []
             if self.config.stop_confidence is not None:  # answers first, then queries where still unsure
                 first = [ex for ex in expansions if ex.action is Action.ANSWER]
                 rest = [ex for ex in expansions if ex.action is not Action.ANSWER]
             pending = self._run(first, results)
             if self.config.stop_confidence is not None:
-                rest = self._drop_confident(rest, results, depth)
+                rest = self._drop_confident(rest, results, depth_of)
                 pending += self._run(rest, results)
             self.stats.depth_sizes.append(len(first) + len(rest))
             live = self._search_and_extend(pending, results)
             live = self._cap(live)
-
-        for question in questions:
-            self._select(results[question.qid], question.choices)
+            round_ += 1
+        finish_idle()
         return [results[q.qid] for q in questions]
 
     # ------------------------------------------------------------------------------------- phases
@@ -140,18 +178,19 @@ class TreeDecoder:
             )
         return root, None
 
-    def _within_budget(self, live: list[Path], by_id: dict, results: dict, depth: int) -> list[Path]:
+    def _within_budget(self, live: list[Path], by_id: dict, results: dict, depth_of: dict[str, int]) -> list[Path]:
         """The live paths whose question is still within its time budget. One model call serves a whole depth of
         every question in the batch, so a question past its deadline stops at a depth boundary: no question
         holds the model thread (and the questions batched or queued behind it) much past its budget."""
         now = time.monotonic()
-        late = {qid for qid, q in by_id.items() if q.deadline is not None and now > q.deadline}
+        running = {path.qid for path in live}
+        late = {qid for qid in running if by_id[qid].deadline is not None and now > by_id[qid].deadline}
         if not late:
             return live
         for qid in late:
             if results[qid].out_of_time_at is None:
-                results[qid].out_of_time_at = depth
-                logger.warning("question %s past its time budget: its tree stops at depth %d", qid, depth)
+                results[qid].out_of_time_at = depth_of[qid]
+                logger.warning("question %s past its time budget: its tree stops at depth %d", qid, depth_of[qid])
         return [path for path in live if path.qid not in late]
 
     def _actions_at(self, depth: int) -> list[tuple[Action, int]]:
@@ -165,14 +204,15 @@ class TreeDecoder:
     def _seed(self, qid: str, child_id: str, action: Action) -> int:
         return zlib.crc32(f"{self.config.seed}:{qid}:{child_id}:{action.short}".encode()) & 0x7FFFFFFF
 
-    def _expand(self, live, by_id, depth, results) -> list[Expansion]:
+    def _expand(self, live, by_id, depth_of: dict[str, int], results) -> list[Expansion]:
         expansions: list[Expansion] = []
         for path in live:
             question = by_id[path.qid]
             if path.answer_as is not None:  # the parent of guarded branches: it only answers (see guards.py)
                 children = [(Action.ANSWER, path.answer_as)]
             else:
-                children = [(action, path.child_id(n)) for n, (action, _) in enumerate(self._actions_at(depth))]
+                actions = self._actions_at(depth_of[path.qid])
+                children = [(action, path.child_id(n)) for n, (action, _) in enumerate(actions)]
             siblings: list[Expansion] = []
             for action, child_id in children:
                 ex = Expansion(question, path, action, child_id)
@@ -214,13 +254,13 @@ class TreeDecoder:
                 )
         return pending
 
-    def _drop_confident(self, queries: list[Expansion], results, depth: int) -> list[Expansion]:
+    def _drop_confident(self, queries: list[Expansion], results, depth_of: dict[str, int]) -> list[Expansion]:
         """The query expansions of the questions still unsure; a question whose best answer so far reaches
         `stop_confidence` stops here: no queries at this depth, hence no deeper levels."""
         asking = dict.fromkeys(ex.question.qid for ex in queries)
         stopped = {qid for qid in asking if results[qid].best_confidence >= self.config.stop_confidence}
         for qid in stopped:
-            results[qid].stopped_at = depth
+            results[qid].stopped_at = depth_of[qid]
         self.stats.stopped.append(len(stopped))
         return [ex for ex in queries if ex.question.qid not in stopped]
 

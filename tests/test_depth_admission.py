@@ -1,0 +1,75 @@
+"""Questions join a running decode at the next depth (issue 47, first step): a late question's tree is the same
+as if it had come with the others, it waits for one depth of work rather than whole trees, and each question is
+handed over as soon as its own tree is done."""
+
+from __future__ import annotations
+
+import pytest
+from test_decoder import DOCS, _decoder, _questions
+
+from rqrag.inference.decoding.tree import Question
+from rqrag.retrieval.bm25 import BM25Retriever
+
+
+@pytest.fixture(scope="module")
+def retriever():
+    return BM25Retriever.from_documents(DOCS, show_progress=False)
+
+
+def _trees(results):
+    return {
+        r.qid: [
+            (t.path_id, t.trajectory.answer, [s.text for s in t.trajectory.steps], t.answer_logprobs)
+            for t in r.trajectories
+        ]
+        for r in results
+    }
+
+
+@pytest.mark.parametrize(
+    "overrides", [{"max_depth": 2}, {"max_depth": 2, "width": 2}, {"max_depth": 1, "stop_confidence": 0.9}]
+)
+def test_a_question_that_joins_late_gets_the_same_tree(smollm2_tokenizer, retriever, overrides):
+    together, _ = _decoder(smollm2_tokenizer, retriever, **overrides)
+    expected = _trees(together.decode(_questions()))
+
+    staggered, _ = _decoder(smollm2_tokenizer, retriever, **overrides)
+    first, late = _questions()
+    arrivals = [[], [late]]  # nobody at the first boundary, the late question at the second
+    done = []
+    (result,) = staggered.decode([first], admit=lambda: arrivals.pop(0) if arrivals else [], on_done=done.append)
+    got = _trees([result, *(r for r in done if r.qid == late.qid)])
+    assert got == expected
+    assert {r.qid for r in done} == {first.qid, late.qid}
+    assert all(r.selected for r in done)  # selection made before the hand-over
+
+
+def test_a_late_question_waits_for_one_depth_not_for_whole_trees(smollm2_tokenizer, retriever):
+    decoder, generator = _decoder(smollm2_tokenizer, retriever, max_depth=2)
+    first, late = _questions()
+    arrivals = [[late]]
+    calls_when_done = {}
+    decoder.decode(
+        [first],
+        admit=lambda: arrivals.pop(0) if arrivals else [],
+        on_done=lambda r: calls_when_done.setdefault(r.qid, generator.stats.model_calls),
+    )
+    # The first question's tree takes three calls (depths 0, 1, 2); the late one joins at the first boundary, so
+    # its depths 0 and 1 share calls 2 and 3 with the first's, and it finishes one call after the first does.
+    assert calls_when_done == {first.qid: 3, late.qid: 4}
+    assert decoder.stats.depth_sizes[1] > 12  # depth 1 of the first and depth 0 of the late in one call
+
+
+def test_each_question_is_handed_over_when_its_own_tree_ends(smollm2_tokenizer, retriever):
+    decoder, _ = _decoder(smollm2_tokenizer, retriever, max_depth=2)
+    shallow = Question("shallow", [{"role": "user", "content": "   "}])  # empty: done before any depth
+    order = []
+    decoder.decode([*_questions(), shallow], on_done=lambda r: order.append(r.qid))
+    assert order[0] == "shallow" and sorted(order[1:]) == ["qa", "qb"]
+
+
+def test_a_question_id_may_not_join_twice(smollm2_tokenizer, retriever):
+    decoder, _ = _decoder(smollm2_tokenizer, retriever, max_depth=1)
+    first, _ = _questions()
+    with pytest.raises(ValueError, match="came twice"):
+        decoder.decode([first], admit=lambda: [first])
