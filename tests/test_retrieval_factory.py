@@ -13,7 +13,7 @@ from rqrag.retrieval import (
     CachedRetriever,
     CandidateRetriever,
     CorpusIndex,
-    Document,
+    Passage,
     Retriever,
     WebRetriever,
     build_retriever,
@@ -30,7 +30,7 @@ def test_import_does_not_load_heavy_backends():
 
 
 def test_corpus_kind_over_a_built_index_with_cache(tmp_path):
-    docs = [Document("a", "Alpha", "apples and pears"), Document("b", "Beta", "bananas")]
+    docs = [Passage("a", "Alpha", "apples and pears"), Passage("b", "Beta", "bananas")]
     CorpusIndex.build(docs, tmp_path / "idx", modes=["bm25"], show_progress=False)
     retriever = build_retriever("corpus", mode="bm25", index_dir=tmp_path / "idx", cache_path=tmp_path / "c.sqlite")
     assert isinstance(retriever, CachedRetriever) and isinstance(retriever.inner, BM25Retriever)
@@ -81,7 +81,7 @@ def test_unknown_search_mode_lists_the_modes(tmp_path):
 
 
 def test_an_opened_index_is_searched_as_itself_with_its_metadata(tmp_path):
-    docs = [Document("a", "Alpha", "apples and pears", extra={"file": "f.pdf"}), Document("b", "Beta", "bananas")]
+    docs = [Passage("a", "Alpha", "apples and pears", extra={"file": "f.pdf"}), Passage("b", "Beta", "bananas")]
     index = CorpusIndex.build(docs, tmp_path / "idx", modes=["bm25"], show_progress=False)
 
     class Library:  # what a document library offers the factory: retriever(mode) with hits carrying `extra`
