@@ -198,16 +198,28 @@ class AnswerPipeline:
         return out
 
     def run_tree(
-        self, questions: Sequence[Question], settings: AnswerSettings, source: EvidenceSource, on_step: StepSink
+        self,
+        questions: Sequence[Question],
+        settings: AnswerSettings,
+        source: EvidenceSource,
+        on_step: StepSink,
+        admit: Callable[[], Sequence[Question]] | None = None,
+        on_done: Callable[[QuestionResult], None] | None = None,
     ) -> list[QuestionResult]:
         """The trees of `questions`, by this pipeline's decoder with this call's settings (an iterative baseline
-        instead when `settings.method` says so)."""
+        instead when `settings.method` says so). `admit` and `on_done` are the tree decoder's: questions that join
+        at each depth boundary, and each result as soon as its tree is done (an iterative baseline admits none and
+        hands its results over at the end)."""
         decoder = self.decoder.using(settings.decode, source.retriever, on_step=on_step)
-        if settings.method != "tree":
-            from rqrag.inference.decoding.iterative import IterativeDecoder
+        if settings.method == "tree":
+            scheduled = {"admit": admit, "on_done": on_done} if admit or on_done else {}  # a plain call stays plain
+            return decoder.decode(list(questions), **scheduled)
+        from rqrag.inference.decoding.iterative import IterativeDecoder
 
-            decoder = IterativeDecoder(decoder, settings.method)
-        return decoder.decode(list(questions))
+        results = IterativeDecoder(decoder, settings.method).decode(list(questions))
+        for result in results if on_done is not None else ():
+            on_done(result)
+        return results
 
     # ------------------------------------------------------------------------------------------ steps
 

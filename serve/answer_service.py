@@ -6,8 +6,8 @@ pipeline's events (`AnswerPipeline.answer`, run on a worker thread): the questio
 done, or a `searching` step as soon as work starts when the tree makes the first search (off the model thread, so
 it reaches the page while the model is busy), each refinement of the tree as it is searched, then the grounded
 answer. `answer` is the same stream, drained, for the endpoints that reply once.
-The pipeline's trees are run through `_run_tree`: concurrent questions with the same settings share one decoder
-call on the single model thread (`serve/batcher.py`).
+The pipeline's trees are run through `_run_tree`: on the single model thread, a question joins the running decode
+of the questions with its settings at their next depth, users taking turns (`serve/tree_scheduler.py`).
 """
 
 from __future__ import annotations
@@ -32,11 +32,11 @@ from rqrag.answer import (
     QuestionResult,
 )
 from rqrag.retrieval.registry import MEMORY_KINDS, SEARCH_FIRST_KINDS  # the kinds, defined once in the core
-from rqrag.serve.batcher import DecodeBatcher
 from rqrag.serve.config import ServeConfig
-from rqrag.serve.errors import BadRequest, ServiceFailure, Timeout
+from rqrag.serve.errors import BadRequest, ServiceError, ServiceFailure, Timeout
 from rqrag.serve.memory.conversations import DEFAULT_USER
 from rqrag.serve.memory.writer import about_the_user
+from rqrag.serve.tree_scheduler import TreeScheduler
 
 
 logger = logging.getLogger(__name__)
@@ -44,7 +44,7 @@ logger = logging.getLogger(__name__)
 
 @dataclasses.dataclass(frozen=True)
 class _TreeWork:
-    """One question's tree, as it waits in the batcher: what `run_tree` was called with."""
+    """One question's tree, as it waits in the scheduler: what `run_tree` was called with."""
 
     question: Question
     settings: AnswerSettings
@@ -87,13 +87,17 @@ class AnswerService:
         own = serve.retrievers[0] not in SEARCH_FIRST_KINDS
         self._retrievers = {serve.retrievers[0]: decoder.retriever} if own else {}
         self._listeners: dict[str, Callable[[str, dict], None]] = {}  # question id -> where its events go
-        self._waiting: dict[str, concurrent.futures.Future] = {}  # question id -> its tree in the batcher
-        # Trees go in, their results come out (on the model thread).
-        self.batcher = DecodeBatcher[_TreeWork, QuestionResult](
-            self._decode_trees, serve.batch_window_ms / 1000, serve.max_batch_questions
+        self._waiting: dict[str, concurrent.futures.Future] = {}  # question id -> its tree in the scheduler
+        # Trees go in, their results come out (on the one model thread), questions joining at each depth.
+        self.scheduler = TreeScheduler[_TreeWork, QuestionResult](
+            self._decode_trees,
+            serve.batch_window_ms / 1000,
+            serve.max_batch_questions,
+            serve.max_waiting_per_user,
+            serve.admission,
         )
         if metrics is not None:
-            self.batcher.on_batch = metrics.batch_size.observe
+            self.scheduler.on_batch = metrics.batch_size.observe
 
     @property
     def default_retriever(self) -> str:
@@ -140,13 +144,14 @@ class AnswerService:
         search_first = batch.retriever in SEARCH_FIRST_KINDS or batch.personal
         return AnswerSettings(decode, search_first=search_first, grounded=decode.grounded, language=language)
 
-    def _run_tree(self, batch: Batch, questions, settings, source, on_step) -> list[QuestionResult]:
-        """The pipeline's `run_tree` for one request (on its worker thread): each question waits in the batcher
-        with the others of the same `batch` settings, and the thread blocks until its tree is done. Its future is
-        kept so that a client who leaves cancels a tree not yet started."""
+    def _run_tree(self, batch: Batch, user: str | None, questions, settings, source, on_step) -> list[QuestionResult]:
+        """The pipeline's `run_tree` for one request (on its worker thread): each question waits in the scheduler
+        with the others of the same `batch` settings, taking turns with other users' questions, and joins the
+        running decode at its next depth; the thread blocks until its own tree is done. Its future is kept so that
+        a client who leaves cancels a tree not yet started. Too many of this user's questions waiting: `Busy`."""
         waiting = []
         for question in questions:
-            future = self.batcher.submit_from_thread(_TreeWork(question, settings, source, on_step), batch)
+            future = self.scheduler.submit(_TreeWork(question, settings, source, on_step), batch, user)
             self._waiting[question.qid] = future
             waiting.append(future)
         try:
@@ -155,30 +160,55 @@ class AnswerService:
             for question in questions:
                 self._waiting.pop(question.qid, None)
 
-    def _decode_trees(self, work: Sequence[_TreeWork], batch: Batch) -> list[QuestionResult]:
-        """Runs on the batcher's model thread: one decoder call for the trees of a group sharing `batch`. They
-        share their retriever and settings (the batch key says so): the first one's are used."""
-        steps = {w.question.qid: w.on_step for w in work}
+    def _decode_trees(
+        self,
+        work: Sequence[_TreeWork],
+        batch: Batch,
+        admit: Callable[[], list[_TreeWork]],
+        on_done: Callable[[_TreeWork, QuestionResult], None],
+    ) -> None:
+        """Runs on the scheduler's model thread: one decode for the trees of the questions sharing `batch`, which
+        admits the ones that arrive meanwhile at each depth and hands each result over as soon as its tree is done.
+        They share their retriever and settings (the batch key says so): the first question's are used."""
+        items = {w.question.qid: w for w in work}
+        joined = dict.fromkeys(items, time.perf_counter())
+        size = len(work)
+
+        def admitted():
+            nonlocal size
+            new = admit()
+            for w in new:
+                items[w.question.qid], joined[w.question.qid] = w, time.perf_counter()
+            size += len(new)
+            return [w.question for w in new]
+
+        def finished(result: QuestionResult) -> None:
+            seconds = time.perf_counter() - joined[result.qid]
+            result.batch_info = {"batch_questions": size, "decode_seconds": round(seconds, 3)}
+            on_done(items[result.qid], result)
+
         generator_before = dataclasses.replace(self.decoder.generator.stats)
-        started = time.perf_counter()
-        results = self.pipeline.run_tree(
+        depths_before = len(self.decoder.stats.depth_sizes)
+        began = time.perf_counter()
+        self.pipeline.run_tree(
             [w.question for w in work],
             work[0].settings,
             work[0].source,
-            lambda qid, path_id, step: steps[qid](qid, path_id, step),
+            lambda qid, path_id, step: items[qid].on_step(qid, path_id, step),
+            admit=admitted,
+            on_done=finished,
         )
-        seconds = time.perf_counter() - started
         after = self.decoder.generator.stats
         if self.metrics is not None:
+            self.metrics.model_busy_seconds.inc(time.perf_counter() - began)
+            for size in self.decoder.stats.depth_sizes[depths_before:]:
+                self.metrics.depth_expansions.observe(size)
             self.metrics.model_calls.inc(after.model_calls - generator_before.model_calls)
             self.metrics.prompt_tokens.inc(after.prompt_tokens - generator_before.prompt_tokens)
             self.metrics.prompt_tokens_computed.inc(
                 after.prompt_tokens_computed - generator_before.prompt_tokens_computed
             )
             self.metrics.generated_tokens.inc(after.generated_tokens - generator_before.generated_tokens)
-        for result in results:
-            result.batch_info = {"batch_questions": len(work), "decode_seconds": round(seconds, 3)}
-        return results
 
     def _dispatch(self, qid: str, name: str, data: dict) -> None:
         listener = self._listeners.get(qid)
@@ -252,13 +282,14 @@ class AnswerService:
         return batch
 
     async def events(
-        self, messages: list[dict], batch: Batch, language: str | None = None
+        self, messages: list[dict], batch: Batch, language: str | None = None, user: str | None = None
     ) -> AsyncIterator[tuple[str, dict]]:
         """The pipeline's events for the last user message (settings `batch`, from `check`), as they happen:
         `step`s, then one `answer` whose data holds the `PipelineAnswer` (key "answer"). Errors are
-        `ServiceError`s (`rqrag.serve.errors`) raised from the stream.
+        `ServiceError`s (`rqrag.serve.errors`) raised from the stream. `user` takes turns with other users for
+        the model.
 
-        The work runs as one task (retrieval on a worker thread, the model on the batcher's); its events come
+        The work runs as one task (retrieval on a worker thread, the model on the scheduler's); its events come
         back through one queue, closed by `None` once the answer is known, so this generator is the only layer
         between the pipeline and the caller."""
         started = time.perf_counter()
@@ -271,13 +302,13 @@ class AnswerService:
 
         async def work() -> PipelineAnswer:
             source = await asyncio.to_thread(self.source, batch.retriever, batch.user, batch.personal)
-            run_tree = functools.partial(self._run_tree, batch)
+            run_tree = functools.partial(self._run_tree, batch, user)
             try:
                 (answer,) = await asyncio.to_thread(
                     self.pipeline.answer, [question], source, settings, self._dispatch, run_tree
                 )
-            except (asyncio.CancelledError, concurrent.futures.CancelledError):
-                raise
+            except (asyncio.CancelledError, concurrent.futures.CancelledError, ServiceError):
+                raise  # a refusal (Busy: too many of this user's questions waiting) is the client's to read
             except Exception as error:
                 raise ServiceFailure(
                     f"decoding failed: {type(error).__name__}: {error}", code="decoder_error"
@@ -317,9 +348,11 @@ class AnswerService:
         answer.timings["total_seconds"] = round(time.perf_counter() - started, 3)
         yield "answer", {"answer": answer}
 
-    async def answer(self, messages: list[dict], batch: Batch, language: str | None = None) -> PipelineAnswer:
+    async def answer(
+        self, messages: list[dict], batch: Batch, language: str | None = None, user: str | None = None
+    ) -> PipelineAnswer:
         """The grounded answer to the last user message (the `events` stream, drained)."""
-        async for name, data in self.events(messages, batch, language):
+        async for name, data in self.events(messages, batch, language, user):
             if name == "answer":
                 return data["answer"]
         raise ServiceFailure("the answer stream ended without an answer", code="no_answer")

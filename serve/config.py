@@ -4,6 +4,7 @@ of its concerns (server, requests, documents, memory), each one group of `rqrag 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Literal
 
 from rqrag.config import concern
 from rqrag.retrieval.registry import MEMORY_KINDS, SERVER_KINDS
@@ -53,7 +54,19 @@ class RequestLimitsConfig:
     batch_window_ms: float = field(
         default=20.0, metadata={"help": "how long a request waits for others to share its decoder batch"}
     )
-    max_batch_questions: int = field(default=16, metadata={"help": "questions per decoder batch at most"})
+    max_batch_questions: int = field(
+        default=16, metadata={"help": "questions a decode starts with, and admits at each depth, at most"}
+    )
+    admission: Literal["depth", "batch"] = field(
+        default="depth",
+        metadata={
+            "help": "depth: a question joins the running decode at its next depth; batch: it waits for the decode "
+            "to end (the earlier schedule, for comparison)"
+        },
+    )
+    max_waiting_per_user: int = field(
+        default=16, metadata={"help": "questions one user may have waiting for the model; more get 429"}
+    )
     request_timeout_s: float = field(default=600.0, metadata={"help": "a request still waiting after this gets 504"})
     max_request_bytes: int = field(default=1_000_000, metadata={"help": "larger request bodies get 413"})
     max_messages: int = field(default=64, metadata={"help": "chat history length accepted per request"})
@@ -188,5 +201,7 @@ class ServeConfig(MemoryConfig, DocumentsConfig, RequestLimitsConfig, ServerConf
             raise ValueError(f"hemisphere must be south or north, got {self.hemisphere!r}")
         if self.max_question_chars < 1 or self.max_question_tokens < 1 or self.decode_budget_s <= 0:
             raise ValueError("max_question_chars >= 1, max_question_tokens >= 1 and decode_budget_s > 0 are required")
+        if self.max_waiting_per_user < 1:
+            raise ValueError("max_waiting_per_user >= 1 is required")
         if self.max_batch_questions < 1 or self.batch_window_ms < 0 or self.max_request_bytes < 1:
             raise ValueError("max_batch_questions >= 1, batch_window_ms >= 0 and max_request_bytes >= 1 are required")

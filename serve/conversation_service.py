@@ -19,7 +19,7 @@ and `/v1/chat/completions` (OpenAI's API) — so they differ only in how they sp
 conversation and keeps it, so there is no conversation to store the turn under, nor a user to remember it for.
 
 Nothing blocking runs on the event loop: every SQL call and every memory embedding goes through
-`asyncio.to_thread`; the model runs on the batcher's own thread. Errors are `rqrag.serve.errors`, which the
+`asyncio.to_thread`; the model runs on the scheduler's own thread. Errors are `rqrag.serve.errors`, which the
 server maps to HTTP statuses.
 """
 
@@ -178,7 +178,7 @@ class ConversationService:
                 yield "stored", await self._stored(turn, answer)
                 yield "memory", memory
                 return
-        async for name, data in self.answers.events(turn.messages, turn.batch, turn.options.language):
+        async for name, data in self.answers.events(turn.messages, turn.batch, turn.options.language, turn.user):
             if name == "answer":
                 answer = data["answer"]
             yield name, data

@@ -208,7 +208,9 @@ def clocked(decoder, tmp_path, monkeypatch):
     now = {"t": datetime.datetime(2026, 11, 18, 21, 30)}
     calls = []
     real_decode = decoder.decode
-    monkeypatch.setattr(decoder, "decode", lambda questions: calls.append(questions) or real_decode(questions))
+    monkeypatch.setattr(
+        decoder, "decode", lambda questions, **kw: calls.append(questions) or real_decode(questions, **kw)
+    )
     monkeypatch.setattr(app_module, "open_memories", lambda serve: MemoryStore(serve.database_url, HashEncoder()))
     serve = ServeConfig(retrievers=["corpus", "memories"], database_url=f"sqlite:///{tmp_path}/s.db")
     app = create_app(DecodeConfig(prompting="trained", max_depth=0), serve, decoder=decoder, clock=lambda: now["t"])

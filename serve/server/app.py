@@ -13,8 +13,8 @@ strategy?, max_depth?} -> {answer, sources, trajectory, conversation_id, memory}
 what the user tells remembered, as `/v1/chat` does),
 `GET /v1/models`, `GET /health`, `GET /metrics` (Prometheus).
 
-The decoder is built once in the lifespan; concurrent requests are gathered into shared decoder batches
-(`serve/batcher.py`). The answering endpoints are thin: `/v1/ask`, `/v1/chat` (`chat_routes.py`) and
+The decoder is built once in the lifespan; concurrent questions share its decodes, joining at each depth
+(`serve/tree_scheduler.py`). The answering endpoints are thin: `/v1/ask`, `/v1/chat` (`chat_routes.py`) and
 `/v1/chat/completions` all stand on the conversation service (`serve/conversation_service.py`), which handlers
 get as FastAPI dependencies (`dependencies.py`). Services raise domain errors (`rqrag.serve.errors`); one
 handler here gives each its HTTP status (`schema.http_error`). Every failure is an OpenAI-shaped error: bad
@@ -24,6 +24,7 @@ in prompted mode, under a system prompt saying it is data, not instructions).
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import time
 import uuid
@@ -80,10 +81,10 @@ def create_app(
         app.state.conversations = ConversationService(
             service, store, serve, judge=memory_judge(serve, decode), clock=clock
         )
-        service.batcher.start()
+        service.scheduler.start()
         logger.info("rqrag server ready: model %s, %s mode", serve.served_model_name, decoder.mode)
         yield
-        await service.batcher.stop()
+        await asyncio.to_thread(service.scheduler.stop)
         app.state.conversations.close()
         documents.close()
 

@@ -34,6 +34,17 @@ class ServerMetrics:
             registry=self.registry,
         )
         self.generated_tokens = Counter("rqrag_generated_tokens", "tokens generated", registry=self.registry)
+        # What the serving benchmark reads (scripts/bench_serving.py): how busy the one model thread is, and how
+        # many expansions each depth's generator call carries (what admitting questions at every depth raises).
+        self.model_busy_seconds = Counter(
+            "rqrag_model_busy_seconds", "time the model thread spent decoding", registry=self.registry
+        )
+        self.depth_expansions = Histogram(
+            "rqrag_depth_expansions",
+            "expansions per depth's generator call",
+            buckets=(1, 2, 4, 8, 16, 32, 64, 128, 256),
+            registry=self.registry,
+        )
 
     _KNOWN = ("/v1/chat/completions", "/v1/ask", "/v1/models", "/health", "/metrics")
 

@@ -1,0 +1,215 @@
+"""One model thread, many users' trees: questions join the running decode at its next depth, users take turns.
+
+    scheduler = TreeScheduler(decode_fn, window_s=0.02, max_questions=16, max_waiting_per_user=16)
+    scheduler.start()
+    future = scheduler.submit(work, key=batch, user="ana")      # from any thread; Busy when ana has 16 waiting
+    result = future.result()                                    # as soon as ana's tree is done
+
+The model is not re-entrant, so one thread decodes. It takes the questions waiting with the settings of the one
+at the head of the line (`key`: depth, retriever, strategy; questions with other settings wait for the next
+decode), at most `max_questions`, and hands them to `decode_fn(items, key, admit, on_done)`. With
+`admission="depth"` (the default), `admit()` is asked at every depth boundary of that decode and gives the
+questions of the same key that arrived meanwhile: they join at their own depth 0, in the same generator call as
+the others' next depth, so a question behind a long tree waits for one depth of work, not for the whole tree
+(vLLM's continuous batching, at the tree's own step). `on_done(item, outcome)` resolves an item's future the
+moment its tree is done. `admission="batch"` is the earlier schedule, kept for the serving benchmark
+(`scripts/bench_serving.py`): a decode takes only the questions there when it starts.
+
+Turns are fair: each take goes round the users who have questions waiting, one question each per turn, so one
+user's fifty questions do not starve another's one; and each user may have `max_waiting_per_user` waiting at
+most (a `Busy`, 429 with Retry-After, beyond it).
+"""
+
+from __future__ import annotations
+
+import concurrent.futures
+import logging
+import threading
+import time
+from collections import OrderedDict, deque
+from collections.abc import Callable, Hashable, Sequence
+from dataclasses import dataclass, field
+from typing import Generic, TypeVar
+
+from rqrag.serve.errors import Busy
+
+
+logger = logging.getLogger(__name__)
+
+Item = TypeVar("Item")
+Outcome = TypeVar("Outcome")
+# (items, key, admit, on_done): decode `items` (all of settings `key`), asking `admit()` at each depth boundary for
+# more and calling `on_done(item, outcome)` for each item, admitted ones included, as soon as it is done.
+DecodeFn = Callable[[Sequence[Item], Hashable, Callable[[], list[Item]], Callable[[Item, Outcome], None]], None]
+ADMISSIONS = ("depth", "batch")
+
+
+@dataclass
+class _Waiting(Generic[Item]):
+    item: Item
+    key: Hashable
+    future: concurrent.futures.Future
+    since: float = field(default_factory=time.monotonic)
+
+
+@dataclass
+class SchedulerStats:
+    decodes: int = 0
+    questions: int = 0
+    admitted_late: int = 0  # questions that joined a decode already running
+    sizes: list[int] = field(default_factory=list)  # questions each decode started with
+    busy_seconds: float = 0.0  # time the model thread spent decoding
+
+
+class TreeScheduler(Generic[Item, Outcome]):
+    def __init__(
+        self,
+        decode_fn: DecodeFn,
+        window_s: float = 0.02,
+        max_questions: int = 16,
+        max_waiting_per_user: int = 16,
+        admission: str = "depth",
+    ):
+        if window_s < 0 or max_questions < 1 or max_waiting_per_user < 1:
+            raise ValueError("window_s >= 0, max_questions >= 1 and max_waiting_per_user >= 1 are required")
+        if admission not in ADMISSIONS:
+            raise ValueError(f"admission must be one of {ADMISSIONS}, not {admission!r}")
+        self.decode_fn = decode_fn
+        self.window_s = window_s
+        self.max_questions = max_questions
+        self.max_waiting_per_user = max_waiting_per_user
+        self.admission = admission
+        self.stats = SchedulerStats()
+        self.on_batch: Callable[[int], None] | None = None  # told each decode's (and each admission's) size
+        self._lines: OrderedDict[str, deque[_Waiting]] = OrderedDict()  # user -> their waiting questions, in turn
+        self._lock = threading.Condition()
+        self._stopping = False
+        self._thread: threading.Thread | None = None
+
+    # ------------------------------------------------------------------------------------------ callers
+
+    def start(self) -> None:
+        self._stopping = False
+        self._thread = threading.Thread(target=self._run, name="rqrag-decode", daemon=True)
+        self._thread.start()
+
+    def stop(self, timeout: float | None = 30.0) -> None:
+        with self._lock:
+            self._stopping = True
+            self._lock.notify_all()
+        if self._thread is not None:
+            self._thread.join(timeout)
+        with self._lock:  # whatever still waits will not be decoded
+            for line in self._lines.values():
+                for waiting in line:
+                    waiting.future.cancel()
+            self._lines.clear()
+
+    def submit(self, item: Item, key: Hashable = None, user: str | None = None) -> concurrent.futures.Future:
+        """A future of `item`'s outcome. `user` takes turns with the others; beyond `max_waiting_per_user` of theirs
+        waiting, a `Busy`. Cancelling the future before the item is taken keeps it from being decoded."""
+        user = user or ""
+        future: concurrent.futures.Future = concurrent.futures.Future()
+        with self._lock:
+            if self._thread is None or self._stopping:
+                raise RuntimeError("TreeScheduler.start() was not called, or it is stopping")
+            line = self._lines.setdefault(user, deque())
+            if sum(not w.future.cancelled() for w in line) >= self.max_waiting_per_user:
+                raise Busy(
+                    f"{self.max_waiting_per_user} questions of yours are already waiting; ask again when one is "
+                    "answered",
+                    code="too_many_questions",
+                )
+            line.append(_Waiting(item, key, future))
+            self._lock.notify_all()
+        return future
+
+    def waiting(self) -> int:
+        with self._lock:
+            return sum(len(line) for line in self._lines.values())
+
+    # ------------------------------------------------------------------------------------ model thread
+
+    def _take(self, key: Hashable, limit: int) -> list[_Waiting]:
+        """Up to `limit` waiting questions of settings `key`, one per user per turn round the users in line; a
+        user served goes to the back of the line. Cancelled questions are dropped on the way."""
+        taken: list[_Waiting] = []
+        with self._lock:
+            while len(taken) < limit:
+                served = None
+                for user, line in self._lines.items():
+                    while line and line[0].future.cancelled():
+                        line.popleft()
+                    found = next((w for w in line if w.key == key and not w.future.cancelled()), None)
+                    if found is not None:
+                        line.remove(found)
+                        taken.append(found)
+                        served = user
+                        break
+                if served is None:
+                    break
+                self._lines.move_to_end(served)  # the next turn starts with the users not served yet
+            for user in [u for u, line in self._lines.items() if not line]:
+                del self._lines[user]
+        return [w for w in taken if w.future.set_running_or_notify_cancel()]
+
+    def _head_key(self) -> tuple[bool, Hashable]:
+        with self._lock:
+            while not self._stopping and not any(self._lines.values()):
+                self._lock.wait()
+            if self._stopping:
+                return False, None
+            first = next(line[0] for line in self._lines.values() if line)
+            return True, first.key
+
+    def _run(self) -> None:
+        while True:
+            going, key = self._head_key()
+            if not going:
+                return
+            if self.window_s:
+                time.sleep(self.window_s)  # the questions that came together start together
+            started = self._take(key, self.max_questions)
+            if started:
+                self._decode(started, key)
+
+    def _decode(self, started: list[_Waiting], key: Hashable) -> None:
+        in_flight: dict[int, _Waiting] = {id(w.item): w for w in started}
+        self.stats.decodes += 1
+        self.stats.questions += len(started)
+        self.stats.sizes.append(len(started))
+        if self.on_batch is not None:
+            self.on_batch(len(started))
+
+        def admit() -> list[Item]:
+            if self.admission != "depth" or self._stopping:
+                return []
+            joined = self._take(key, self.max_questions)
+            for w in joined:
+                in_flight[id(w.item)] = w
+            if joined:
+                self.stats.admitted_late += len(joined)
+                self.stats.questions += len(joined)
+                if self.on_batch is not None:
+                    self.on_batch(len(joined))
+            return [w.item for w in joined]
+
+        def on_done(item: Item, outcome: Outcome) -> None:
+            waiting = in_flight.pop(id(item), None)
+            if waiting is not None and not waiting.future.done():
+                waiting.future.set_result(outcome)
+
+        began = time.perf_counter()
+        try:
+            self.decode_fn([w.item for w in started], key, admit, on_done)
+        except Exception as error:  # the decode failed: its questions get the error, the others go on
+            logger.exception("decode of %d question(s) failed", len(in_flight))
+            for waiting in in_flight.values():
+                if not waiting.future.done():
+                    waiting.future.set_exception(error)
+            in_flight.clear()
+        finally:
+            self.stats.busy_seconds += time.perf_counter() - began
+        for waiting in in_flight.values():  # a decode function that forgot one: say so rather than hang
+            if not waiting.future.done():
+                waiting.future.set_exception(RuntimeError("the decode ended without this question's outcome"))

@@ -1,0 +1,221 @@
+"""The model thread's scheduler with a recording decode function: questions join at the next depth, users take
+turns, a user's line is bounded (the real server is tested in test_server.py and test_serving_fairness)."""
+
+from __future__ import annotations
+
+import threading
+import time
+
+import pytest
+
+from rqrag.inference.decoding.tree import Question, QuestionResult
+from rqrag.serve.errors import Busy
+from rqrag.serve.tree_scheduler import TreeScheduler
+
+
+def _question(i) -> Question:
+    return Question(f"q{i}", [{"role": "user", "content": f"question {i}"}])
+
+
+class FakeTrees:
+    """A decode function whose trees are `depths` depths deep and take `seconds` a depth: at each boundary it
+    admits, and each question is done `depths` depths after it joined. It records who was in each depth."""
+
+    def __init__(self, depths: int = 3, seconds: float = 0.0, fail_on: str | None = None):
+        self.depths, self.seconds, self.fail_on = depths, seconds, fail_on
+        self.decodes: list[tuple[object, list[list[str]]]] = []  # (key, the question ids in each depth)
+        self.threads: set[str] = set()
+
+    def __call__(self, items, key, admit, on_done):
+        self.threads.add(threading.current_thread().name)
+        running = {q.qid: (q, 0) for q in items}
+        depths: list[list[str]] = []
+        self.decodes.append((key, depths))
+        while running:
+            depths.append(sorted(running))
+            if self.fail_on in running:
+                raise RuntimeError("retriever down")
+            time.sleep(self.seconds)
+            for qid, (q, depth) in list(running.items()):
+                if depth + 1 == self.depths:
+                    del running[qid]
+                    on_done(q, QuestionResult(q.qid, q.text))
+                else:
+                    running[qid] = (q, depth + 1)
+            for q in admit():
+                running[q.qid] = (q, 0)
+
+
+def _started(scheduler):
+    scheduler.start()
+    return scheduler
+
+
+def test_questions_that_come_together_share_one_decode():
+    trees = FakeTrees()
+    scheduler = _started(TreeScheduler(trees, window_s=0.2, max_questions=16))
+    futures = [scheduler.submit(_question(i), ("corpus", 1), user=f"u{i}") for i in range(8)]
+    results = [f.result(timeout=10) for f in futures]
+    scheduler.stop()
+    assert [r.qid for r in results] == [f"q{i}" for i in range(8)]  # each caller gets its own result
+    assert len(trees.decodes) == 1 and len(trees.decodes[0][1][0]) == 8
+    assert trees.threads == {"rqrag-decode"} and scheduler.stats.sizes == [8]
+
+
+def test_a_question_arriving_during_a_decode_joins_at_the_next_depth():
+    trees = FakeTrees(depths=3, seconds=0.2)
+    scheduler = _started(TreeScheduler(trees, window_s=0.0))
+    first = scheduler.submit(_question(0), "k")
+    time.sleep(0.1)  # the first decode is in its depth 0 now
+    late = scheduler.submit(_question(1), "k")
+    late.result(timeout=10)
+    first.result(timeout=10)
+    scheduler.stop()
+    ((_, depths),) = trees.decodes  # one decode: the late question joined it
+    assert depths == [["q0"], ["q0", "q1"], ["q0", "q1"], ["q1"]]
+    assert scheduler.stats.admitted_late == 1
+
+
+def test_the_batch_schedule_makes_a_late_question_wait_for_the_whole_tree():
+    trees = FakeTrees(depths=3, seconds=0.2)
+    scheduler = _started(TreeScheduler(trees, window_s=0.0, admission="batch"))
+    first = scheduler.submit(_question(0), "k")
+    time.sleep(0.1)
+    late = scheduler.submit(_question(1), "k")
+    late.result(timeout=10)
+    first.result(timeout=10)
+    scheduler.stop()
+    assert [depths for _, depths in trees.decodes] == [[["q0"]] * 3, [["q1"]] * 3]
+
+
+def test_a_finished_tree_is_handed_over_before_the_others_end():
+    trees = FakeTrees(depths=2, seconds=0.15)
+    scheduler = _started(TreeScheduler(trees, window_s=0.0))
+    first = scheduler.submit(_question(0), "k")
+    time.sleep(0.1)
+    late = scheduler.submit(_question(1), "k")
+    first.result(timeout=10)
+    assert not late.done()  # the first's answer did not wait for the late question's tree
+    late.result(timeout=10)
+    scheduler.stop()
+
+
+def test_settings_are_decoded_apart_and_a_failure_stays_in_its_decode():
+    trees = FakeTrees(depths=1, fail_on="q0")
+    scheduler = _started(TreeScheduler(trees, window_s=0.2))
+    web = scheduler.submit(_question(0), ("web", 1))
+    corpus = [scheduler.submit(_question(i), ("corpus", 1)) for i in (1, 2)]
+    with pytest.raises(RuntimeError, match="retriever down"):
+        web.result(timeout=10)
+    assert [f.result(timeout=10).qid for f in corpus] == ["q1", "q2"]
+    scheduler.stop()
+    assert sorted((key, tuple(depths[0])) for key, depths in trees.decodes) == [
+        (("corpus", 1), ("q1", "q2")),
+        (("web", 1), ("q0",)),
+    ]
+
+
+def test_one_users_flood_does_not_starve_another_users_question():
+    trees = FakeTrees(depths=2, seconds=0.05)
+    scheduler = _started(TreeScheduler(trees, window_s=0.05, max_questions=4, max_waiting_per_user=64))
+    flood = [scheduler.submit(_question(f"a{i}"), "k", user="ana") for i in range(50)]
+    time.sleep(0.01)
+    single = scheduler.submit(_question("b"), "k", user="bia")
+    single.result(timeout=30)
+    [f.result(timeout=30) for f in flood]
+    scheduler.stop()
+    depths = trees.decodes[0][1]
+    joined_at = next(i for i, ids in enumerate(depths) if "qb" in ids)
+    assert joined_at <= 1  # in the first depth or admitted at the first boundary: one depth's work at most
+
+
+def test_a_users_line_is_bounded_and_others_still_get_in():
+    trees = FakeTrees(depths=1, seconds=0.3)
+    scheduler = _started(TreeScheduler(trees, window_s=0.0, max_questions=1, max_waiting_per_user=2))
+    running = scheduler.submit(_question(0), "k", user="ana")
+    time.sleep(0.1)  # taken: no longer waiting
+    waiting = [scheduler.submit(_question(i), "k", user="ana") for i in (1, 2)]
+    with pytest.raises(Busy) as refused:
+        scheduler.submit(_question(3), "k", user="ana")
+    assert refused.value.code == "too_many_questions"
+    other = scheduler.submit(_question(4), "k", user="bia")
+    for f in (running, *waiting, other):
+        f.result(timeout=10)
+    scheduler.stop()
+
+
+def test_a_question_cancelled_while_waiting_is_not_decoded():
+    trees = FakeTrees(depths=1, seconds=0.3)
+    scheduler = _started(TreeScheduler(trees, window_s=0.0, admission="batch"))
+    first = scheduler.submit(_question(0), "k")
+    time.sleep(0.1)
+    gone = scheduler.submit(_question(1), "k")
+    assert gone.cancel()
+    first.result(timeout=10)
+    time.sleep(0.4)
+    scheduler.stop()
+    assert all("q1" not in ids for _, depths in trees.decodes for ids in depths)
+
+
+def test_invalid_settings_are_refused():
+    with pytest.raises(ValueError):
+        TreeScheduler(FakeTrees(), window_s=-1)
+    with pytest.raises(ValueError):
+        TreeScheduler(FakeTrees(), max_questions=0)
+    with pytest.raises(ValueError):
+        TreeScheduler(FakeTrees(), admission="whenever")
+
+
+def test_the_answer_service_schedules_what_its_types_say(smollm2_tokenizer):
+    """The server's scheduler is declared `TreeScheduler[_TreeWork, QuestionResult]`: its decode function is typed
+    so, and a real question through the service hands it one question's tree to run and gets its result back,
+    the tree the answer stands on."""
+    import asyncio
+    from collections.abc import Callable, Sequence
+    from typing import get_args, get_type_hints
+
+    from fakes import FakeGenerator
+
+    from rqrag.inference.decoding.config import DecodeConfig
+    from rqrag.inference.decoding.decoder import TreeDecoder
+    from rqrag.retrieval.bm25 import BM25Retriever
+    from rqrag.retrieval.passages import Passage
+    from rqrag.serve.answer_service import AnswerService, _TreeWork
+    from rqrag.serve.config import ServeConfig
+
+    retriever = BM25Retriever.from_documents([Passage("d", "Hamlet", "Hamlet was written by Shakespeare.")])
+    generator = FakeGenerator(smollm2_tokenizer, lambda prompt, action, request: ("Shakespeare", 0.9))
+    config = DecodeConfig(prompting="trained", max_depth=0)
+    service = AnswerService(
+        config, ServeConfig(retrievers=["corpus"]), TreeDecoder(config, generator, smollm2_tokenizer, retriever)
+    )
+    item_type, outcome_type = get_args(service.scheduler.__orig_class__)
+    assert (item_type, outcome_type) == (_TreeWork, QuestionResult)  # one question's tree in, its result out
+    hints = get_type_hints(service._decode_trees)
+    assert hints["work"] == Sequence[_TreeWork]
+    assert hints["on_done"] == Callable[[_TreeWork, QuestionResult], None]
+
+    handed: list[tuple[object, object]] = []
+    decode = service.scheduler.decode_fn
+
+    def recorded(items, key, admit, on_done):
+        def done(item, outcome):
+            handed.append((item, outcome))
+            on_done(item, outcome)
+
+        decode(items, key, admit, done)
+
+    service.scheduler.decode_fn = recorded
+
+    async def ask():
+        service.scheduler.start()
+        try:
+            batch = service.check("Who wrote Hamlet?", retriever=None, strategy=None, max_depth=None)
+            return await service.answer([{"role": "user", "content": "Who wrote Hamlet?"}], batch, user="ana")
+        finally:
+            service.scheduler.stop()
+
+    answer = asyncio.run(ask())
+    ((item, outcome),) = handed
+    assert isinstance(item, item_type) and isinstance(outcome, outcome_type)
+    assert outcome is answer.result and answer.text and outcome.batch_info["batch_questions"] == 1
