@@ -36,7 +36,12 @@ class Forbidden(ServiceError):
 
 
 class Busy(ServiceError):
-    """Too much is already waiting; the same request may succeed later."""
+    """Too much is already waiting; the same request may succeed later, after about `retry_after` seconds (the HTTP
+    edge says so in a Retry-After header)."""
+
+    def __init__(self, message: str, *, code: str | None = None, param: str | None = None, retry_after: int = 1):
+        super().__init__(message, code=code, param=param)
+        self.retry_after = max(1, int(retry_after))
 
 
 class Timeout(ServiceError):

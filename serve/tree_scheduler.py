@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import concurrent.futures
 import logging
+import math
 import threading
 import time
 from collections import OrderedDict, deque
@@ -119,10 +120,15 @@ class TreeScheduler(Generic[Item, Outcome]):
                     f"{self.max_waiting_per_user} questions of yours are already waiting; ask again when one is "
                     "answered",
                     code="too_many_questions",
+                    retry_after=math.ceil(self.seconds_per_question()),  # about one question's model time
                 )
             line.append(_Waiting(item, key, future))
             self._lock.notify_all()
         return future
+
+    def seconds_per_question(self) -> float:
+        """The model thread's mean time per question decoded so far (1 s before any)."""
+        return self.stats.busy_seconds / self.stats.questions if self.stats.questions else 1.0
 
     def waiting(self) -> int:
         with self._lock:

@@ -219,3 +219,19 @@ def test_the_answer_service_schedules_what_its_types_say(smollm2_tokenizer):
     ((item, outcome),) = handed
     assert isinstance(item, item_type) and isinstance(outcome, outcome_type)
     assert outcome is answer.result and answer.text and outcome.batch_info["batch_questions"] == 1
+
+
+def test_a_refused_question_says_when_to_ask_again():
+    from rqrag.serve.server.schema import http_error
+
+    trees = FakeTrees(depths=1, seconds=0.3)
+    scheduler = _started(TreeScheduler(trees, window_s=0.0, max_questions=1, max_waiting_per_user=1))
+    running = scheduler.submit(_question(0), "k", user="ana")
+    time.sleep(0.1)
+    waiting = scheduler.submit(_question(1), "k", user="ana")
+    with pytest.raises(Busy) as refused:
+        scheduler.submit(_question(2), "k", user="ana")
+    error = http_error(refused.value)
+    assert error.status == 429 and int(error.headers["Retry-After"]) >= 1
+    running.result(timeout=10), waiting.result(timeout=10)
+    scheduler.stop()

@@ -100,12 +100,21 @@ class ChatRequest(AnswerRequestOptions):
 class APIError(Exception):
     """Raised by handlers; rendered as {"error": {"message", "type", "param", "code"}} with `status`."""
 
-    def __init__(self, status: int, message: str, *, code: str | None = None, param: str | None = None):
+    def __init__(
+        self,
+        status: int,
+        message: str,
+        *,
+        code: str | None = None,
+        param: str | None = None,
+        headers: dict[str, str] | None = None,
+    ):
         super().__init__(message)
         self.status = status
         self.message = message
         self.code = code
         self.param = param
+        self.headers = headers or {}
 
     @property
     def type(self) -> str:
@@ -137,4 +146,6 @@ HTTP_STATUS: dict[type[ServiceError], int] = {
 def http_error(error: ServiceError) -> APIError:
     """A service's error as the HTTP edge answers it: its status and the OpenAI-shaped body."""
     status = next((status for kind, status in HTTP_STATUS.items() if isinstance(error, kind)), 500)
-    return APIError(status, error.message, code=error.code, param=error.param)
+    # a 429 says when to ask again (RFC 9110 Retry-After, in seconds)
+    headers = {"Retry-After": str(error.retry_after)} if isinstance(error, Busy) else None
+    return APIError(status, error.message, code=error.code, param=error.param, headers=headers)
