@@ -73,3 +73,35 @@ def test_a_question_id_may_not_join_twice(smollm2_tokenizer, retriever):
     first, _ = _questions()
     with pytest.raises(ValueError, match="came twice"):
         decoder.decode([first], admit=lambda: [first])
+
+
+@pytest.mark.slow
+def test_the_shipped_model_gives_the_same_greedy_trees_whenever_questions_join():
+    """The real default model (greedy queries, the shipped decode settings at depth 1) over the embedded corpus:
+    three questions decoded together, and the same three with two of them joining at the first depth boundary,
+    give the same trajectories, word for word."""
+    from rqrag.answer import build_decoder
+    from rqrag.answer.api import Pipeline
+
+    config = Pipeline.from_config("rqrag_trained", max_depth=1, query_temperature=0.0, answer_max_tokens=24).config
+    asked = [
+        "What government position was held by the woman who portrayed Corliss Archer in the film Kiss and Tell?",
+        "Who wrote the novel Moby-Dick?",
+        "Which country is Mount Kilimanjaro in?",
+    ]
+    questions = [Question(f"q{i}", [{"role": "user", "content": q}]) for i, q in enumerate(asked)]
+    decoder = build_decoder(config)
+
+    def words(results):
+        return {
+            r.qid: sorted(
+                (t.path_id, t.trajectory.answer, tuple(s.text for s in t.trajectory.steps)) for t in r.trajectories
+            )
+            for r in results
+        }
+
+    together = words(decoder.decode(questions))
+    done = []
+    arrivals = [questions[1:]]
+    decoder.decode(questions[:1], admit=lambda: arrivals.pop(0) if arrivals else [], on_done=done.append)
+    assert words(done) == together
