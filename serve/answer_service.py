@@ -1,4 +1,4 @@
-"""The answering service behind the HTTP server: the answer pipeline, the server's retrievers, the batcher, metrics.
+"""The answering service behind the HTTP server: the answer pipeline, the server's retrievers, the scheduler, metrics.
 
 Every endpoint that answers (`/v1/ask`, `/v1/chat`, `/v1/chat/completions`) has its request checked by
 `AnswerService.check` before any stream starts, then answered by `AnswerService.events`, an async stream of the
