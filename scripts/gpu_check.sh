@@ -345,16 +345,16 @@ from rqrag.inference.decoding.search_first import search_question_first
 from rqrag.inference.decoding.tree import Question
 from rqrag.models import resolve_model
 from rqrag.retrieval.bm25 import BM25Retriever
-from rqrag.retrieval.documents import Document
+from rqrag.retrieval.passages import Passage
 
 work = Path(os.environ["WORK"])
 device, dtype = os.environ["DEVICE"], os.environ["DTYPE"]
 documents = [
-    Document("d1", "Titanic (1997 film)", "Titanic is a 1997 film directed by James Cameron."),
-    Document("d2", "James Cameron", "James Cameron is a Canadian filmmaker born in Kapuskasing, Ontario."),
-    Document("d3", "Dune (novel)", "Dune is a 1965 science fiction novel by Frank Herbert."),
-    Document("d4", "Lima", "Lima is the capital and largest city of Peru."),
-    Document("d5", "Eiffel Tower", "The Eiffel Tower is a wrought-iron tower in Paris, France."),
+    Passage("d1", "Titanic (1997 film)", "Titanic is a 1997 film directed by James Cameron."),
+    Passage("d2", "James Cameron", "James Cameron is a Canadian filmmaker born in Kapuskasing, Ontario."),
+    Passage("d3", "Dune (novel)", "Dune is a 1965 science fiction novel by Frank Herbert."),
+    Passage("d4", "Lima", "Lima is the capital and largest city of Peru."),
+    Passage("d5", "Eiffel Tower", "The Eiffel Tower is a wrought-iron tower in Paris, France."),
 ]
 retriever = BM25Retriever.from_documents(documents, show_progress=False)
 question = Question("q1", [{"role": "user", "content": "Where was the director of Titanic born?"}])
