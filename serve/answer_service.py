@@ -183,9 +183,10 @@ class AnswerService:
             return [w.question for w in new]
 
         def finished(result: QuestionResult) -> None:
-            seconds = time.perf_counter() - joined[result.qid]
+            # forgotten once handed over: a decode that keeps admitting must not keep every question it served
+            seconds = time.perf_counter() - joined.pop(result.qid)
             result.batch_info = {"batch_questions": size, "decode_seconds": round(seconds, 3)}
-            on_done(items[result.qid], result)
+            on_done(items.pop(result.qid), result)
 
         generator_before = dataclasses.replace(self.decoder.generator.stats)
         depths_before = len(self.decoder.stats.depth_sizes)

@@ -68,6 +68,18 @@ def test_each_question_is_handed_over_when_its_own_tree_ends(smollm2_tokenizer, 
     assert order[0] == "shallow" and sorted(order[1:]) == ["qa", "qb"]
 
 
+def test_a_decode_that_keeps_admitting_forgets_the_questions_it_handed_over(smollm2_tokenizer, retriever):
+    """Under steady traffic a decode may never end: an admitted question, once handed over, is no longer held (its
+    id may come again), while the questions the call returns are kept."""
+    decoder, _ = _decoder(smollm2_tokenizer, retriever, max_depth=0)
+    first, late = _questions()
+    arrivals = [[late], [], [late], []]  # the same id again, after its first tree was handed over
+    done = []
+    (result,) = decoder.decode([first], admit=lambda: arrivals.pop(0) if arrivals else [], on_done=done.append)
+    assert [r.qid for r in done] == [first.qid, late.qid, late.qid] and result.qid == first.qid
+    assert done[1].answer == done[2].answer == "Jaguar"
+
+
 def test_a_question_id_may_not_join_twice(smollm2_tokenizer, retriever):
     decoder, _ = _decoder(smollm2_tokenizer, retriever, max_depth=1)
     first, _ = _questions()

@@ -107,7 +107,8 @@ class TreeDecoder:
         results: dict[str, QuestionResult] = {}
         by_id: dict[str, Question] = {}
         joined: dict[str, int] = {}  # question id -> the round it joined at (its depth is the round minus this)
-        done: set[str] = set()
+        done: set[str] = set()  # of `questions`, the ones handed over (kept: they are returned)
+        returned = {q.qid for q in questions}
         live: list[Path] = []
 
         def join(arrived: Sequence[Question], at: int) -> None:
@@ -123,14 +124,18 @@ class TreeDecoder:
                     live.append(root)
 
         def finish_idle() -> None:
-            """Select and hand over every question with no live path left."""
+            """Select and hand over every question with no live path left. An admitted question is forgotten once
+            handed over: under steady traffic a decode may never end, and what it keeps must not grow with it."""
             running = {path.qid for path in live}
             for qid in list(results):
                 if qid not in done and qid not in running:
-                    done.add(qid)
                     self._select(results[qid], by_id[qid].choices)
                     if on_done is not None:
                         on_done(results[qid])
+                    if qid in returned:
+                        done.add(qid)
+                    else:
+                        del results[qid], by_id[qid], joined[qid]
 
         join(questions, 0)
         round_ = 0
