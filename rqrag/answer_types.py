@@ -19,6 +19,7 @@ a thing of the asked type (how a quote is chosen), and `entities(question)` the 
 
 from __future__ import annotations
 
+import functools
 import re
 
 from rqrag.answers import contains_phrase, normalize_answer
@@ -44,6 +45,7 @@ _YES_NO_OPENING = re.compile(
 )
 # "X or Y?" after a comma or after "which/who/what ..." — the two options of a comparison.
 _OPTIONS = re.compile(r"(?:,|:|\bbetween\b|\bentre\b)\s*(?:the\s+)?(.+?)\s+(?:or|ou)\s+(?:the\s+)?(.+?)\s*\??$", re.I)
+_NAMES_ALTERNATIVE = re.compile(r"\s(?:or|ou)\s", re.I)  # what both patterns need; cheap to look for first
 _OPTIONS_LOOSE = re.compile(
     r"^\s*(?:which|who|what|qual|quem)\b.*?\b(?:is|was|are|were|came|e|foi)?\s*(.+?)\s+(?:or|ou)\s+(.+?)\s*\??$", re.I
 )
@@ -129,10 +131,15 @@ def asked_type(question: str, choices=()) -> str:
     return OTHER
 
 
+@functools.lru_cache(maxsize=1024)
 def options(question: str) -> tuple[str, ...]:
     """The two options a comparison question names ("..., X or Y?"), as written; () when it names none.
-    "Are X and Y both ...?" is a yes/no question, not a choice."""
+    "Are X and Y both ...?" is a yes/no question, not a choice. Cached: the reader asks it of every candidate, and
+    on a long question without "or" the two patterns backtrack over the whole text (tens of ms, holding the GIL
+    that the model thread needs), so such a question is not searched at all."""
     text = " ".join(question.split())
+    if not _NAMES_ALTERNATIVE.search(text):
+        return ()
     for pattern in (_OPTIONS, _OPTIONS_LOOSE):
         found = pattern.search(text)
         if found:

@@ -87,3 +87,33 @@ def test_a_sentence_holds_the_asked_type_only_with_something_new():
     assert holds_type("Kiss and Tell is a 1945 American comedy film.", DATE, when)
     assert not holds_type("Kiss and Tell is an American comedy film.", DATE, when)
     assert holds_type("anything at all", OTHER, "How does it work?")
+
+
+class _CountingPattern:
+    """A compiled pattern that counts its searches."""
+
+    def __init__(self, pattern):
+        self.pattern, self.searches = pattern, 0
+
+    def search(self, text):
+        self.searches += 1
+        return self.pattern.search(text)
+
+
+def test_options_reads_a_question_once_and_skips_one_that_names_no_alternative(monkeypatch):
+    # The comparison patterns backtrack over the whole question when it has no "or": on the longest question
+    # the server takes they cost 35 ms a call, and the reader asks for the options of each candidate. A question
+    # without "or"/"ou" is not searched at all, and a question's options are computed once.
+    import rqrag.answer_types as answer_types
+
+    counting = [_CountingPattern(answer_types._OPTIONS), _CountingPattern(answer_types._OPTIONS_LOOSE)]
+    monkeypatch.setattr(answer_types, "_OPTIONS", counting[0])
+    monkeypatch.setattr(answer_types, "_OPTIONS_LOOSE", counting[1])
+    answer_types.options.cache_clear()
+    long_question = "What does this note say about the history of the river and the old mill? " * 25
+    assert options(long_question) == ()
+    assert sum(p.searches for p in counting) == 0
+    for _ in range(3):
+        assert options("Which came first, the chicken or the egg?") == ("chicken", "egg")
+    assert sum(p.searches for p in counting) <= 2
+    assert options("Quem nasceu primeiro, Pedro ou Paulo?") == ("Pedro", "Paulo")
