@@ -12,8 +12,9 @@ question, through `/v1/ask`), each repeated `--repeats` times and reported by it
 3. **behind the longest question allowed**: `max_question_tokens` worth of text sent first on `/v1/ask`, then the
    normal question 0.5 s later, while the long one is being decoded.
 
-The ratios (2)/(1) and (3)/(1) are the figures of the issue: goal <= 2x. The statuses of the hostile requests are
-printed too (the oversize ones must be 400 at once).
+The ratios (2)/(1) and (3)/(1) are the figures of the issues: goal <= 2x behind the oversize ones, <= 1.5x behind the
+longest one (`--extra="--preempt_after_s null"` shows it without the scheduler decoding held-up questions in between).
+The statuses of the hostile requests are printed too (the oversize ones must be 400 at once).
 """
 
 from __future__ import annotations
@@ -112,7 +113,8 @@ def main(argv: list[str] | None = None) -> int:
         f"behind the longest allowed question ({len(long_text)} chars): {lg:6.1f} s = {lg / a:.2f}x alone; "
         f"its statuses {longest_statuses}"
     )
-    print(f"goal: <= 2x alone -> {'met' if max(o, lg) / a <= 2 else 'NOT met'}")
+    print(f"goals: <= 2x alone behind the oversize ones -> {'met' if o / a <= 2 else 'NOT met'}")
+    print(f"       <= 1.5x alone behind the longest allowed -> {'met' if lg / a <= 1.5 else 'NOT met'}")
     return 0
 
 

@@ -95,7 +95,11 @@ class AnswerService:
             serve.max_batch_questions,
             serve.max_waiting_per_user,
             serve.admission,
+            serve.preempt_after_s,
         )
+        if hasattr(decoder.generator, "between_steps"):  # the hf backend: a long call lets waiting questions through
+            decoder.generator.between_steps = self.scheduler.between_steps
+        self._decodes_running = 0  # >1 while a decode runs nested in another's model call
         if metrics is not None:
             self.scheduler.on_batch = metrics.batch_size.observe
 
@@ -191,16 +195,21 @@ class AnswerService:
         generator_before = dataclasses.replace(self.decoder.generator.stats)
         depths_before = len(self.decoder.stats.depth_sizes)
         began = time.perf_counter()
-        self.pipeline.run_tree(
-            [w.question for w in work],
-            work[0].settings,
-            work[0].source,
-            lambda qid, path_id, step: items[qid].on_step(qid, path_id, step),
-            admit=admitted,
-            on_done=finished,
-        )
+        self._decodes_running += 1
+        try:
+            self.pipeline.run_tree(
+                [w.question for w in work],
+                work[0].settings,
+                work[0].source,
+                lambda qid, path_id, step: items[qid].on_step(qid, path_id, step),
+                admit=admitted,
+                on_done=finished,
+            )
+        finally:
+            self._decodes_running -= 1
         after = self.decoder.generator.stats
-        if self.metrics is not None:
+        # A decode nested in another's model call is counted by the one it interrupted (its deltas hold it).
+        if self.metrics is not None and self._decodes_running == 0:
             self.metrics.model_busy_seconds.inc(time.perf_counter() - began)
             for size in self.decoder.stats.depth_sizes[depths_before:]:
                 self.metrics.depth_expansions.observe(size)

@@ -64,6 +64,13 @@ class RequestLimitsConfig:
             "to end (the earlier schedule, for comparison)"
         },
     )
+    preempt_after_s: float | None = field(
+        default=0.25,
+        metadata={
+            "help": "a question held up this long by a running model call is decoded in between, in a decode of its "
+            "own (depth admission only; null: it waits for the call to end)"
+        },
+    )
     max_waiting_per_user: int = field(
         default=16, metadata={"help": "questions one user may have waiting for the model; more get 429"}
     )
@@ -203,5 +210,7 @@ class ServeConfig(MemoryConfig, DocumentsConfig, RequestLimitsConfig, ServerConf
             raise ValueError("max_question_chars >= 1, max_question_tokens >= 1 and decode_budget_s > 0 are required")
         if self.max_waiting_per_user < 1:
             raise ValueError("max_waiting_per_user >= 1 is required")
+        if self.preempt_after_s is not None and self.preempt_after_s < 0:
+            raise ValueError("preempt_after_s must be >= 0, or null (never)")
         if self.max_batch_questions < 1 or self.batch_window_ms < 0 or self.max_request_bytes < 1:
             raise ValueError("max_batch_questions >= 1, batch_window_ms >= 0 and max_request_bytes >= 1 are required")

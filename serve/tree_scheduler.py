@@ -15,6 +15,15 @@ the others' next depth, so a question behind a long tree waits for one depth of 
 moment its tree is done. `admission="batch"` is the earlier schedule, kept for the serving benchmark
 (`scripts/bench_serving.py`): a decode takes only the questions there when it starts.
 
+A single model call can be long too (the longest question the server takes decodes 48 tokens over a 560-token
+prompt: 2-3 s on a CPU), and a question arriving during it would wait for all of it. So the generator calls
+`between_steps()` after each decode step, and once a question has waited `preempt_after_s`, the questions waiting
+are decoded there and then, in a decode of their own (nested in the call they interrupt, on the same thread), and the
+interrupted call goes on after. Two rules keep the interrupted questions from starving: a nested decode admits no one
+(it finishes what it took), and the questions decoded in between get at most as much of the model thread as the
+decode they interrupt has had (so its questions are at most twice as slow). vLLM's scheduler interleaves at each
+token; a transformers generate call is not re-entrant across threads but is within one, hence the nesting.
+
 Turns are fair: each take goes round the users who have questions waiting, one question each per turn, so one
 user's fifty questions do not starve another's one; and each user may have `max_waiting_per_user` waiting at
 most (a `Busy`, 429 with Retry-After, beyond it).
@@ -60,6 +69,7 @@ class SchedulerStats:
     admitted_late: int = 0  # questions that joined a decode already running
     sizes: list[int] = field(default_factory=list)  # questions each decode started with
     busy_seconds: float = 0.0  # time the model thread spent decoding
+    preemptions: int = 0  # decodes nested in a model call that held waiting questions up
 
 
 class TreeScheduler(Generic[Item, Outcome]):
@@ -70,9 +80,12 @@ class TreeScheduler(Generic[Item, Outcome]):
         max_questions: int = 16,
         max_waiting_per_user: int = 16,
         admission: str = "depth",
+        preempt_after_s: float | None = 0.25,
     ):
         if window_s < 0 or max_questions < 1 or max_waiting_per_user < 1:
             raise ValueError("window_s >= 0, max_questions >= 1 and max_waiting_per_user >= 1 are required")
+        if preempt_after_s is not None and preempt_after_s < 0:
+            raise ValueError("preempt_after_s must be >= 0 (or None: never)")
         if admission not in ADMISSIONS:
             raise ValueError(f"admission must be one of {ADMISSIONS}, not {admission!r}")
         self.decode_fn = decode_fn
@@ -80,12 +93,17 @@ class TreeScheduler(Generic[Item, Outcome]):
         self.max_questions = max_questions
         self.max_waiting_per_user = max_waiting_per_user
         self.admission = admission
+        # The batch schedule is the earlier one, kept as it was for the serving benchmark: no preemption either.
+        self.preempt_after_s = preempt_after_s if admission == "depth" else None
         self.stats = SchedulerStats()
         self.on_batch: Callable[[int], None] | None = None  # told each decode's (and each admission's) size
         self._lines: OrderedDict[str, deque[_Waiting]] = OrderedDict()  # user -> their waiting questions, in turn
         self._lock = threading.Condition()
         self._stopping = False
         self._thread: threading.Thread | None = None
+        self._outer_began: float | None = None  # when the decode now running (not nested) began
+        self._nested_seconds = 0.0  # how much of it went to decodes nested in it
+        self._nested = False
 
     # ------------------------------------------------------------------------------------------ callers
 
@@ -159,6 +177,34 @@ class TreeScheduler(Generic[Item, Outcome]):
                 del self._lines[user]
         return [w for w in taken if w.future.set_running_or_notify_cancel()]
 
+    def between_steps(self) -> None:
+        """The generator's hook, after each decode step: decode the waiting questions in between if one has waited
+        `preempt_after_s` (see the module's docstring). Does nothing off the model thread, inside a nested decode,
+        or once the nested decodes have had as much time as the decode they interrupt."""
+        if self.preempt_after_s is None or self._nested or self._outer_began is None:
+            return
+        if threading.current_thread() is not self._thread:
+            return
+        now = time.monotonic()
+        if self._nested_seconds >= now - self._outer_began - self._nested_seconds:
+            return
+        with self._lock:
+            waiting = [w for line in self._lines.values() for w in line if not w.future.cancelled()]
+            if not waiting or now - min(w.since for w in waiting) < self.preempt_after_s:
+                return
+            key = waiting[0].key
+        taken = self._take(key, self.max_questions)
+        if not taken:
+            return
+        self.stats.preemptions += 1
+        self._nested = True
+        began = time.monotonic()
+        try:
+            self._decode(taken, key)
+        finally:
+            self._nested = False
+            self._nested_seconds += time.monotonic() - began
+
     def _head_key(self) -> tuple[bool, Hashable]:
         with self._lock:
             while not self._stopping and not any(self._lines.values()):
@@ -177,7 +223,11 @@ class TreeScheduler(Generic[Item, Outcome]):
                 time.sleep(self.window_s)  # the questions that came together start together
             started = self._take(key, self.max_questions)
             if started:
-                self._decode(started, key)
+                self._outer_began, self._nested_seconds = time.monotonic(), 0.0
+                try:
+                    self._decode(started, key)
+                finally:
+                    self._outer_began = None
 
     def _decode(self, started: list[_Waiting], key: Hashable) -> None:
         in_flight: dict[int, _Waiting] = {id(w.item): w for w in started}
@@ -187,8 +237,10 @@ class TreeScheduler(Generic[Item, Outcome]):
         if self.on_batch is not None:
             self.on_batch(len(started))
 
+        nested = self._nested
+
         def admit() -> list[Item]:
-            if self.admission != "depth" or self._stopping:
+            if self.admission != "depth" or self._stopping or nested:  # a nested decode finishes what it took
                 return []
             joined = self._take(key, self.max_questions)
             for w in joined:
@@ -215,7 +267,8 @@ class TreeScheduler(Generic[Item, Outcome]):
                     waiting.future.set_exception(error)
             in_flight.clear()
         finally:
-            self.stats.busy_seconds += time.perf_counter() - began
+            if not nested:  # a nested decode's time is inside the decode it interrupted
+                self.stats.busy_seconds += time.perf_counter() - began
         for waiting in in_flight.values():  # a decode function that forgot one: say so rather than hang
             if not waiting.future.done():
                 waiting.future.set_exception(RuntimeError("the decode ended without this question's outcome"))

@@ -117,3 +117,55 @@ def test_the_shipped_model_gives_the_same_greedy_trees_whenever_questions_join()
     arrivals = [questions[1:]]
     decoder.decode(questions[:1], admit=lambda: arrivals.pop(0) if arrivals else [], on_done=done.append)
     assert words(done) == together
+
+
+@pytest.mark.slow
+def test_a_question_held_up_by_the_longest_question_is_decoded_in_between_with_the_same_tree():
+    """The real default model in the server's scheduler: the longest question the server takes holds the model for
+    one long call (48 tokens over a 560-token prompt); a normal question sent during it is decoded in between, by a
+    generate nested in that call, and both trees are word for word those each gets alone."""
+    import time
+
+    from rqrag.answer import build_decoder
+    from rqrag.answer.api import Pipeline
+    from rqrag.serve.tree_scheduler import TreeScheduler
+
+    config = Pipeline.from_config("rqrag_trained", max_depth=1, query_temperature=0.0).config
+    decoder = build_decoder(config)
+    sentence = "What does this long note say about the history of the river and the old mill near the town? "
+    long = Question("long", [{"role": "user", "content": (sentence * 24).strip()}])
+    normal = Question("normal", [{"role": "user", "content": "Who wrote the novel Moby-Dick?"}])
+
+    def words(result):
+        return sorted(
+            (t.path_id, t.trajectory.answer, tuple(s.text for s in t.trajectory.steps)) for t in result.trajectories
+        )
+
+    alone = {q.qid: words(decoder.decode([q])[0]) for q in (long, normal)}
+
+    def decode_fn(items, key, admit, on_done):
+        known = {q.qid: q for q in items}
+
+        def admitted():
+            new = admit()
+            known.update((q.qid, q) for q in new)
+            return new
+
+        decoder.decode(list(items), admit=admitted, on_done=lambda r: on_done(known[r.qid], r))
+
+    scheduler = TreeScheduler(decode_fn, window_s=0.0, preempt_after_s=0.1)
+    decoder.generator.between_steps = scheduler.between_steps
+    finished: list[str] = []
+    scheduler.start()
+    try:
+        futures = [scheduler.submit(long, "k", user="ana")]
+        time.sleep(0.5)  # the long question's first call is running
+        futures.append(scheduler.submit(normal, "k", user="bia"))
+        for future in futures:
+            future.add_done_callback(lambda f: finished.append(f.result().qid))
+        results = {f.result(timeout=300).qid: f.result() for f in futures}
+    finally:
+        scheduler.stop()
+        decoder.generator.between_steps = None
+    assert finished == ["normal", "long"] and scheduler.stats.preemptions == 1
+    assert {qid: words(r) for qid, r in results.items()} == alone

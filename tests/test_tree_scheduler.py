@@ -21,10 +21,26 @@ class FakeTrees:
     """A decode function whose trees are `depths` depths deep and take `seconds` a depth: at each boundary it
     admits, and each question is done `depths` depths after it joined. It records who was in each depth."""
 
-    def __init__(self, depths: int = 3, seconds: float = 0.0, fail_on: str | None = None):
+    def __init__(
+        self, depths: int = 3, seconds: float = 0.0, fail_on: str | None = None, long_seconds: float | None = None
+    ):
         self.depths, self.seconds, self.fail_on = depths, seconds, fail_on
+        self.long_seconds = long_seconds  # a depth holding a question whose id starts with "qlong" takes this long
         self.decodes: list[tuple[object, list[list[str]]]] = []  # (key, the question ids in each depth)
         self.threads: set[str] = set()
+        self.between_steps = None  # like a generator's hook: called every 10 ms of a depth's model call
+
+    def _model_call(self, running) -> None:
+        seconds = self.seconds
+        if self.long_seconds is not None and any(qid.startswith("qlong") for qid in running):
+            seconds = self.long_seconds
+        if self.between_steps is None:
+            time.sleep(seconds)
+            return
+        ends = time.monotonic() + seconds
+        while time.monotonic() < ends:
+            time.sleep(min(0.01, max(0.0, ends - time.monotonic())))
+            self.between_steps()
 
     def __call__(self, items, key, admit, on_done):
         self.threads.add(threading.current_thread().name)
@@ -35,7 +51,7 @@ class FakeTrees:
             depths.append(sorted(running))
             if self.fail_on in running:
                 raise RuntimeError("retriever down")
-            time.sleep(self.seconds)
+            self._model_call(running)
             for qid, (q, depth) in list(running.items()):
                 if depth + 1 == self.depths:
                     del running[qid]
@@ -127,6 +143,73 @@ def test_one_users_flood_does_not_starve_another_users_question():
     depths = trees.decodes[0][1]
     joined_at = next(i for i, ids in enumerate(depths) if "qb" in ids)
     assert joined_at <= 1  # in the first depth or admitted at the first boundary: one depth's work at most
+
+
+def _preempting(trees: FakeTrees, **options) -> TreeScheduler:
+    scheduler = TreeScheduler(trees, window_s=0.0, **options)
+    trees.between_steps = scheduler.between_steps
+    return _started(scheduler)
+
+
+def test_a_question_held_up_by_a_long_model_call_is_decoded_in_between():
+    # One depth of the long question takes 1 s; the short question's whole tree (3 depths) 0.15 s. Joining at the
+    # next depth it would wait for the long call; decoded in between, it is answered 0.1 s after it has waited.
+    trees = FakeTrees(depths=3, seconds=0.05, long_seconds=1.0)
+    scheduler = _preempting(trees, preempt_after_s=0.1)
+    long = scheduler.submit(_question("long"), "k", user="ana")
+    time.sleep(0.2)  # the long question's first model call is running
+    asked = time.monotonic()
+    short = scheduler.submit(_question(1), "k", user="bia")
+    short.result(timeout=10)
+    waited = time.monotonic() - asked
+    assert not long.done()  # the short question did not wait for the long call to end
+    long.result(timeout=30)
+    scheduler.stop()
+    assert waited < 0.8
+    outer, nested = trees.decodes
+    assert nested[1] == [["q1"]] * 3  # decoded on its own, all three depths
+    assert all("q1" not in ids for ids in outer[1])  # and not admitted again by the decode it interrupted
+    assert scheduler.stats.preemptions == 1
+
+
+def test_without_preemption_a_short_question_waits_for_the_long_call():
+    trees = FakeTrees(depths=3, seconds=0.05, long_seconds=0.8)
+    scheduler = _preempting(trees, preempt_after_s=None)
+    long = scheduler.submit(_question("long"), "k")
+    time.sleep(0.2)
+    short = scheduler.submit(_question(1), "k")
+    short.result(timeout=10)
+    long.result(timeout=30)
+    scheduler.stop()
+    ((_, depths),) = trees.decodes  # joined the running decode at its next depth
+    assert depths[1] == ["q1", "qlong"] and scheduler.stats.preemptions == 0
+
+
+def test_questions_decoded_in_between_take_at_most_half_the_model_thread():
+    # Short questions (0.2 s each) arrive every 20 ms while a 1 s call runs: were they decoded in between whenever
+    # one had waited, the long call would never move; newcomers get at most the time the call has had.
+    trees = FakeTrees(depths=1, seconds=0.2, long_seconds=1.0)
+    scheduler = _preempting(trees, preempt_after_s=0.05, max_waiting_per_user=64)
+    long = scheduler.submit(_question("long"), "k", user="ana")
+    stop = threading.Event()
+
+    def flood():
+        i = 0
+        while not stop.is_set():
+            scheduler.submit(_question(f"f{i}"), "k", user=f"user{i % 8}")
+            i += 1
+            time.sleep(0.02)
+
+    began = time.monotonic()
+    flooding = threading.Thread(target=flood)
+    flooding.start()
+    long.result(timeout=60)
+    took = time.monotonic() - began
+    stop.set()
+    flooding.join()
+    scheduler.stop()
+    assert scheduler.stats.preemptions >= 2  # it did give way to them
+    assert took < 2.6  # 1 s of its own and at most as much again for the others, plus one short decode
 
 
 def test_a_users_line_is_bounded_and_others_still_get_in():

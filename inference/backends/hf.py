@@ -16,14 +16,17 @@ batch is processed in three phases:
    not pay for long queries. The log-probability of each emitted token is read from the same logits
    (raw distribution, before temperature), so scoring needs no second pass.
 
-`generate`'s own `GenerationConfig` is one per call, which is why this runs its own small loop.
+`generate`'s own `GenerationConfig` is one per call, which is why this runs its own small loop. `between_steps`,
+when set, is called after every decode step, on the calling thread: the server's scheduler uses it to decode the
+questions a long call holds up in between (`rqrag.serve.tree_scheduler`); all of a call's state is local, so a
+`generate` nested in it is safe.
 """
 
 from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import torch
@@ -56,6 +59,7 @@ class HFGenerator:
         self.prefix_sharing = prefix_sharing
         self.seed = seed
         self.stats = GeneratorStats()
+        self.between_steps: Callable[[], None] | None = None  # see the module's docstring
         self.timings = {"prefill": 0.0, "decode": 0.0, "decode_steps": 0}
         self.pad_id = tokenizer.pad_token_id if tokenizer.pad_token_id is not None else tokenizer.eos_token_id
         eos = model.generation_config.eos_token_id if model.generation_config is not None else None
@@ -234,6 +238,8 @@ class HFGenerator:
             self.timings["decode_steps"] += 1
             if not keep:
                 break
+            if self.between_steps is not None:
+                self.between_steps()
             if len(keep) < len(live):  # drop finished rows from the batch and the cache
                 index = torch.tensor(keep, dtype=torch.long, device=mask.device)
                 cache.reorder_cache(index)
