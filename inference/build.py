@@ -46,9 +46,11 @@ def build_generator(config: DecodeConfig):
 
         return VLLMGenerator(path, seed=config.seed, dtype=config.dtype), load_tokenizer(path)
     from rqrag.inference.backends.hf import HFGenerator
+    from rqrag.inference.backends.prefix_cache import PrefixCache
 
+    prefix_cache = PrefixCache(config.prefix_cache_tokens) if config.prefix_cache_tokens > 0 else None
     generator = HFGenerator.from_pretrained(
-        path, dtype=config.dtype, max_batch_size=config.max_batch_size, seed=config.seed
+        path, dtype=config.dtype, max_batch_size=config.max_batch_size, seed=config.seed, prefix_cache=prefix_cache
     )
     return generator, generator.tokenizer
 

@@ -65,10 +65,10 @@ class RequestLimitsConfig:
         },
     )
     preempt_after_s: float | None = field(
-        default=0.25,
+        default=0.75,
         metadata={
-            "help": "a question held up this long by a running model call is decoded in between, in a decode of its "
-            "own (depth admission only; null: it waits for the call to end)"
+            "help": "a model call running this long lets the questions waiting be decoded in between, in a decode of "
+            "their own (depth admission only; null: they wait for the call to end)"
         },
     )
     max_waiting_per_user: int = field(

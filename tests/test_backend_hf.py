@@ -101,3 +101,43 @@ def test_context_overflow_is_refused(model_and_tokenizer):
     gen = HFGenerator(model, tok)
     with pytest.raises(ValueError, match="context window"):
         gen.generate([GenerationRequest((1,) * gen.max_context, SamplingParams(max_tokens=4))])
+
+
+def test_a_prefix_cache_reuses_earlier_prompts_blocks_and_changes_nothing(model_and_tokenizer):
+    # A deeper path's prompt starts with its parent's: the second call reads the parent's full blocks from the cache
+    # and computes only the rest, and its completions are those of a generator whose cache is cold, token for token.
+    from rqrag.inference.backends.prefix_cache import PrefixCache
+
+    model, tok = model_and_tokenizer
+    parent = _ids(tok, "Here is a long passage about rivers and mills. " * 12 + "Summarise it.")
+    child = (*parent, *_ids(tok, "Now say which mill is the oldest."))
+    params = SamplingParams(max_tokens=8)
+    warm = HFGenerator(model, tok, prefix_cache=PrefixCache(block_tokens=32))
+    warm.generate([GenerationRequest(parent, params)])
+    before = warm.stats.prompt_tokens_computed
+    (reused,) = warm.generate([GenerationRequest(child, params)])
+    computed = warm.stats.prompt_tokens_computed - before
+    (cold,) = HFGenerator(model, tok, prefix_cache=PrefixCache(block_tokens=32)).generate(
+        [GenerationRequest(child, params)]
+    )
+    assert reused.token_ids == cold.token_ids and reused.logprobs == cold.logprobs  # exact: the same blocks
+    blocks_of_parent = (len(parent) - 1) // 32 * 32  # the prefix phase leaves the last token to the suffix
+    assert warm.prefix_cache.stats.tokens_reused == blocks_of_parent
+    assert computed == len(child) - blocks_of_parent
+    (plain,) = HFGenerator(model, tok).generate([GenerationRequest(child, params)])
+    assert plain.token_ids == cold.token_ids  # block by block or in one forward: the same tokens
+    assert torch.allclose(torch.tensor(plain.logprobs), torch.tensor(cold.logprobs), atol=1e-3)
+
+
+def test_the_prefix_cache_keeps_at_most_its_budget():
+    from rqrag.inference.backends.prefix_cache import PrefixCache
+
+    cache = PrefixCache(max_tokens=4, block_tokens=2)
+    block = [(torch.zeros(1, 1, 2, 4), torch.zeros(1, 1, 2, 4))]
+    for start in range(0, 8, 2):
+        cache.store(tuple(range(start + 2)), block)
+    assert cache.tokens_held == 4 and cache.stats.blocks_evicted == 2
+    assert cache.lookup((0, 1, 2, 3))[1] == 0  # the oldest blocks went first: (0, 1) is gone, so nothing matches
+    assert cache.lookup((0, 1, 2, 3, 4, 5, 6, 7))[1] == 0
+    with pytest.raises(ValueError, match="multiple of 2"):
+        cache.store((1, 2, 3), block)

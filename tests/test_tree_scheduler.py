@@ -28,7 +28,7 @@ class FakeTrees:
         self.long_seconds = long_seconds  # a depth holding a question whose id starts with "qlong" takes this long
         self.decodes: list[tuple[object, list[list[str]]]] = []  # (key, the question ids in each depth)
         self.threads: set[str] = set()
-        self.between_steps = None  # like a generator's hook: called every 10 ms of a depth's model call
+        self.between_steps = None  # like a generator's hook: called every 10 ms of a depth's model call, with its age
 
     def _model_call(self, running) -> None:
         seconds = self.seconds
@@ -37,10 +37,10 @@ class FakeTrees:
         if self.between_steps is None:
             time.sleep(seconds)
             return
-        ends = time.monotonic() + seconds
-        while time.monotonic() < ends:
-            time.sleep(min(0.01, max(0.0, ends - time.monotonic())))
-            self.between_steps()
+        began = time.monotonic()
+        while time.monotonic() < began + seconds:
+            time.sleep(min(0.01, max(0.0, began + seconds - time.monotonic())))
+            self.between_steps(time.monotonic() - began)
 
     def __call__(self, items, key, admit, on_done):
         self.threads.add(threading.current_thread().name)
@@ -183,6 +183,20 @@ def test_without_preemption_a_short_question_waits_for_the_long_call():
     scheduler.stop()
     ((_, depths),) = trees.decodes  # joined the running decode at its next depth
     assert depths[1] == ["q1", "qlong"] and scheduler.stats.preemptions == 0
+
+
+def test_ordinary_calls_are_not_interrupted_what_waits_joins_at_the_next_depth():
+    # Interrupting every call someone waits on trades batching for nothing: only a call past preempt_after_s is.
+    trees = FakeTrees(depths=3, seconds=0.3)
+    scheduler = _preempting(trees, preempt_after_s=0.5)
+    first = scheduler.submit(_question(0), "k", user="ana")
+    time.sleep(0.1)
+    late = scheduler.submit(_question(1), "k", user="bia")
+    late.result(timeout=10)
+    first.result(timeout=10)
+    scheduler.stop()
+    ((_, depths),) = trees.decodes
+    assert depths[1] == ["q0", "q1"] and scheduler.stats.preemptions == 0
 
 
 def test_questions_decoded_in_between_take_at_most_half_the_model_thread():

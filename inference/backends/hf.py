@@ -17,7 +17,7 @@ batch is processed in three phases:
    (raw distribution, before temperature), so scoring needs no second pass.
 
 `generate`'s own `GenerationConfig` is one per call, which is why this runs its own small loop. `between_steps`,
-when set, is called after every decode step, on the calling thread: the server's scheduler uses it to decode the
+when set, is called after every decode step with the seconds the call has run, on the calling thread: the server's scheduler uses it to decode the
 questions a long call holds up in between (`rqrag.serve.tree_scheduler`); all of a call's state is local, so a
 `generate` nested in it is safe.
 """
@@ -32,6 +32,7 @@ from dataclasses import dataclass
 import torch
 
 from rqrag.inference.backends.base import TERMINATED, Completion, GenerationRequest, GeneratorStats
+from rqrag.inference.backends.prefix_cache import PrefixCache
 
 
 logger = logging.getLogger(__name__)
@@ -52,14 +53,27 @@ class _Row:
 class HFGenerator:
     """The `Generator` protocol over a transformers causal LM (CPU by default)."""
 
-    def __init__(self, model, tokenizer, *, max_batch_size: int = 32, prefix_sharing: bool = True, seed: int = 0):
+    def __init__(
+        self,
+        model,
+        tokenizer,
+        *,
+        max_batch_size: int = 32,
+        prefix_sharing: bool = True,
+        seed: int = 0,
+        prefix_cache: PrefixCache | None = None,
+    ):
         self.model = model.eval()
+        # Keys and values of prompt blocks kept across calls (`prefix_cache.py`): a deeper path's prompt starts with
+        # its parent's. None: each call computes its prefixes whole, in one forward each.
+        self.prefix_cache = prefix_cache
         self.tokenizer = tokenizer
         self.max_batch_size = max_batch_size
         self.prefix_sharing = prefix_sharing
         self.seed = seed
         self.stats = GeneratorStats()
-        self.between_steps: Callable[[], None] | None = None  # see the module's docstring
+        self.between_steps: Callable[[float], None] | None = None  # see the module's docstring
+        self._call_started = 0.0  # when the generate call now running began (a nested one keeps its own)
         self.timings = {"prefill": 0.0, "decode": 0.0, "decode_steps": 0}
         self.pad_id = tokenizer.pad_token_id if tokenizer.pad_token_id is not None else tokenizer.eos_token_id
         eos = model.generation_config.eos_token_id if model.generation_config is not None else None
@@ -92,9 +106,13 @@ class HFGenerator:
                     f"context window of {self.max_context}"
                 )
         results: list[Completion | None] = [None] * len(requests)
-        for chunk in self._chunks(requests):
-            for row in self._run_chunk(chunk):
-                results[row.index] = self._completion(row)
+        interrupted, self._call_started = self._call_started, time.perf_counter()
+        try:
+            for chunk in self._chunks(requests):
+                for row in self._run_chunk(chunk):
+                    results[row.index] = self._completion(row)
+        finally:
+            self._call_started = interrupted
         return results  # type: ignore[return-value]
 
     # ------------------------------------------------------------------------------------ internals
@@ -154,12 +172,13 @@ class HFGenerator:
         if width > 0:
             mask = torch.zeros((len(unique), width), dtype=torch.long)
             stacked: list[tuple[torch.Tensor, torch.Tensor]] | None = None
+            reused_tokens = 0
             for i, p in enumerate(unique):
                 if not p:
                     continue
                 mask[i, width - len(p) :] = 1
-                ids = torch.tensor([p], device=device)
-                _, single = self._forward(ids, None, torch.arange(len(p), device=device)[None], growable_cache())
+                single, reused = self._prefill(p)
+                reused_tokens += reused
                 if stacked is None:
                     stacked = [
                         (
@@ -175,7 +194,7 @@ class HFGenerator:
                     values[i, :, width - len(p) :] = layer.values[0]
             for layer_idx, (keys, values) in enumerate(stacked):
                 cache.update(keys, values, layer_idx)
-            self.stats.prompt_tokens_computed += sum(len(p) for p in unique)
+            self.stats.prompt_tokens_computed += sum(len(p) for p in unique) - reused_tokens
             index = torch.tensor(row_prefix, dtype=torch.long, device=device)
             cache.reorder_cache(index)  # repeat each prefix's keys/values for each of its requests
             mask = mask[index.cpu()]
@@ -202,6 +221,39 @@ class HFGenerator:
         done = self._decode(rows, logits, cache, mask.to(device))
         self.timings["decode"] += time.perf_counter() - started
         return done
+
+    def _prefill(self, prompt: tuple[int, ...]):
+        """A cache holding the keys and values of `prompt`, and how many of its tokens came from the prefix cache.
+        With a prefix cache the prompt runs block by block at the cache's fixed block boundaries (so a block is the
+        same whether it was reused or computed: see `prefix_cache.py`), and each full block computed is kept."""
+        from rqrag.inference.backends.kv_cache import growable_cache
+
+        device = self.model.device
+        cache = growable_cache()
+        if self.prefix_cache is None:
+            _, cache = self._forward(
+                torch.tensor([prompt], device=device), None, self._positions(0, len(prompt)), cache
+            )
+            return cache, 0
+        block = self.prefix_cache.block_tokens
+        reused_layers, done = self.prefix_cache.lookup(prompt)
+        if reused_layers is not None:
+            for layer_idx, (keys, values) in enumerate(reused_layers):
+                cache.update(keys.to(device), values.to(device), layer_idx)
+        while done < len(prompt):
+            end = min(len(prompt), (done // block + 1) * block)
+            ids = torch.tensor([prompt[done:end]], device=device)
+            _, cache = self._forward(ids, None, self._positions(done, end), cache)
+            if end % block == 0:
+                self.prefix_cache.store(
+                    prompt[:end],
+                    [(layer.keys[:, :, done:end], layer.values[:, :, done:end]) for layer in cache.layers],
+                )
+            done = end
+        return cache, (reused_layers[0][0].shape[2] if reused_layers is not None else 0)
+
+    def _positions(self, start: int, end: int) -> torch.Tensor:
+        return torch.arange(start, end, device=self.model.device)[None]
 
     def _rng(self, request: GenerationRequest) -> torch.Generator | None:
         if request.params.greedy:
@@ -239,7 +291,7 @@ class HFGenerator:
             if not keep:
                 break
             if self.between_steps is not None:
-                self.between_steps()
+                self.between_steps(time.perf_counter() - self._call_started)
             if len(keep) < len(live):  # drop finished rows from the batch and the cache
                 index = torch.tensor(keep, dtype=torch.long, device=mask.device)
                 cache.reorder_cache(index)

@@ -98,6 +98,14 @@ class BackendConfig:
         },
     )
     max_batch_size: int = field(default=32, metadata={"help": "hf backend: rows decoded together"})
+    prefix_cache_tokens: int = field(
+        default=0,
+        metadata={
+            "help": "hf backend: prompt tokens whose keys and values are kept across calls, so a deeper path's prompt "
+            "computes only what its parent's did not (0: off, the default: on 2 CPU cores it computes a third fewer "
+            "prompt tokens but saves no time, docs/speed.md; inference/backends/prefix_cache.py)"
+        },
+    )
 
     @property
     def mode(self) -> str:
