@@ -63,6 +63,18 @@ class Batch:
     personal: bool = False  # a question about the user: their memories are searched first, whatever the kind
 
 
+def resolve_admission(admission: str, generator) -> str:
+    """`auto`: whole-tree batches for the hf backend on a CPU, questions joining at each depth elsewhere. On 2 CPU
+    cores a batch of two costs nearly what two calls do, so a question joining a running decode slows the questions
+    in it as much as it gains (p95 5.9 vs 4.3 s at 0.75x capacity, docs/serve.md); where a batch is nearly free (a
+    GPU, vLLM's engine, a remote server) joining at the next depth is what continuous batching is for."""
+    if admission != "auto":
+        return admission
+    model = getattr(generator, "model", None)
+    on_cpu = model is not None and getattr(getattr(model, "device", None), "type", None) == "cpu"
+    return "batch" if on_cpu else "depth"
+
+
 class AnswerService:
     def __init__(
         self,
@@ -94,8 +106,9 @@ class AnswerService:
             serve.batch_window_ms / 1000,
             serve.max_batch_questions,
             serve.max_waiting_per_user,
-            serve.admission,
+            resolve_admission(serve.admission, decoder.generator),
             serve.preempt_after_s,
+            size_of=lambda work: len(work.question.text),  # what a tree costs grows with its question's length
         )
         if hasattr(decoder.generator, "between_steps"):  # the hf backend: a long call lets waiting questions through
             decoder.generator.between_steps = self.scheduler.between_steps

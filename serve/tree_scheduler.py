@@ -12,19 +12,24 @@ decode), at most `max_questions`, and hands them to `decode_fn(items, key, admit
 questions of the same key that arrived meanwhile: they join at their own depth 0, in the same generator call as
 the others' next depth, so a question behind a long tree waits for one depth of work, not for the whole tree
 (vLLM's continuous batching, at the tree's own step). `on_done(item, outcome)` resolves an item's future the
-moment its tree is done. `admission="batch"` is the earlier schedule, kept for the serving benchmark
-(`scripts/bench_serving.py`): a decode takes only the questions there when it starts.
+moment its tree is done. With `admission="batch"` a decode takes only the questions there when it starts, and the
+others wait for its end: on a CPU, where a batch of two costs nearly what two calls cost, that is the better schedule
+for questions of like size (a question joining a running decode slows the questions in it about as much as it
+gains itself: processor sharing against first come first served; `scripts/bench_serving.py`).
 
 A single model call can be long too (the longest question the server takes decodes 48 tokens over a 560-token
 prompt: 2-3 s on a CPU), and a question arriving during it would wait for all of it. So the generator calls
-`between_steps(call_seconds)` after each decode step, and once its call has run `preempt_after_s` (longer than a
-depth's call of ordinary questions takes) the questions waiting are decoded there and then, in a decode of their own
-(nested in the call they interrupt, on the same thread), and the interrupted call goes on after. Ordinary calls are
-never interrupted: whatever waits joins at the next depth, batched with the rest (interrupting them whenever a
-question had waited 0.25 s made the p95 and the saturation throughput of `scripts/bench_serving.py` worse). Two rules keep the interrupted questions from starving: a nested decode admits no one
-(it finishes what it took), and the questions decoded in between get at most as much of the model thread as the
-decode they interrupt has had (so its questions are at most twice as slow). vLLM's scheduler interleaves at each
-token; a transformers generate call is not re-entrant across threads but is within one, hence the nesting.
+`between_steps(call_seconds)` after each decode step; once its call has run `preempt_after_s`, the waiting questions
+much smaller than the largest one still being decoded (`size_of`, the question's length, `preempt_size_ratio` times
+smaller) are decoded there and then, in a decode of their own (nested in the call they interrupt, on the same
+thread), and the interrupted call goes on after: shortest job first, where the sizes are plain to see. Questions of
+like size are never interrupted for each other: what waits joins at the next depth, batched with the rest. (A
+nested decode delays the questions it interrupts by a whole tree; done for any question that had waited 0.25 s, it
+made the p95 of `scripts/bench_serving.py` at 0.75x capacity 9.3 s against 4.0 s for whole-tree batches.) Two rules
+keep the interrupted questions from starving: a nested decode admits no one (it finishes what it took), and within
+one call the decodes nested in it get at most as much time as the call itself has had, so the call is at most twice
+as slow. vLLM's scheduler interleaves at each token; a transformers generate call is not re-entrant across threads
+but is within one, hence the nesting (the vllm backend has no such hook: its questions join at the next depth).
 
 Turns are fair: each take goes round the users who have questions waiting, one question each per turn, so one
 user's fifty questions do not starve another's one; and each user may have `max_waiting_per_user` waiting at
@@ -82,7 +87,9 @@ class TreeScheduler(Generic[Item, Outcome]):
         max_questions: int = 16,
         max_waiting_per_user: int = 16,
         admission: str = "depth",
-        preempt_after_s: float | None = 0.75,
+        preempt_after_s: float | None = 0.25,
+        size_of: Callable[[Item], float] | None = None,
+        preempt_size_ratio: float = 8.0,
     ):
         if window_s < 0 or max_questions < 1 or max_waiting_per_user < 1:
             raise ValueError("window_s >= 0, max_questions >= 1 and max_waiting_per_user >= 1 are required")
@@ -95,17 +102,19 @@ class TreeScheduler(Generic[Item, Outcome]):
         self.max_questions = max_questions
         self.max_waiting_per_user = max_waiting_per_user
         self.admission = admission
-        # The batch schedule is the earlier one, kept as it was for the serving benchmark: no preemption either.
-        self.preempt_after_s = preempt_after_s if admission == "depth" else None
+        self.preempt_after_s = preempt_after_s
+        self.size_of = size_of or (lambda item: 1.0)  # all alike: nothing is ever small enough to go first
+        self.preempt_size_ratio = preempt_size_ratio
         self.stats = SchedulerStats()
         self.on_batch: Callable[[int], None] | None = None  # told each decode's (and each admission's) size
         self._lines: OrderedDict[str, deque[_Waiting]] = OrderedDict()  # user -> their waiting questions, in turn
         self._lock = threading.Condition()
         self._stopping = False
         self._thread: threading.Thread | None = None
-        self._outer_began: float | None = None  # when the decode now running (not nested) began
-        self._nested_seconds = 0.0  # how much of it went to decodes nested in it
+        self._running: dict[int, _Waiting] = {}  # the questions of the decode now running (not nested), not done yet
         self._nested = False
+        self._call_seconds = 0.0  # the age of the model call last seen by between_steps (a smaller one: a new call)
+        self._nested_in_call = 0.0  # seconds of that call spent in decodes nested in it
 
     # ------------------------------------------------------------------------------------------ callers
 
@@ -156,9 +165,10 @@ class TreeScheduler(Generic[Item, Outcome]):
 
     # ------------------------------------------------------------------------------------ model thread
 
-    def _take(self, key: Hashable, limit: int) -> list[_Waiting]:
+    def _take(self, key: Hashable, limit: int, small: Callable[[_Waiting], bool] | None = None) -> list[_Waiting]:
         """Up to `limit` waiting questions of settings `key`, one per user per turn round the users in line; a
-        user served goes to the back of the line. Cancelled questions are dropped on the way."""
+        user served goes to the back of the line. Cancelled questions are dropped on the way. With `small` (a
+        predicate), only the questions it accepts; a `key` of None then takes the settings of the first one found."""
         taken: list[_Waiting] = []
         with self._lock:
             while len(taken) < limit:
@@ -166,7 +176,13 @@ class TreeScheduler(Generic[Item, Outcome]):
                 for user, line in self._lines.items():
                     while line and line[0].future.cancelled():
                         line.popleft()
-                    found = next((w for w in line if w.key == key and not w.future.cancelled()), None)
+                    if small is None:
+                        found = next((w for w in line if w.key == key and not w.future.cancelled()), None)
+                    else:  # key None: the settings of the first small one found, which the others must share
+                        found = next(
+                            (w for w in line if not w.future.cancelled() and small(w) and key in (None, w.key)), None
+                        )
+                        key = found.key if found is not None else key
                     if found is not None:
                         line.remove(found)
                         taken.append(found)
@@ -180,35 +196,30 @@ class TreeScheduler(Generic[Item, Outcome]):
         return [w for w in taken if w.future.set_running_or_notify_cancel()]
 
     def between_steps(self, call_seconds: float) -> None:
-        """The generator's hook, after each decode step of a call that has run `call_seconds`: decode the waiting
-        questions in between once the call has run `preempt_after_s` (see the module's docstring). Does nothing off
-        the model thread, inside a nested decode, or once the nested decodes have had as much time as the decode
-        they interrupt."""
-        if self.preempt_after_s is None or call_seconds < self.preempt_after_s:
+        """The generator's hook, after each decode step of a call that has run `call_seconds`: once the call has run
+        `preempt_after_s`, decode in between the waiting questions much smaller than the largest one running (see
+        the module's docstring). Does nothing off the model thread, inside a nested decode, or once the decodes
+        nested in this call have had as much time as the call itself."""
+        if self.preempt_after_s is None or self._nested or threading.current_thread() is not self._thread:
             return
-        if self._nested or self._outer_began is None:
+        if call_seconds < self._call_seconds:
+            self._nested_in_call = 0.0  # another call
+        self._call_seconds = call_seconds
+        if call_seconds < self.preempt_after_s or self._nested_in_call >= call_seconds - self._nested_in_call:
             return
-        if threading.current_thread() is not self._thread:
-            return
-        now = time.monotonic()
-        if self._nested_seconds >= now - self._outer_began - self._nested_seconds:
-            return
-        with self._lock:
-            waiting = next((w for line in self._lines.values() for w in line if not w.future.cancelled()), None)
-            if waiting is None:
-                return
-            key = waiting.key
-        taken = self._take(key, self.max_questions)
+        largest = max((self.size_of(w.item) for w in list(self._running.values())), default=0.0)
+        threshold = largest / self.preempt_size_ratio
+        taken = self._take(None, self.max_questions, lambda w: self.size_of(w.item) <= threshold)
         if not taken:
             return
         self.stats.preemptions += 1
         self._nested = True
         began = time.monotonic()
         try:
-            self._decode(taken, key)
+            self._decode(taken, taken[0].key)
         finally:
             self._nested = False
-            self._nested_seconds += time.monotonic() - began
+            self._nested_in_call += time.monotonic() - began
 
     def _head_key(self) -> tuple[bool, Hashable]:
         with self._lock:
@@ -228,21 +239,18 @@ class TreeScheduler(Generic[Item, Outcome]):
                 time.sleep(self.window_s)  # the questions that came together start together
             started = self._take(key, self.max_questions)
             if started:
-                self._outer_began, self._nested_seconds = time.monotonic(), 0.0
-                try:
-                    self._decode(started, key)
-                finally:
-                    self._outer_began = None
+                self._decode(started, key)
 
     def _decode(self, started: list[_Waiting], key: Hashable) -> None:
         in_flight: dict[int, _Waiting] = {id(w.item): w for w in started}
+        nested = self._nested
+        if not nested:
+            self._running = in_flight  # what between_steps compares the waiting questions' sizes with
         self.stats.decodes += 1
         self.stats.questions += len(started)
         self.stats.sizes.append(len(started))
         if self.on_batch is not None:
             self.on_batch(len(started))
-
-        nested = self._nested
 
         def admit() -> list[Item]:
             if self.admission != "depth" or self._stopping or nested:  # a nested decode finishes what it took

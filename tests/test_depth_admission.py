@@ -88,14 +88,22 @@ def test_a_question_id_may_not_join_twice(smollm2_tokenizer, retriever):
 
 
 @pytest.mark.slow
-def test_the_shipped_model_gives_the_same_greedy_trees_whenever_questions_join():
+@pytest.mark.parametrize("prefix_cache_tokens", [0, 16_384])
+def test_the_shipped_model_gives_the_same_greedy_trees_whenever_questions_join(prefix_cache_tokens):
     """The real default model (greedy queries, the shipped decode settings at depth 1) over the embedded corpus:
     three questions decoded together, and the same three with two of them joining at the first depth boundary,
-    give the same trajectories, word for word."""
+    give the same trajectories, word for word. With the prefix cache on, the second decode reads every full block
+    of its prompts from the cache the first one filled, and still nothing changes."""
     from rqrag.answer import build_decoder
     from rqrag.answer.api import Pipeline
 
-    config = Pipeline.from_config("rqrag_trained", max_depth=1, query_temperature=0.0, answer_max_tokens=24).config
+    config = Pipeline.from_config(
+        "rqrag_trained",
+        max_depth=1,
+        query_temperature=0.0,
+        answer_max_tokens=24,
+        prefix_cache_tokens=prefix_cache_tokens,
+    ).config
     asked = [
         "What government position was held by the woman who portrayed Corliss Archer in the film Kiss and Tell?",
         "Who wrote the novel Moby-Dick?",
@@ -117,6 +125,8 @@ def test_the_shipped_model_gives_the_same_greedy_trees_whenever_questions_join()
     arrivals = [questions[1:]]
     decoder.decode(questions[:1], admit=lambda: arrivals.pop(0) if arrivals else [], on_done=done.append)
     assert words(done) == together
+    if prefix_cache_tokens:
+        assert decoder.generator.prefix_cache.stats.tokens_reused > 0
 
 
 @pytest.mark.slow
@@ -153,7 +163,7 @@ def test_a_question_held_up_by_the_longest_question_is_decoded_in_between_with_t
 
         decoder.decode(list(items), admit=admitted, on_done=lambda r: on_done(known[r.qid], r))
 
-    scheduler = TreeScheduler(decode_fn, window_s=0.0, preempt_after_s=0.1)
+    scheduler = TreeScheduler(decode_fn, window_s=0.0, preempt_after_s=0.1, size_of=lambda q: len(q.text))
     decoder.generator.between_steps = scheduler.between_steps
     finished: list[str] = []
     scheduler.start()

@@ -145,17 +145,22 @@ def test_one_users_flood_does_not_starve_another_users_question():
     assert joined_at <= 1  # in the first depth or admitted at the first boundary: one depth's work at most
 
 
+def _size(question) -> float:
+    return 100.0 if question.qid.startswith("qlong") else 1.0
+
+
 def _preempting(trees: FakeTrees, **options) -> TreeScheduler:
-    scheduler = TreeScheduler(trees, window_s=0.0, **options)
+    scheduler = TreeScheduler(trees, window_s=0.0, size_of=_size, **options)
     trees.between_steps = scheduler.between_steps
     return _started(scheduler)
 
 
-def test_a_question_held_up_by_a_long_model_call_is_decoded_in_between():
+@pytest.mark.parametrize("admission", ["depth", "batch"])
+def test_a_question_held_up_by_a_long_model_call_is_decoded_in_between(admission):
     # One depth of the long question takes 1 s; the short question's whole tree (3 depths) 0.15 s. Joining at the
     # next depth it would wait for the long call; decoded in between, it is answered 0.1 s after it has waited.
     trees = FakeTrees(depths=3, seconds=0.05, long_seconds=1.0)
-    scheduler = _preempting(trees, preempt_after_s=0.1)
+    scheduler = _preempting(trees, preempt_after_s=0.1, admission=admission)
     long = scheduler.submit(_question("long"), "k", user="ana")
     time.sleep(0.2)  # the long question's first model call is running
     asked = time.monotonic()
@@ -185,18 +190,31 @@ def test_without_preemption_a_short_question_waits_for_the_long_call():
     assert depths[1] == ["q1", "qlong"] and scheduler.stats.preemptions == 0
 
 
-def test_ordinary_calls_are_not_interrupted_what_waits_joins_at_the_next_depth():
-    # Interrupting every call someone waits on trades batching for nothing: only a call past preempt_after_s is.
-    trees = FakeTrees(depths=3, seconds=0.3)
-    scheduler = _preempting(trees, preempt_after_s=0.5)
+def test_questions_of_like_size_are_not_interrupted_for_each_other():
+    # A nested decode delays what it interrupts by a whole tree: only a question much smaller than the ones running
+    # goes first; one of like size joins at the next depth, batched, however long the call it waits on.
+    trees = FakeTrees(depths=3, seconds=0.6)
+    scheduler = _preempting(trees, preempt_after_s=0.1)
     first = scheduler.submit(_question(0), "k", user="ana")
-    time.sleep(0.1)
+    time.sleep(0.2)
     late = scheduler.submit(_question(1), "k", user="bia")
     late.result(timeout=10)
     first.result(timeout=10)
     scheduler.stop()
     ((_, depths),) = trees.decodes
     assert depths[1] == ["q0", "q1"] and scheduler.stats.preemptions == 0
+
+
+def test_a_short_call_is_not_interrupted_even_for_a_small_question():
+    trees = FakeTrees(depths=3, seconds=0.05, long_seconds=0.3)
+    scheduler = _preempting(trees, preempt_after_s=0.5)
+    long = scheduler.submit(_question("long"), "k", user="ana")
+    time.sleep(0.1)
+    short = scheduler.submit(_question(1), "k", user="bia")
+    short.result(timeout=10)
+    long.result(timeout=10)
+    scheduler.stop()
+    assert len(trees.decodes) == 1 and scheduler.stats.preemptions == 0
 
 
 def test_questions_decoded_in_between_take_at_most_half_the_model_thread():
@@ -332,3 +350,18 @@ def test_a_refused_question_says_when_to_ask_again():
     assert error.status == 429 and int(error.headers["Retry-After"]) >= 1
     running.result(timeout=10), waiting.result(timeout=10)
     scheduler.stop()
+
+
+def test_auto_admission_batches_whole_trees_on_a_cpu_and_joins_at_each_depth_elsewhere(smollm2_dir):
+    import torch
+
+    from rqrag.inference.backends.hf import HFGenerator
+    from rqrag.models import load_model_and_tokenizer
+    from rqrag.serve.answer_service import resolve_admission
+
+    model, tokenizer = load_model_and_tokenizer(smollm2_dir)
+    on_cpu = HFGenerator(model, tokenizer)
+    assert model.device == torch.device("cpu")
+    assert resolve_admission("auto", on_cpu) == "batch"
+    assert resolve_admission("depth", on_cpu) == "depth"  # what is asked for is kept
+    assert resolve_admission("auto", object()) == "depth"  # no torch model here: an engine or a remote server
