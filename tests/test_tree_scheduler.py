@@ -190,6 +190,26 @@ def test_without_preemption_a_short_question_waits_for_the_long_call():
     assert depths[1] == ["q1", "qlong"] and scheduler.stats.preemptions == 0
 
 
+@pytest.mark.parametrize("admission", ["depth", "batch"])
+def test_a_flood_does_not_make_another_users_question_wait_for_its_trees(admission):
+    # Ana's 50 questions fill the decodes 16 at a time (0.8 s each); Bia's one question, asked while the first runs,
+    # is decoded in between: done before any of Ana's, in about its own time. Joining at the next depth instead, it
+    # would share Ana's calls and end after her first 16; with whole-tree batches, after them too.
+    trees = FakeTrees(depths=2, seconds=0.4)
+    scheduler = _preempting(trees, preempt_after_s=0.1, admission=admission, max_waiting_per_user=64)
+    flood = [scheduler.submit(_question(f"a{i}"), "k", user="ana") for i in range(50)]
+    time.sleep(0.15)
+    asked = time.monotonic()
+    single = scheduler.submit(_question("b"), "k", user="bia")
+    single.result(timeout=30)
+    waited = time.monotonic() - asked
+    ana_done_before = sum(f.done() for f in flood)
+    [f.result(timeout=60) for f in flood]
+    scheduler.stop()
+    assert ana_done_before == 0 and waited < 1.2
+    assert [depths for _, depths in trees.decodes if ["qb"] in depths] == [[["qb"], ["qb"]]]
+
+
 def test_questions_of_like_size_are_not_interrupted_for_each_other():
     # A nested decode delays what it interrupts by a whole tree: only a question much smaller than the ones running
     # goes first; one of like size joins at the next depth, batched, however long the call it waits on.
