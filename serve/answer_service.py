@@ -66,8 +66,10 @@ class Batch:
 def resolve_admission(admission: str, generator) -> str:
     """`auto`: whole-tree batches for the hf backend on a CPU, questions joining at each depth elsewhere. On 2 CPU
     cores a batch of two costs nearly what two calls do, so a question joining a running decode slows the questions
-    in it as much as it gains (p95 5.9 vs 4.3 s at 0.75x capacity, docs/serve.md); where a batch is nearly free (a
-    GPU, vLLM's engine, a remote server) joining at the next depth is what continuous batching is for."""
+    in it about as much as it gains: two full serving benchmarks found no measurable gain (p95 at 0.75x capacity
+    5.9 vs 4.3 s, then 4.9 vs 5.5 s; saturation throughput equal, then 16 % higher for batches; docs/serve.md).
+    Where a batch is nearly free (a GPU, vLLM's engine, a remote server) joining at the next depth is what
+    continuous batching is for."""
     if admission != "auto":
         return admission
     model = getattr(generator, "model", None)

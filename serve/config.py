@@ -62,7 +62,7 @@ class RequestLimitsConfig:
         metadata={
             "help": "depth: a question joins the running decode at its next depth; batch: it waits for the decode to "
             "end; auto: batch for the hf backend on a CPU, depth elsewhere (on 2 CPU cores a question joining "
-            "slows the running ones as much as it gains: p95 5.9 vs 4.3 s at 0.75x load, docs/serve.md)"
+            "slows the running ones about as much as it gains: no measurable gain, docs/serve.md)"
         },
     )
     preempt_after_s: float | None = field(

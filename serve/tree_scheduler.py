@@ -26,7 +26,7 @@ thread), and the interrupted call goes on after: shortest job first, where the s
 questions of a user with nothing running while one user has `flood_questions` or more in the decode: a flood waits
 its turn, not the others. Otherwise questions of like size are never interrupted for each other: what waits joins at the next depth, batched with the rest. (A
 nested decode delays the questions it interrupts by a whole tree; done for any question that had waited 0.25 s, it
-made the p95 of `scripts/bench_serving.py` at 0.75x capacity 9.3 s against 4.0 s for whole-tree batches.) Two rules
+made the p95 of `scripts/bench_serving.py` at 0.75x capacity 9.3 s against 4.0 s without it.) Two rules
 keep the interrupted questions from starving: a nested decode admits no one (it finishes what it took), and within
 one call the decodes nested in it get at most as much time as the call itself has had, so the call is at most twice
 as slow. vLLM's scheduler interleaves at each token; a transformers generate call is not re-entrant across threads

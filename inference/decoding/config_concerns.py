@@ -102,7 +102,7 @@ class BackendConfig:
         default=0,
         metadata={
             "help": "hf backend: prompt tokens whose keys and values are kept across calls, so a deeper path's prompt "
-            "computes only what its parent's did not (0: off, the default: on 2 CPU cores it computes a third fewer "
+            "computes only what its parent's did not (0: off, the default: on 2 CPU cores it computes a quarter fewer "
             "prompt tokens but saves no time, docs/speed.md; inference/backends/prefix_cache.py)"
         },
     )
