@@ -114,7 +114,6 @@ class AnswerService:
         )
         if hasattr(decoder.generator, "between_steps"):  # the hf backend: a long call lets waiting questions through
             decoder.generator.between_steps = self.scheduler.between_steps
-        self._decodes_running = 0  # >1 while a decode runs nested in another's model call
         if metrics is not None:
             self.scheduler.on_batch = metrics.batch_size.observe
 
@@ -210,21 +209,17 @@ class AnswerService:
         generator_before = dataclasses.replace(self.decoder.generator.stats)
         depths_before = len(self.decoder.stats.depth_sizes)
         began = time.perf_counter()
-        self._decodes_running += 1
-        try:
-            self.pipeline.run_tree(
-                [w.question for w in work],
-                work[0].settings,
-                work[0].source,
-                lambda qid, path_id, step: items[qid].on_step(qid, path_id, step),
-                admit=admitted,
-                on_done=finished,
-            )
-        finally:
-            self._decodes_running -= 1
+        self.pipeline.run_tree(
+            [w.question for w in work],
+            work[0].settings,
+            work[0].source,
+            lambda qid, path_id, step: items[qid].on_step(qid, path_id, step),
+            admit=admitted,
+            on_done=finished,
+        )
         after = self.decoder.generator.stats
         # A decode nested in another's model call is counted by the one it interrupted (its deltas hold it).
-        if self.metrics is not None and self._decodes_running == 0:
+        if self.metrics is not None and not self.scheduler.nested:
             self.metrics.model_busy_seconds.inc(time.perf_counter() - began)
             for size in self.decoder.stats.depth_sizes[depths_before:]:
                 self.metrics.depth_expansions.observe(size)

@@ -19,14 +19,15 @@ gains itself: processor sharing against first come first served; `scripts/bench_
 
 A single model call can be long too (the longest question the server takes decodes 48 tokens over a 560-token
 prompt: 2-3 s on a CPU), and a question arriving during it would wait for all of it. So the generator calls
-`between_steps(call_seconds)` after each decode step; once its call has run `preempt_after_s`, the waiting questions
+`between_steps(call_started)` after each decode step; once its call has run `preempt_after_s`, the waiting questions
 much smaller than the largest one still being decoded (`size_of`, the question's length, `preempt_size_ratio` times
 smaller) are decoded there and then, in a decode of their own (nested in the call they interrupt, on the same
 thread), and the interrupted call goes on after: shortest job first, where the sizes are plain to see. So are the
 questions of a user with nothing running while one user has `flood_questions` or more in the decode: a flood waits
-its turn, not the others. Otherwise questions of like size are never interrupted for each other: what waits joins at the next depth, batched with the rest. (A
-nested decode delays the questions it interrupts by a whole tree; done for any question that had waited 0.25 s, it
-made the p95 of `scripts/bench_serving.py` at 0.75x capacity 9.3 s against 4.0 s without it.) Two rules
+its turn, not the others. Otherwise questions of like size are never interrupted for each other: what waits joins
+at the next depth, batched with the rest. (A nested decode delays the questions it interrupts by a whole tree; done
+for any question that had waited 0.25 s, it made the p95 of `scripts/bench_serving.py` at 0.75x capacity 9.3 s
+against 4.0 s without it.) Two rules
 keep the interrupted questions from starving: a nested decode admits no one (it finishes what it took), and within
 one call the decodes nested in it get at most as much time as the call itself has had, so the call is at most twice
 as slow. vLLM's scheduler interleaves at each token; a transformers generate call is not re-entrant across threads
@@ -117,7 +118,7 @@ class TreeScheduler(Generic[Item, Outcome]):
         self._thread: threading.Thread | None = None
         self._running: dict[int, _Waiting] = {}  # the questions of the decode now running (not nested), not done yet
         self._nested = False
-        self._call_seconds = 0.0  # the age of the model call last seen by between_steps (a smaller one: a new call)
+        self._call_started: float | None = None  # the model call between_steps last heard from (its start)
         self._nested_in_call = 0.0  # seconds of that call spent in decodes nested in it
 
     # ------------------------------------------------------------------------------------------ callers
@@ -199,16 +200,21 @@ class TreeScheduler(Generic[Item, Outcome]):
                 del self._lines[user]
         return [w for w in taken if w.future.set_running_or_notify_cancel()]
 
-    def between_steps(self, call_seconds: float) -> None:
-        """The generator's hook, after each decode step of a call that has run `call_seconds`: once the call has run
-        `preempt_after_s`, decode in between the waiting questions much smaller than the largest one running (see
-        the module's docstring). Does nothing off the model thread, inside a nested decode, or once the decodes
-        nested in this call have had as much time as the call itself."""
+    @property
+    def nested(self) -> bool:
+        """Whether the decode running now is nested in another's model call (see `between_steps`)."""
+        return self._nested
+
+    def between_steps(self, call_started: float) -> None:
+        """The generator's hook, after each decode step of the call that began at `call_started` (a
+        `time.perf_counter()` reading): once the call has run `preempt_after_s`, decode in between the waiting
+        questions much smaller than the largest one running (see the module's docstring). Does nothing off the model
+        thread, inside a nested decode, or once the decodes nested in this call have had as much time as the call."""
         if self.preempt_after_s is None or self._nested or threading.current_thread() is not self._thread:
             return
-        if call_seconds < self._call_seconds:
-            self._nested_in_call = 0.0  # another call
-        self._call_seconds = call_seconds
+        if call_started != self._call_started:  # another call: its own budget
+            self._call_started, self._nested_in_call = call_started, 0.0
+        call_seconds = time.perf_counter() - call_started
         if call_seconds < self.preempt_after_s or self._nested_in_call >= call_seconds - self._nested_in_call:
             return
         running = list(self._running.values())
@@ -226,12 +232,12 @@ class TreeScheduler(Generic[Item, Outcome]):
             return
         self.stats.preemptions += 1
         self._nested = True
-        began = time.monotonic()
+        began = time.perf_counter()
         try:
             self._decode(taken, taken[0].key)
         finally:
             self._nested = False
-            self._nested_in_call += time.monotonic() - began
+            self._nested_in_call += time.perf_counter() - began
 
     def _head_key(self) -> tuple[bool, Hashable]:
         with self._lock:

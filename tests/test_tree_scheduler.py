@@ -28,7 +28,9 @@ class FakeTrees:
         self.long_seconds = long_seconds  # a depth holding a question whose id starts with "qlong" takes this long
         self.decodes: list[tuple[object, list[list[str]]]] = []  # (key, the question ids in each depth)
         self.threads: set[str] = set()
-        self.between_steps = None  # like a generator's hook: called every 10 ms of a depth's model call, with its age
+        self.between_steps = (
+            None  # like a generator's hook: called every 10 ms of a depth's model call, with its start
+        )
 
     def _model_call(self, running) -> None:
         seconds = self.seconds
@@ -37,10 +39,10 @@ class FakeTrees:
         if self.between_steps is None:
             time.sleep(seconds)
             return
-        began = time.monotonic()
-        while time.monotonic() < began + seconds:
-            time.sleep(min(0.01, max(0.0, began + seconds - time.monotonic())))
-            self.between_steps(time.monotonic() - began)
+        began = time.perf_counter()
+        while time.perf_counter() < began + seconds:
+            time.sleep(min(0.01, max(0.0, began + seconds - time.perf_counter())))
+            self.between_steps(began)
 
     def __call__(self, items, key, admit, on_done):
         self.threads.add(threading.current_thread().name)

@@ -17,9 +17,9 @@ batch is processed in three phases:
    (raw distribution, before temperature), so scoring needs no second pass.
 
 `generate`'s own `GenerationConfig` is one per call, which is why this runs its own small loop. `between_steps`,
-when set, is called after every decode step with the seconds the call has run, on the calling thread: the server's scheduler uses it to decode the
-questions a long call holds up in between (`rqrag.serve.tree_scheduler`); all of a call's state is local, so a
-`generate` nested in it is safe.
+when set, is called after every decode step with the call's start (a `time.perf_counter()` reading), on the calling
+thread: the server's scheduler uses it to decode the questions a long call holds up in between
+(`rqrag.serve.tree_scheduler`); all of a call's state is local, so a `generate` nested in it is safe.
 """
 
 from __future__ import annotations
@@ -72,7 +72,7 @@ class HFGenerator:
         self.prefix_sharing = prefix_sharing
         self.seed = seed
         self.stats = GeneratorStats()
-        self.between_steps: Callable[[float], None] | None = None  # see the module's docstring
+        self.between_steps: Callable[[float], None] | None = None  # told the call's start; see the module's docstring
         self._call_started = 0.0  # when the generate call now running began (a nested one keeps its own)
         self.timings = {"prefill": 0.0, "decode": 0.0, "decode_steps": 0}
         self.pad_id = tokenizer.pad_token_id if tokenizer.pad_token_id is not None else tokenizer.eos_token_id
@@ -236,7 +236,8 @@ class HFGenerator:
             )
             return cache, 0
         block = self.prefix_cache.block_tokens
-        reused_layers, done = self.prefix_cache.lookup(prompt)
+        reused_layers, reused = self.prefix_cache.lookup(prompt)
+        done = reused
         if reused_layers is not None:
             for layer_idx, (keys, values) in enumerate(reused_layers):
                 cache.update(keys.to(device), values.to(device), layer_idx)
@@ -250,7 +251,7 @@ class HFGenerator:
                     [(layer.keys[:, :, done:end], layer.values[:, :, done:end]) for layer in cache.layers],
                 )
             done = end
-        return cache, (reused_layers[0][0].shape[2] if reused_layers is not None else 0)
+        return cache, reused
 
     def _positions(self, start: int, end: int) -> torch.Tensor:
         return torch.arange(start, end, device=self.model.device)[None]
@@ -291,7 +292,7 @@ class HFGenerator:
             if not keep:
                 break
             if self.between_steps is not None:
-                self.between_steps(time.perf_counter() - self._call_started)
+                self.between_steps(self._call_started)
             if len(keep) < len(live):  # drop finished rows from the batch and the cache
                 index = torch.tensor(keep, dtype=torch.long, device=mask.device)
                 cache.reorder_cache(index)

@@ -60,10 +60,11 @@ class PrefixCache:
         found: list[Layers] = []
         end = self.block_tokens
         while end <= len(prompt_ids):
-            block = self._blocks.get(tuple(prompt_ids[:end]))
+            key = tuple(prompt_ids[:end])
+            block = self._blocks.get(key)
             if block is None:
                 break
-            self._blocks.move_to_end(tuple(prompt_ids[:end]))
+            self._blocks.move_to_end(key)
             found.append(block)
             end += self.block_tokens
         if not found:
@@ -93,6 +94,3 @@ class PrefixCache:
         while self.tokens_held > self.max_tokens:
             self._blocks.popitem(last=False)
             self.stats.blocks_evicted += 1
-
-    def clear(self) -> None:
-        self._blocks.clear()
