@@ -37,6 +37,8 @@ class Message(str, Enum):
     NOTED = "noted"  # a message that only told something, kept as a memory
     NOTED_ON = "noted_on"  # ... said to have happened on another day than it was told: which day was understood
     NOT_KEPT = "not_kept"  # ... that could not be stored
+    # the reader model's own answer, shown only when asked for and only after NO_ANSWER: never a quote, never sourced
+    OWN_KNOWLEDGE = "own_knowledge"
 
 
 MESSAGES: dict[Message, dict[str, str]] = {
@@ -55,6 +57,10 @@ MESSAGES: dict[Message, dict[str, str]] = {
     Message.NOTHING_REMEMBERED: {
         "pt": "Não encontrei nas suas memórias nada sobre isso.",
         "en": "I found nothing about this in what you have told me.",
+    },
+    Message.OWN_KNOWLEDGE: {
+        "pt": "Sem fonte, pelo que o próprio modelo sabe (pode estar errado): {answer}",
+        "en": "Without a source, from the model's own knowledge (it may be wrong): {answer}",
     },
     Message.NOTED: {"pt": "Anotado, vou me lembrar disso.", "en": "Noted, I will remember that."},
     Message.NOTED_ON: {"pt": "Entendi que foi em {when}.", "en": "I understood it happened on {when}."},

@@ -44,6 +44,7 @@ from collections.abc import Callable, Sequence
 
 from rqrag.answer.grounding import (
     ExtractiveQuoter,
+    all_hits,
     GroundedAnswer,
     QuoteFunction,
     Quoter,
@@ -130,6 +131,7 @@ class AnswerPipeline:
         self.max_source_chars = max_source_chars
         self._verifier = verifier
         self._reader = reader
+        self._model_readers: dict[tuple[str, int], object] = {}
 
     @classmethod
     def for_config(cls, config: DecodeConfig, retriever=None, **options) -> AnswerPipeline:
@@ -163,6 +165,28 @@ class AnswerPipeline:
 
             self._reader = Reader.default()
         return self._reader if self._reader.model is not None else None
+
+    def model_reader(self, settings: AnswerSettings):
+        """The language model that reads the pooled evidence (`rqrag.answer.model_reader`) when the settings name
+        one (`--reader qwen2.5-1.5b`), made once per model and sentence count; None for the feature reader."""
+        name = settings.decode.reader
+        if name in ("features", "", None):
+            return None
+        key = (name, settings.decode.reader_sentences)
+        if key not in self._model_readers:
+            from rqrag.answer.model_reader import ModelReader
+
+            self._model_readers[key] = ModelReader(name, settings.decode.reader_sentences)
+        return self._model_readers[key]
+
+    def _read_by_model(self, reader, question: str, hits, language: str, settings, path_of=None) -> GroundedAnswer:
+        """The answer decided over what the model reader says of `hits` (`rqrag.answer.model_decision`)."""
+        from rqrag.answer.model_decision import decide_by_model
+
+        reading = reader.read(question, hits, language, rank=self.rank_sentences(language))
+        return decide_by_model(
+            reading, language, own_knowledge=settings.decode.reader_own_knowledge, path_of=path_of, model=reader.name
+        )
 
     @property
     def verifier(self):
@@ -296,14 +320,16 @@ class AnswerPipeline:
                     asked=p.question,
                 )
             else:
-                answers[p.question.qid] = self._quoted(p)
+                answers[p.question.qid] = self._quoted(p, settings)
         if todo:
 
             def announce(qid: str, path_id: str, step) -> None:
                 if on_event is not None:
                     on_event(qid, "step", {**self._step_event(step), "path_id": path_id})
 
-            if settings.reader_search and not settings.search_first and self.reader is not None:
+            # the readers read the question's own search too: `rqrag eval` asks for it, a model reader always does
+            wants_search = settings.reader_search or self.model_reader(settings) is not None
+            if wants_search and not settings.search_first and (self.reader is not None or self.model_reader(settings)):
                 self._search_for_reader(todo, source, settings)
             started = time.perf_counter()
             results = run_tree([p.question for p in todo], settings, source, announce)
@@ -362,9 +388,13 @@ class AnswerPipeline:
         for p, hits in zip(todo, found):
             p.searched = list(hits)
 
-    def _quoted(self, p: Prepared) -> PipelineAnswer:
-        """No model: the best sentence of the question's own search, quoted with its source."""
+    def _quoted(self, p: Prepared, settings: AnswerSettings | None = None) -> PipelineAnswer:
+        """No tree: the best sentence of the question's own search, quoted with its source; or, with a model reader,
+        its answer and the sentence that states it."""
         hits = [h for step in p.question.steps for h in step.evidence]
+        reader = self.model_reader(settings) if settings is not None else None
+        if reader is not None:
+            return self._read_only(p, reader, hits, settings)
         # Not told what the question asks for (asked_type): that picked "5895 metres" for "how high" in English,
         # but cost held-out Portuguese questions 6 points of all key facts (43.8 -> 37.5 %, 64 questions).
         found = self.quoter.quote(p.question.text, hits, p.language) if hits else None
@@ -383,6 +413,23 @@ class AnswerPipeline:
         answer.timings = {"retrieval_seconds": round(p.seconds, 3)}
         return answer
 
+    def _read_only(self, p: Prepared, reader, hits, settings: AnswerSettings) -> PipelineAnswer:
+        """The question's own search read by the model reader: no tree."""
+        answer = PipelineAnswer(
+            p.question.qid, p.question.text, "", AnswerKind.NO_ANSWER, p.language, strategy=f"reader:{reader.name}"
+        )
+        answer.asked = p.question
+        answer.trajectory = [self._step_event(s) for s in p.question.steps]
+        shown = self._read_by_model(reader, p.question.text, hits, p.language, settings) if hits else None
+        if shown is None:
+            answer.text = said(Message.NO_ANSWER, p.language)
+            return answer
+        answer.grounded = shown
+        answer.text, answer.kind = shown.text, shown.kind
+        answer.sources = self._sources(shown.cited, hits, p.question.steps)
+        answer.timings = {"retrieval_seconds": round(p.seconds, 3)}
+        return answer
+
     def finish(self, p: Prepared, result: QuestionResult, settings: AnswerSettings) -> PipelineAnswer:
         strategy = settings.decode.strategy
         question = p.question.text
@@ -393,7 +440,14 @@ class AnswerPipeline:
         if result.best_by(strategy) is None:
             answer.error = result.error or Failure(FailureKind.NO_TRAJECTORY_FINISHED)
             return answer
-        if settings.grounded:
+        reader = self.model_reader(settings) if settings.grounded else None
+        if reader is not None:
+            read = all_hits(result)
+            seen = {h.docid for h in read}
+            read += [h for h in p.searched if h.docid not in seen and not seen.add(h.docid)]
+            holder = {h.docid: t.path_id for t in reversed(result.trajectories) for h in trajectory_hits(t.trajectory)}
+            shown = self._read_by_model(reader, question, read, p.language, settings, path_of=holder.get)
+        elif settings.grounded:
             shown = decide(
                 result,
                 question,

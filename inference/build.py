@@ -17,8 +17,20 @@ logger = logging.getLogger(__name__)
 
 def build_generator(config: DecodeConfig):
     """(generator, tokenizer) for `config.backend`; the model folder is resolved once (materialised if needed)."""
-    from rqrag.models import load_tokenizer, resolve_model
+    from rqrag.models import PACKAGED_MODELS, load_tokenizer, resolve_model
 
+    if config.backend == "llamacpp":
+        from rqrag.inference.backends.llamacpp import LlamaCppEngine, LlamaCppGenerator
+
+        gguf = gguf_file_for(config.model_to_load)
+        engine = LlamaCppEngine(gguf, n_ctx=4096, parallel=min(4, config.max_batch_size))
+        if config.model_to_load in PACKAGED_MODELS:  # its tokenizer as the hf backend loads it (chat template set)
+            tokenizer = load_tokenizer(resolve_model(config.model_to_load))
+        else:
+            from transformers import AutoTokenizer
+
+            tokenizer = AutoTokenizer.from_pretrained(str(gguf.parent), gguf_file=gguf.name)
+        return LlamaCppGenerator(engine, tokenizer, seed=config.seed), tokenizer
     path = resolve_model(config.model_to_load)
     if config.backend == "chat":  # any chat LLM; the local tokenizer only measures prompts and keys identical work
         from rqrag.inference.backends.chat_endpoint import chat_generator
@@ -53,6 +65,26 @@ def build_generator(config: DecodeConfig):
         path, dtype=config.dtype, max_batch_size=config.max_batch_size, seed=config.seed, prefix_cache=prefix_cache
     )
     return generator, generator.tokenizer
+
+
+def gguf_file_for(model: str):
+    """The GGUF file llama.cpp runs for `model`: a packaged base model's own file, a reader model's joined file
+    (`rqrag.gguf_files`), or a .gguf path. A trained adapter folder has none: llama.cpp needs its weights merged and
+    converted first (docs/speed.md)."""
+    from pathlib import Path
+
+    from rqrag.gguf_files import SPLIT_MODELS, gguf_path
+    from rqrag.models import PACKAGED_MODELS, materialized_dir
+    from rqrag.models import _packaged_gguf_path as packaged
+
+    if model in PACKAGED_MODELS:
+        return packaged(PACKAGED_MODELS[model], materialized_dir(model).parent)
+    if model in SPLIT_MODELS or str(model).endswith(".gguf"):
+        return gguf_path(model)
+    raise ValueError(
+        f"--backend llamacpp runs GGUF files: {model!r} is neither a packaged model ({', '.join(PACKAGED_MODELS)}), "
+        f"a reader model ({', '.join(SPLIT_MODELS)}) nor a .gguf path"
+    )
 
 
 def open_index_library(config: DecodeConfig):

@@ -2,6 +2,7 @@
 
     python scripts/bench_tree.py                                  # hf backend, 4 questions, depth 2
     python scripts/bench_tree.py --backends hf,vllm --questions 4 --out bench/tree.json
+    python scripts/bench_tree.py --backends hf,llamacpp --schedules batched     # the same model, GGUF on llama.cpp
 
 Every configuration decodes the same questions with the same model (SmolLM2-135M, prompted mode unless
 `--prompting trained --model DIR`), retriever (each question's HotpotQA candidate paragraphs, BM25, top 3),
@@ -266,6 +267,15 @@ def backends(names: list[str], model: str, max_batch_size: int) -> dict:
             return engine
 
         out["vllm"] = {"tokenizer": load_tokenizer(path), "new": fresh, "engine": engine}
+    if "llamacpp" in names:
+        from rqrag.inference.backends.llamacpp import LlamaCppEngine, LlamaCppGenerator
+        from rqrag.inference.build import gguf_file_for
+
+        # the same model's GGUF file (the hf backend reads it dequantised); one engine, its slots' caches kept across
+        # runs as a server would keep them: each run gets fresh counters
+        llama = LlamaCppEngine(gguf_file_for(model), n_ctx=4096, parallel=4)
+        tokenizer = load_tokenizer(path)
+        out["llamacpp"] = {"tokenizer": tokenizer, "new": lambda: LlamaCppGenerator(llama, tokenizer)}
     return out
 
 
@@ -273,7 +283,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         description=__doc__.split("\n\n")[0], formatter_class=argparse.RawDescriptionHelpFormatter
     )
-    parser.add_argument("--backends", default="hf", help="comma-separated: hf, vllm (default: %(default)s)")
+    parser.add_argument("--backends", default="hf", help="comma-separated: hf, vllm, llamacpp (default: %(default)s)")
     parser.add_argument("--schedules", default=",".join(SCHEDULES), help="comma-separated (default: all)")
     parser.add_argument("--questions", type=int, default=4, help="HotpotQA dev questions (default: %(default)s)")
     parser.add_argument("--depth", type=int, default=2, help="tree depth (default: %(default)s)")

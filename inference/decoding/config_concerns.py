@@ -53,10 +53,11 @@ class BackendConfig:
             "prompts, stop at [EOS] or </s>); auto: original if the tokenizer has its [S_Response] token"
         },
     )
-    backend: Literal["hf", "vllm", "remote", "chat"] = field(
+    backend: Literal["hf", "vllm", "llamacpp", "remote", "chat"] = field(
         default="hf",
         metadata={
-            "help": "hf (transformers, in process), vllm (in process), remote (an OpenAI-compatible vLLM server, "
+            "help": "hf (transformers, in process), vllm (in process), llamacpp (llama.cpp on the model's GGUF file, in "
+            "process: a packaged model, a reader model or a .gguf path), remote (an OpenAI-compatible vLLM server, "
             "token ids) or chat (any chat-completions endpoint: hosted APIs, Ollama, llama.cpp, vLLM; prompted "
             "mode only, --model then only names the local tokenizer that measures prompts)"
         },
@@ -246,6 +247,29 @@ class SelectionConfig:
             "best sentence of the question's own search is quoted (scripts/eval_document_answers.py compares them); "
             "auto: extractive for a question in a language the model was not trained in (all but English), model "
             "otherwise",
+        },
+    )
+    reader: str = field(
+        default="features",
+        metadata={
+            "help": "who reads the pooled evidence for the answer: features (the logistic span reader, no model); "
+            "qwen2.5-0.5b or qwen2.5-1.5b (a language model on llama.cpp writes the short answer and points at the "
+            "sentences that state it, or says the library does not hold it; docs/answers.md, 'A reader that is a "
+            "language model'); or a path to a .gguf chat model",
+        },
+    )
+    reader_sentences: int = field(
+        default=12,
+        metadata={
+            "help": "a model reader reads this many sentences, the best of the pooled evidence by the feature "
+            "reader's sentence score (0: every sentence, capped by its context)",
+        },
+    )
+    reader_own_knowledge: bool = field(
+        default=False,
+        metadata={
+            "help": "when the library does not hold the answer, also show the reader model's own answer, labelled "
+            "as its own and without a source (off: wrong more often than right outside the library, docs/answers.md)",
         },
     )
     grounded: bool = field(

@@ -1,0 +1,119 @@
+"""What a person reads when a language model read the evidence (`rqrag.answer.model_reader`).
+
+Three outcomes, and no fourth:
+
+* **answered** — the model's short answer, then the sentence that states it, quoted *whole and as it stands in the
+  evidence*, with its page (`kind: generated`). The quote is the first sentence the model cited that holds the
+  answer, else the best-ranked sentence it read that holds it; a yes/no is held by the sentences it cited.
+* **not in the library** — the model said the sentences do not state it, or its answer is in none of them (it
+  answered from its own knowledge, or wrote something the evidence does not say): "I found nothing in the sources I
+  searched that answers this." (`kind: no_answer`), no quote, no source.
+* **its own knowledge, labelled** — only with `reader_own_knowledge`: the same, then the model's unsupported answer
+  said to be its own, without a source (`kind: no_answer`: nothing checked it).
+
+A quote is therefore shown only when it holds the answer it is shown under, and the model's words are never
+presented as a quotation.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from rqrag.answer.grounding import GroundedAnswer
+from rqrag.answer.messages import AnswerKind, Message, said
+from rqrag.answer.model_reader import ModelReading, Numbered
+from rqrag.answer.extractive import Quote
+from rqrag.answers import normalize_answer
+
+
+# Words an answer may add that the sentence need not repeat (articles are gone after normalize_answer already).
+_FILLER = frozenset("of in on at to and or by for from with the de da do das dos em no na nos nas e ou por para com".split())
+MIN_HELD_SHARE = 0.75  # of the answer's content words a sentence must hold
+
+
+def _stem(word: str) -> str:
+    """A plural's singular, roughly ("Yellowcraigs" -> "yellowcraig", "estados" -> "estado"): the model may inflect
+    a name the sentence states."""
+    return word[:-1] if len(word) > 3 and word.endswith("s") else word
+
+
+def holds(answer: str, sentence: str) -> bool:
+    """Whether `sentence` states `answer`: the answer's normalised words as a phrase, or at least MIN_HELD_SHARE of
+    its content words (singular and plural alike)."""
+    norm, text = normalize_answer(answer), f" {normalize_answer(sentence)} "
+    if not norm:
+        return False
+    if f" {norm} " in text:
+        return True
+    words = [_stem(w) for w in norm.split() if w not in _FILLER]
+    if not words:
+        return False
+    stems = {_stem(w) for w in text.split()}
+    present = sum(w in stems for w in words)
+    return present / len(words) >= MIN_HELD_SHARE
+
+
+def yes_no_word(answer: str, language: str) -> str | None:
+    """"Yes"/"No" ("Sim"/"Não") for a yes/no reply, None for anything else."""
+    first = normalize_answer(answer).split()[:1]
+    if first and first[0] in ("yes", "sim"):
+        return "Sim" if language == "pt" else "Yes"
+    if first and first[0] in ("no", "nao", "não"):
+        return "Não" if language == "pt" else "No"
+    return None
+
+
+def stating(reading: ModelReading) -> tuple[str, list[Numbered]] | None:
+    """(the answer as shown, the sentences that state it) or None when nothing read states the answer."""
+    answer = reading.answer
+    if answer is None:
+        return None
+    if reading.yes_no:
+        word = yes_no_word(answer, reading.language)
+        if word is not None:
+            return (word, reading.cited[:2]) if reading.cited else None
+    held = [s for s in reading.cited if holds(answer, s.text)]
+    if not held:
+        held = sorted((s for s in reading.sentences if holds(answer, s.text)), key=lambda s: s.rank)[:1]
+    return (answer, held[:1]) if held else None
+
+
+def quote_of(sentences: Sequence[Numbered]) -> Quote:
+    """The quoted sentence(s), verbatim, from the first one's passage (a second cited sentence joins it only when
+    it comes from the same passage)."""
+    first = sentences[0]
+    same = [s for s in sentences if s.hit.docid == first.hit.docid]
+    return Quote(" ".join(s.text for s in same), first.hit.docid, first.hit.title or "", dict(first.hit.extra or {}), 1.0)
+
+
+def decide_by_model(
+    reading: ModelReading, language: str | None, *, own_knowledge: bool = False, path_of=None, model: str = ""
+) -> GroundedAnswer:
+    """The answer shown for `reading` (module docstring). `path_of(docid)`: the tree path that read a passage (the
+    trajectory shown beside the answer), or None."""
+    language = reading.language or language or "en"
+    described = [reading.to_dict()]
+    found = stating(reading)
+    if found is not None:
+        text, sentences = found
+        quote = quote_of(sentences)
+        cited = [sentences[0].hit]
+        return GroundedAnswer(
+            text,
+            AnswerKind.GENERATED,
+            cited,
+            path_of(quote.docid) if path_of else None,
+            reading.answer,
+            {},
+            reading.p,
+            described,
+            model,
+            quote,
+        )
+    text = said(Message.NO_ANSWER, language)
+    rejected = {}
+    if reading.answer is not None:
+        rejected["reader"] = "not_in_evidence"
+        if own_knowledge:
+            text = f"{text} {said(Message.OWN_KNOWLEDGE, language, answer=reading.answer)}"
+    return GroundedAnswer(text, AnswerKind.NO_ANSWER, [], None, reading.answer, rejected, reading.p, described, model)
