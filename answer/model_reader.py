@@ -69,6 +69,14 @@ PROMPTS = {
         "header": "Frases:",
     },
 }
+# Asked only when nothing read states the answer: the model's own answer, or "unknown".
+RECALL = {
+    "en": "Answer the question from your own knowledge, in as few words as possible (a name, a date, a number). If "
+    "you do not know, reply: unknown",
+    "pt": "Responda à pergunta com o que você sabe, com o mínimo de palavras (um nome, uma data, um número), em "
+    "português. Se não souber, responda: desconhecido",
+}
+_UNKNOWN = re.compile(r"^\s*(unknown|desconhecido|i don.t know|não sei)", re.IGNORECASE)
 _ANSWER_LINE = re.compile(r"^\s*\**\s*(answer|resposta)\s*\**\s*:\s*(.*)$", re.IGNORECASE | re.MULTILINE)
 _SENTENCES_LINE = re.compile(r"^\s*\**\s*(sentences?|frases?)\s*\**\s*:\s*(.*)$", re.IGNORECASE | re.MULTILINE)
 
@@ -153,7 +161,10 @@ def build_messages(question: str, sentences: Sequence[Numbered], language: str) 
         title = (s.hit.title or "").strip()
         lines.append(f"[{s.number}] ({title}) {text}" if title else f"[{s.number}] {text}")
     task = words["yes_no" if is_yes_no(question) else "task"].format(question=question.strip())
-    return [{"role": "system", "content": words["system"]}, {"role": "user", "content": "\n".join(lines) + "\n" + task}]
+    return [
+        {"role": "system", "content": words["system"]},
+        {"role": "user", "content": "\n".join(lines) + "\n" + task},
+    ]
 
 
 def parse_reply(reply: str, sentences: Sequence[Numbered]) -> tuple[str | None, list[Numbered]]:
@@ -238,6 +249,17 @@ class ModelReader:
             time.perf_counter() - started,
             reply.prompt_tokens,
         )
+
+    def recall(self, question: str, language: str | None) -> tuple[str | None, float]:
+        """(the model's own short answer or None when it says it does not know, its probability): asked without
+        evidence, for a question nothing read answers (`model_decision`: shown labelled, never as found)."""
+        language = _language(language)
+        messages = [{"role": "system", "content": RECALL[language]}, {"role": "user", "content": question.strip()}]
+        reply = self.engine.chat(messages, max_tokens=16)
+        text = reply.text.strip().split("\n", 1)[0].strip().rstrip(".").strip()
+        if not text or _UNKNOWN.match(text):
+            return None, 0.0
+        return text, math.exp(sum(t.logprob for t in reply.tokens if t.text.strip()))
 
 
 @functools.lru_cache(maxsize=2)

@@ -44,10 +44,10 @@ from collections.abc import Callable, Sequence
 
 from rqrag.answer.grounding import (
     ExtractiveQuoter,
-    all_hits,
     GroundedAnswer,
     QuoteFunction,
     Quoter,
+    all_hits,
     decide,
     trajectory_hits,
 )
@@ -185,7 +185,12 @@ class AnswerPipeline:
 
         reading = reader.read(question, hits, language, rank=self.rank_sentences(language))
         return decide_by_model(
-            reading, language, own_knowledge=settings.decode.reader_own_knowledge, path_of=path_of, model=reader.name
+            reading,
+            language,
+            own_knowledge=settings.decode.reader_own_knowledge,
+            path_of=path_of,
+            model=reader.name,
+            recall=reader.recall,
         )
 
     @property

@@ -71,7 +71,6 @@ def gguf_file_for(model: str):
     """The GGUF file llama.cpp runs for `model`: a packaged base model's own file, a reader model's joined file
     (`rqrag.gguf_files`), or a .gguf path. A trained adapter folder has none: llama.cpp needs its weights merged and
     converted first (docs/speed.md)."""
-    from pathlib import Path
 
     from rqrag.gguf_files import SPLIT_MODELS, gguf_path
     from rqrag.models import PACKAGED_MODELS, materialized_dir

@@ -102,7 +102,9 @@ def gguf_path(name: str, cache: Path | None = None) -> Path:
     try:
         parts = [_part_file(d) for d in spec.distributions()]
     except FileNotFoundError as missing:
-        raise GGUFFileError(f"the reader model {name} needs the package {missing.args[0]}: {spec.pip_line()}") from None
+        raise GGUFFileError(
+            f"the reader model {name} needs the package {missing.args[0]}: {spec.pip_line()}"
+        ) from None
     target.parent.mkdir(parents=True, exist_ok=True)
     partial = target.with_name(f".{target.name}.{os.getpid()}")
     try:

@@ -105,7 +105,9 @@ def main(argv=None) -> None:
         results[spec] = summary(replay(records, spec, out))
     base = results["features (the records' own decision)"]
     print(f"{len(records)} questions of {args.predictions}")
-    print("| reader | holds gold | stated right | stated coverage | shown F1 | ECE | s/question | holds gold vs features |")
+    print(
+        "| reader | holds gold | stated right | stated coverage | shown F1 | ECE | s/question | holds gold vs features |"
+    )
     print("|---|---:|---:|---:|---:|---:|---:|---:|")
     for name, s in results.items():
         ratio = s["holds_gold"] / base["holds_gold"] if base["holds_gold"] else float("nan")

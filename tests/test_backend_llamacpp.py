@@ -108,3 +108,13 @@ def test_the_tree_decoder_runs_on_llamacpp():
     searched = [s for t in result.trajectories for s in t.trajectory.steps if s.evidence]
     assert searched and searched[0].evidence[0].title == "Paris"
     assert all(t.answer_logprobs and all(lp <= 0 for lp in t.generated_logprobs) for t in result.trajectories)
+
+
+def test_max_tokens_ends_a_completion_whose_end_is_banned(both):
+    # min_tokens == max_tokens bans the end token for the whole completion: only max_tokens may stop it (a streamed
+    # llama.cpp completion reads n_predict, not max_tokens: without it this ran to the end of the context)
+    hf, llama = both
+    request = _request(hf.tokenizer, "Write a long story.")
+    request = GenerationRequest(request.prompt_ids, SamplingParams(max_tokens=5, min_tokens=5))
+    (done,) = llama.generate([request])
+    assert len(done.token_ids) == 5 and done.finish_reason == "length"

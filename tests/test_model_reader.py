@@ -105,7 +105,7 @@ def test_replies_are_parsed(reply, answer, cited):
 def test_the_answer_probability_is_over_the_answer_tokens_only():
     tokens = [TokenLogprob(0, "Sentence: 2\n", -2.0), TokenLogprob(1, "Answer:", -0.5)]
     tokens += [TokenLogprob(2, " Par", -0.1), TokenLogprob(3, "is", -0.2)]
-    assert answer_probability(tokens, "Paris") == pytest.approx(2.718281828 ** -0.3, rel=1e-6)
+    assert answer_probability(tokens, "Paris") == pytest.approx(2.718281828**-0.3, rel=1e-6)
     assert answer_probability(tokens, None) == 0.0
 
 
@@ -151,9 +151,33 @@ def test_an_answer_from_the_models_own_knowledge_is_not_shown_as_found():
     assert shown.kind is AnswerKind.NO_ANSWER and shown.quote is None and shown.cited == []
     assert shown.text == said(Message.NO_ANSWER, "en")
     assert shown.rejected == {"reader": "not_in_evidence"}
-    labelled = decide_by_model(reading, "en", own_knowledge=True)
-    assert labelled.kind is AnswerKind.NO_ANSWER and labelled.quote is None and labelled.cited == []
-    assert labelled.text.endswith("Without a source, from the model's own knowledge (it may be wrong): Lyon")
+
+
+def test_its_own_knowledge_is_shown_first_labelled_without_a_source_and_only_when_sure():
+    reading = _reading("Answer: none", [EIFFEL, MET])
+    asked = []
+
+    def recall(question, language):
+        asked.append(question)
+        return "Paris", 0.9
+
+    shown = decide_by_model(reading, "en", own_knowledge=True, recall=recall)
+    assert asked == [reading.question]
+    assert shown.kind is AnswerKind.UNSOURCED and shown.quote is None and shown.cited == []
+    assert shown.text == "Paris — from the model's own knowledge: nothing I searched states it, so check it."
+    unsure = decide_by_model(reading, "en", own_knowledge=True, recall=lambda q, lang: ("Lyon", 0.3))
+    assert unsure.kind is AnswerKind.NO_ANSWER and unsure.text == said(Message.NO_ANSWER, "en")
+    unknown = decide_by_model(reading, "en", own_knowledge=True, recall=lambda q, lang: (None, 0.0))
+    assert unknown.kind is AnswerKind.NO_ANSWER
+    found = decide_by_model(_reading("Sentence: 3\nAnswer: Paris", [EIFFEL, PARIS]), "en", own_knowledge=True,
+                            recall=lambda q, lang: pytest.fail("asked its own knowledge of a found answer"))  # fmt: skip
+    assert found.kind is AnswerKind.GENERATED
+
+
+def test_recall_reads_unknown_as_no_answer():
+    assert ModelReader("unused", engine=ScriptedEngine("unknown")).recall("Who?", "en") == (None, 0.0)
+    answer, p = ModelReader("unused", engine=ScriptedEngine("Jane Austen.", logprob=-0.1)).recall("Who?", "en")
+    assert answer == "Jane Austen" and p == pytest.approx(2.718281828**-0.2, rel=1e-6)
 
 
 def test_none_is_said_in_the_question_language():
@@ -193,3 +217,5 @@ def test_the_real_reader_answers_from_the_evidence_and_says_when_it_cannot(model
     outside = reader.read("Who wrote the novel Pride and Prejudice?", [EIFFEL, MET], "en")
     shown = decide_by_model(outside, "en")
     assert shown.kind is AnswerKind.NO_ANSWER and shown.quote is None, outside.reply
+    own = decide_by_model(outside, "en", own_knowledge=True, recall=reader.recall)
+    assert own.kind in (AnswerKind.UNSOURCED, AnswerKind.NO_ANSWER) and own.quote is None and own.cited == []

@@ -105,6 +105,7 @@ class LlamaCppEngine:
         request = {
             "prompt": list(prompt) if not isinstance(prompt, str) else prompt,
             "max_tokens": max_tokens,
+            "n_predict": max_tokens,  # a streamed completion reads only this one: without it, it runs to the context
             "temperature": temperature,
             "top_p": top_p,
             "top_k": 0,
@@ -118,7 +119,9 @@ class LlamaCppEngine:
         if seed is not None:
             request["seed"] = seed
         if logit_bias:
-            request["logit_bias"] = [[int(t), False if b == float("-inf") else float(b)] for t, b in logit_bias.items()]
+            request["logit_bias"] = [
+                [int(t), False if b == float("-inf") else float(b)] for t, b in logit_bias.items()
+            ]
         stops = set(stop_ids)
         tokens: list[TokenLogprob] = []
         state = {"reason": "length", "usage": {}, "error": None}
@@ -182,7 +185,9 @@ class LlamaCppEngine:
 
 
 def _token(entry: dict) -> TokenLogprob:
-    return TokenLogprob(int(entry["id"]), bytes(entry.get("bytes", [])).decode("utf-8", "replace"), float(entry["logprob"]))
+    return TokenLogprob(
+        int(entry["id"]), bytes(entry.get("bytes", [])).decode("utf-8", "replace"), float(entry["logprob"])
+    )
 
 
 class LlamaCppGenerator:

@@ -266,10 +266,11 @@ class SelectionConfig:
         },
     )
     reader_own_knowledge: bool = field(
-        default=False,
+        default=True,
         metadata={
-            "help": "when the library does not hold the answer, also show the reader model's own answer, labelled "
-            "as its own and without a source (off: wrong more often than right outside the library, docs/answers.md)",
+            "help": "when nothing read states the answer, ask the reader model without evidence and show its own "
+            "answer first, said to be its own, with no quote and no source (answer_kind unsourced); off: only "
+            "'nothing found' (docs/answers.md, 'A reader that is a language model')",
         },
     )
     grounded: bool = field(

@@ -101,8 +101,12 @@ def _report(answer, decoder, seconds: float, show_tree: bool) -> None:
             f"  (quoted from the evidence{where}: the tree's most likely answer, {best_answer!r}, is right with "
             f"probability {chance} by the verifier, too low to state it)\n"
         )
+    elif answer.kind is AnswerKind.GENERATED and answer.grounded and answer.grounded.verifier.startswith("qwen"):
+        print(f"  (read by {answer.grounded.verifier} in the evidence{where}; its probability {chance})\n")
     elif answer.kind is AnswerKind.GENERATED:
         print(f"  (generated; right with probability {chance} by the verifier; supported by the evidence{where})\n")
+    elif answer.kind is AnswerKind.UNSOURCED:
+        print(f"  (the reader model's own knowledge, probability {chance}: no passage it read states it)\n")
     else:
         print(f"  (the tree's most likely answer, {best_answer!r}, is right with probability {chance})\n")
     shown_id = answer.grounded.path_id if answer.grounded and answer.grounded.path_id else best.path_id

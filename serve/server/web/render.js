@@ -164,12 +164,13 @@ export function fillAssistant(div, model) {
   const answer = el("div", "answer", model.content || "");
   if (!model.content) answer.classList.add("empty");
   div.append(answer);
-  // Which kind of answer this is: the model's own (checked against its sources) or a quote of the sources.
-  if (model.kind === "generated" || model.kind === "quoted") {
+  // Which kind of answer this is: the model's own (checked against its sources), a quote of the sources, or the
+  // reader model's own knowledge that no source states (said so, no source cited).
+  if (model.kind === "generated" || model.kind === "quoted" || model.kind === "unsourced") {
     div.append(el("div", `answer-kind kind-${model.kind}`, t(`kind.${model.kind}`)));
   }
   // How sure the verifier is, in words: the calibrated probability that the tree's best answer is right.
-  if (typeof model.confidence === "number" && model.kind) {
+  if (typeof model.confidence === "number" && model.kind && model.kind !== "unsourced") {
     const percent = Math.round(model.confidence * 100);
     const key = model.kind === "generated" ? "confidence.generated" : "confidence.other";
     div.append(el("div", "answer-confidence", t(key, { percent, answer: model.generated || "" })));
