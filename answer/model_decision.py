@@ -4,7 +4,10 @@ Three outcomes, and no fourth:
 
 * **answered** — the model's short answer, then the sentence that states it, quoted *whole and as it stands in the
   evidence*, with its page (`kind: generated`). The quote is the first sentence the model cited that holds the
-  answer, else the best-ranked sentence it read that holds it; a yes/no is held by the sentences it cited.
+  answer, else the best-ranked sentence it read that holds it; a yes/no is held by the sentences it cited. Holding
+  the words is not enough: the model is then asked whether that sentence states the answer to the question, and the
+  answer is shown as found only on a yes with p >= VERIFIED_MIN_P ("Lyon" is in a sentence about France, but that
+  sentence does not say Lyon is its capital).
 * **not in the library** — the model said the sentences do not state it, or its answer is in none of them (it
   answered from its own knowledge, or wrote something the evidence does not say): "I found nothing in the sources I
   searched that answers this." (`kind: no_answer`), no quote, no source.
@@ -34,6 +37,7 @@ _FILLER = frozenset(
 )
 MIN_HELD_SHARE = 0.75  # of the answer's content words a sentence must hold
 OWN_KNOWLEDGE_MIN_P = 0.5  # the model's own answer is shown (labelled) only when it gives it at least this p
+VERIFIED_MIN_P = 0.5  # a found answer is shown only when the model says its quote states it with at least this p
 
 
 def _stem(word: str) -> str:
@@ -101,12 +105,25 @@ def decide_by_model(
     path_of=None,
     model: str = "",
     recall=None,
+    verify=None,
 ) -> GroundedAnswer:
     """The answer shown for `reading` (module docstring). `path_of(docid)`: the tree path that read a passage (the
-    trajectory shown beside the answer), or None; `recall(question, language)`: the model's own (answer, p)."""
+    trajectory shown beside the answer), or None; `recall(question, language)`: the model's own (answer, p);
+    `verify(question, answer, sentences, language)`: p that the sentences show the answer (None: not checked)."""
     language = reading.language or language or "en"
     described = [reading.to_dict()]
     found = stating(reading)
+    rejected = {"reader": "not_in_evidence"} if reading.answer is not None and found is None else {}
+    if found is not None and verify is not None:
+        # the quote, then the sentences the model pointed at and the two best-ranked: a second hop stands on them
+        best = sorted(reading.sentences, key=lambda s: s.rank)[:2]
+        support = list(
+            dict.fromkeys([quote_of(found[1]).text, *(s.text for s in reading.cited), *(s.text for s in best)])
+        )
+        checked = verify(reading.question, found[0], support, language)
+        described[0]["verified"] = round(checked, 4)
+        if checked < VERIFIED_MIN_P:
+            found, rejected = None, {"reader": "quote_does_not_state_it"}
     if found is not None:
         text, sentences = found
         quote = quote_of(sentences)
@@ -123,7 +140,6 @@ def decide_by_model(
             model,
             quote,
         )
-    rejected = {"reader": "not_in_evidence"} if reading.answer is not None else {}
     if own_knowledge and recall is not None:
         own, p = recall(reading.question, language)
         described.append({"text": own or "", "answer": own, "p": round(p, 4), "own_knowledge": True})

@@ -76,6 +76,15 @@ RECALL = {
     "pt": "Responda à pergunta com o que você sabe, com o mínimo de palavras (um nome, uma data, um número), em "
     "português. Se não souber, responda: desconhecido",
 }
+# The check of a found answer against the sentence that is to be quoted under it, as a yes/no question.
+VERIFY = {
+    "en": "You check whether sentences answer a question. Reply with one word: yes or no.",
+    "pt": "Você verifica se frases respondem a uma pergunta. Responda com uma palavra: sim ou não.",
+}
+VERIFY_TASK = {
+    "en": 'Sentences:\n{sentences}\nQuestion: {question}\nDo these sentences show that the answer is "{answer}"?',
+    "pt": 'Frases:\n{sentences}\nPergunta: {question}\nEstas frases mostram que a resposta é "{answer}"?',
+}
 _UNKNOWN = re.compile(r"^\s*(unknown|desconhecido|i don.t know|não sei)", re.IGNORECASE)
 _ANSWER_LINE = re.compile(r"^\s*\**\s*(answer|resposta)\s*\**\s*:\s*(.*)$", re.IGNORECASE | re.MULTILINE)
 _SENTENCES_LINE = re.compile(r"^\s*\**\s*(sentences?|frases?)\s*\**\s*:\s*(.*)$", re.IGNORECASE | re.MULTILINE)
@@ -249,6 +258,22 @@ class ModelReader:
             time.perf_counter() - started,
             reply.prompt_tokens,
         )
+
+    def verify(self, question: str, answer: str, sentences: Sequence[str], language: str | None) -> float:
+        """p(yes) that `sentences` (the quote first, then what else the answer stands on) show `answer` to be the
+        answer to `question`, asked of the same model: an answer that is merely *in* a sentence ("Lyon" in a sentence
+        about France's second city) is not thereby its answer."""
+        language = _language(language)
+        listed = "\n".join(f"- {' '.join(s.split()[:MAX_SENTENCE_WORDS])}" for s in sentences)
+        task = VERIFY_TASK[language].format(question=question.strip(), sentences=listed, answer=answer)
+        messages = [{"role": "system", "content": VERIFY[language]}, {"role": "user", "content": task}]
+        reply = self.engine.chat(messages, max_tokens=2)
+        first = next((t for t in reply.tokens if t.text.strip()), None)
+        if first is None:
+            return 0.0
+        p = math.exp(first.logprob)
+        said_yes = first.text.strip().lower().strip(".") in ("yes", "sim")
+        return p if said_yes else 1.0 - p
 
     def recall(self, question: str, language: str | None) -> tuple[str | None, float]:
         """(the model's own short answer or None when it says it does not know, its probability): asked without

@@ -191,6 +191,7 @@ class AnswerPipeline:
             path_of=path_of,
             model=reader.name,
             recall=reader.recall,
+            verify=reader.verify,
         )
 
     @property

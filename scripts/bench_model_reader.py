@@ -5,7 +5,7 @@
 
 Reads the records of one `rqrag eval` run (each keeps its trajectories' evidence and the question's own search),
 gives every reader the same pooled evidence (every passage any path read, then the question's own search) and
-decides as the pipeline does (`rqrag.answer.model_decision`). Prints, per reader, what a person reads: how often the
+decides as the pipeline does (`rqrag.answer.model_decision`: the quote checked, the model's own knowledge labelled). Prints, per reader, what a person reads: how often the
 answer or its quote holds the gold, how often a stated answer is right and how many are stated, shown F1, ECE, and
 seconds a question, with ratios against the feature reader of the same records. Each reader's records go to
 `--out/<reader>.jsonl` (resumable: a rerun skips the ids already there), its summary to `--out/summary.json`.
@@ -50,7 +50,9 @@ def replay(records: list[dict], reader_spec: str, out: Path) -> list[dict]:
             hits = pooled_hits(record)
             started = time.perf_counter()
             reading = reader.read(record["question"], hits, "en", rank=lambda q, h: quoter.rank_sentences(q, h, "en"))
-            shown = decide_by_model(reading, "en", model=reader.name)
+            shown = decide_by_model(
+                reading, "en", model=reader.name, own_knowledge=True, recall=reader.recall, verify=reader.verify
+            )
             seconds = time.perf_counter() - started
             golds = record["gold"].get("answers") or []
             new = {

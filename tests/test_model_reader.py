@@ -145,6 +145,30 @@ def test_a_cited_sentence_that_does_not_hold_the_answer_is_never_its_quote():
     assert holds(shown.text, shown.quote.text)
 
 
+def test_an_answer_its_quote_does_not_state_is_not_shown_as_found():
+    # "Lyon" is in a sentence the model read, but that sentence does not say Lyon is the capital
+    lyon = Hit("lyon", "Lyon", "Lyon is the second-largest metropolitan area in France after Paris.", 1.0)
+    reading = _reading("Sentence: 1\nAnswer: Lyon", [lyon], question="What is the capital of France?")
+    checked = []
+
+    def verify(question, answer, sentences, language):
+        checked.append((answer, sentences))
+        return 0.1
+
+    shown = decide_by_model(reading, "en", verify=verify)
+    assert checked == [("Lyon", [lyon.text])]  # the quote first (here the only sentence read)
+    assert shown.kind is AnswerKind.NO_ANSWER and shown.quote is None and shown.cited == []
+    assert shown.rejected == {"reader": "quote_does_not_state_it"}
+    assert decide_by_model(reading, "en", verify=lambda *a: 0.9).kind is AnswerKind.GENERATED
+
+
+def test_verify_reads_the_first_word_as_yes_or_no():
+    yes = ModelReader("unused", engine=ScriptedEngine("Yes", logprob=-0.1)).verify("q", "a", ["s"], "en")
+    no = ModelReader("unused", engine=ScriptedEngine("No", logprob=-0.1)).verify("q", "a", ["s"], "en")
+    sim = ModelReader("unused", engine=ScriptedEngine("Sim.", logprob=-0.1)).verify("q", "a", ["s"], "pt")
+    assert yes == pytest.approx(0.9048, abs=1e-3) and no == pytest.approx(0.0952, abs=1e-3) and sim == yes
+
+
 def test_an_answer_from_the_models_own_knowledge_is_not_shown_as_found():
     reading = _reading("Sentence: 1\nAnswer: Lyon", [EIFFEL, MET])
     shown = decide_by_model(reading, "en")
@@ -211,11 +235,11 @@ def test_no_evidence_asks_no_model():
 def test_the_real_reader_answers_from_the_evidence_and_says_when_it_cannot(model):
     reader = ModelReader(model, sentences=12)
     found = reader.read("What is the capital of the country where the Eiffel Tower stands?", [EIFFEL, PARIS], "en")
-    shown = decide_by_model(found, "en")
+    shown = decide_by_model(found, "en", verify=reader.verify)
     assert shown.kind is AnswerKind.GENERATED and shown.text.startswith("Paris"), found.reply
     assert shown.quote.text in PARIS.text + EIFFEL.text and "Paris" in shown.quote.text
     outside = reader.read("Who wrote the novel Pride and Prejudice?", [EIFFEL, MET], "en")
-    shown = decide_by_model(outside, "en")
+    shown = decide_by_model(outside, "en", verify=reader.verify)
     assert shown.kind is AnswerKind.NO_ANSWER and shown.quote is None, outside.reply
     own = decide_by_model(outside, "en", own_knowledge=True, recall=reader.recall)
     assert own.kind in (AnswerKind.UNSOURCED, AnswerKind.NO_ANSWER) and own.quote is None and own.cited == []
