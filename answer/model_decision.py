@@ -72,10 +72,22 @@ def yes_no_word(answer: str, language: str) -> str | None:
     return None
 
 
+def echoes_question(answer: str, question: str) -> bool:
+    """Whether the answer only says back words of the question ("Lisbon" for "Which river flows through Lisbon?"),
+    unless it is one of the options the question names ("Who is older, A or B?")."""
+    from rqrag.answer_types import options
+
+    words = normalize_answer(answer).split()
+    asked = set(normalize_answer(question).split())
+    named = {normalize_answer(o) for o in options(question)}
+    return bool(words) and all(w in asked for w in words) and normalize_answer(answer) not in named
+
+
 def stating(reading: ModelReading) -> tuple[str, list[Numbered]] | None:
-    """(the answer as shown, the sentences that state it) or None when nothing read states the answer."""
+    """(the answer as shown, the sentences that state it) or None when nothing read states the answer (or the answer
+    only says the question back)."""
     answer = reading.answer
-    if answer is None:
+    if answer is None or (not reading.yes_no and echoes_question(answer, reading.question)):
         return None
     if reading.yes_no:
         word = yes_no_word(answer, reading.language)

@@ -162,6 +162,17 @@ def test_an_answer_its_quote_does_not_state_is_not_shown_as_found():
     assert decide_by_model(reading, "en", verify=lambda *a: 0.9).kind is AnswerKind.GENERATED
 
 
+def test_an_answer_that_says_the_question_back_is_not_found():
+    lisbon = Hit("lx", "Lisbon", "Lisbon is the capital and largest city of Portugal.", 1.0)
+    reading = _reading("Sentence: 1\nAnswer: Lisbon", [lisbon], question="Which river flows through Lisbon?")
+    assert decide_by_model(reading, "en").kind is AnswerKind.NO_ANSWER
+    older = Hit("a", "Annie Morton", "Annie Morton (born October 8, 1970) is an American model.", 1.0)
+    option = _reading(
+        "Sentence: 1\nAnswer: Annie Morton", [older], question="Who is older, Annie Morton or Terry Richardson?"
+    )
+    assert decide_by_model(option, "en").kind is AnswerKind.GENERATED  # one of the options it names
+
+
 def test_verify_reads_the_first_word_as_yes_or_no():
     yes = ModelReader("unused", engine=ScriptedEngine("Yes", logprob=-0.1)).verify("q", "a", ["s"], "en")
     no = ModelReader("unused", engine=ScriptedEngine("No", logprob=-0.1)).verify("q", "a", ["s"], "en")
