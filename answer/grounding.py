@@ -235,14 +235,19 @@ def all_hits(result) -> list[Hit]:
     return list(hits.values())
 
 
+def pooled_evidence(result, searched: Sequence[Hit] = ()) -> list[Hit]:
+    """Everything a reader reads: every path's passages, then the question's own search, each passage once."""
+    read = all_hits(result)
+    seen = {h.docid for h in read}
+    return read + [h for h in searched if h.docid not in seen and not seen.add(h.docid)]
+
+
 def read_and_gather(
     result, question: str, language: str | None, quoter: Quoter, choices: Sequence = (), reader=None, searched=()
 ) -> tuple[list[Hit], list]:
     """Everything read (every path's passages, then the question's own search) and the candidate answers over it:
     the tree's answers, then the reader's spans (`candidates.gather`), featurised for the verifier."""
-    read = all_hits(result)
-    seen = {h.docid for h in read}
-    read += [h for h in searched if h.docid not in seen and not seen.add(h.docid)]
+    read = pooled_evidence(result, searched)
     sentences = quoter.rank_sentences(question, read, language) if read else None
     readings = reader.read([question], [read], [language])[0] if reader is not None and read else []
     return read, gather(result, question, language, choices, sentences, readings, read)

@@ -126,19 +126,17 @@ def decide_by_model(
     described = [reading.to_dict()]
     found = stating(reading)
     rejected = {"reader": "not_in_evidence"} if reading.answer is not None and found is None else {}
+    quote = quote_of(found[1]) if found is not None else None
     if found is not None and verify is not None:
         # the quote, then the sentences the model pointed at and the two best-ranked: a second hop stands on them
         best = sorted(reading.sentences, key=lambda s: s.rank)[:2]
-        support = list(
-            dict.fromkeys([quote_of(found[1]).text, *(s.text for s in reading.cited), *(s.text for s in best)])
-        )
+        support = list(dict.fromkeys([quote.text, *(s.text for s in reading.cited), *(s.text for s in best)]))
         checked = verify(reading.question, found[0], support, language)
         described[0]["verified"] = round(checked, 4)
         if checked < VERIFIED_MIN_P:
             found, rejected = None, {"reader": "quote_does_not_state_it"}
     if found is not None:
         text, sentences = found
-        quote = quote_of(sentences)
         cited = [sentences[0].hit]
         return GroundedAnswer(
             text,

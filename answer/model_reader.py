@@ -135,9 +135,7 @@ def _language(language: str | None) -> str:
     return language if language in PROMPTS else "en"
 
 
-def number_sentences(
-    question: str, hits: Sequence[Hit], ranked: Sequence[tuple[float, str]] | None, limit: int
-) -> list[Numbered]:
+def number_sentences(hits: Sequence[Hit], ranked: Sequence[tuple[float, str]] | None, limit: int) -> list[Numbered]:
     """The best `limit` sentences (by `ranked`, the extractive answerer's (score, sentence) list, best first; None:
     every sentence in reading order), each once, numbered in reading order: grouped by passage, passages in the order
     the tree read them, so a page's sentences stay together as the page tells them."""
@@ -197,7 +195,7 @@ def answer_probability(reply_tokens, answer: str | None) -> float:
     """exp(sum of logprobs) over the tokens that spell the answer after `Answer:`/`Resposta:` (0 when none)."""
     if not answer or not reply_tokens:
         return 0.0
-    text, start = "", None
+    text = ""
     spans = []
     for token in reply_tokens:
         spans.append((len(text), token))
@@ -208,7 +206,6 @@ def answer_probability(reply_tokens, answer: str | None) -> float:
         return 0.0
     end = begin + len(answer)
     logprob = sum(t.logprob for at, t in spans if at < end and at + len(t.text) > begin)
-    del start
     return math.exp(logprob)
 
 
@@ -240,7 +237,7 @@ class ModelReader:
     ) -> ModelReading:
         language = _language(language)
         ranked = rank(question, hits) if rank is not None and hits else None
-        sentences = number_sentences(question, hits, ranked, self.sentences)
+        sentences = number_sentences(hits, ranked, self.sentences)
         if not sentences:
             return ModelReading(question, language, [], "", None, yes_no=is_yes_no(question))
         started = time.perf_counter()

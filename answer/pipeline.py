@@ -47,8 +47,8 @@ from rqrag.answer.grounding import (
     GroundedAnswer,
     QuoteFunction,
     Quoter,
-    all_hits,
     decide,
+    pooled_evidence,
     trajectory_hits,
 )
 from rqrag.answer.messages import AnswerKind, Message, said
@@ -334,8 +334,8 @@ class AnswerPipeline:
                     on_event(qid, "step", {**self._step_event(step), "path_id": path_id})
 
             # the readers read the question's own search too: `rqrag eval` asks for it, a model reader always does
-            wants_search = settings.reader_search or self.model_reader(settings) is not None
-            if wants_search and not settings.search_first and (self.reader is not None or self.model_reader(settings)):
+            wants_search = (settings.reader_search and self.reader is not None) or self.model_reader(settings)
+            if wants_search and not settings.search_first:
                 self._search_for_reader(todo, source, settings)
             started = time.perf_counter()
             results = run_tree([p.question for p in todo], settings, source, announce)
@@ -448,9 +448,7 @@ class AnswerPipeline:
             return answer
         reader = self.model_reader(settings) if settings.grounded else None
         if reader is not None:
-            read = all_hits(result)
-            seen = {h.docid for h in read}
-            read += [h for h in p.searched if h.docid not in seen and not seen.add(h.docid)]
+            read = pooled_evidence(result, p.searched)
             holder = {h.docid: t.path_id for t in reversed(result.trajectories) for h in trajectory_hits(t.trajectory)}
             shown = self._read_by_model(reader, question, read, p.language, settings, path_of=holder.get)
         elif settings.grounded:

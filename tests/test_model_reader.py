@@ -59,14 +59,14 @@ def test_sentences_are_the_best_ranked_numbered_in_reading_order():
         "The Eiffel Tower is a wrought-iron lattice tower on the Champ de Mars in Paris, France.",
         "The Met Life Tower is a skyscraper on Madison Avenue in New York City.",
     )
-    numbered = number_sentences("q", [EIFFEL, PARIS, MET], rank, limit=2)
+    numbered = number_sentences([EIFFEL, PARIS, MET], rank, limit=2)
     assert [n.hit.docid for n in numbered] == ["eiffel", "paris"]  # the tree's order, not the ranking's
     assert [n.number for n in numbered] == [1, 2]
     assert numbered[1].rank == 0 and numbered[0].rank == 1
 
 
 def test_the_prompt_holds_each_sentence_after_its_title_and_the_question_last():
-    numbered = number_sentences("q", [EIFFEL, PARIS], ranked(EIFFEL.text.split(". ")[0] + "."), limit=4)
+    numbered = number_sentences([EIFFEL, PARIS], ranked(EIFFEL.text.split(". ")[0] + "."), limit=4)
     messages = build_messages("Where is the Eiffel Tower?", numbered, "en")
     user = messages[1]["content"]
     assert user.startswith("Sentences:\n[1] (Eiffel Tower) The Eiffel Tower is")
@@ -78,7 +78,7 @@ def test_the_prompt_holds_each_sentence_after_its_title_and_the_question_last():
 def test_yes_no_questions_get_their_own_wording():
     assert is_yes_no("Were Scott Derrickson and Ed Wood of the same nationality?")
     assert not is_yes_no("Which river flows through Lisbon?")
-    numbered = number_sentences("q", [PARIS], None, limit=2)
+    numbered = number_sentences([PARIS], None, limit=2)
     assert "(Answer yes or no.)" in build_messages("Is Paris in France?", numbered, "en")[1]["content"]
     assert "yes or no" not in build_messages("Which city is it?", numbered, "en")[1]["content"]
 
@@ -96,7 +96,7 @@ def test_yes_no_questions_get_their_own_wording():
     ],
 )
 def test_replies_are_parsed(reply, answer, cited):
-    numbered = number_sentences("q", [EIFFEL, PARIS], None, limit=0)
+    numbered = number_sentences([EIFFEL, PARIS], None, limit=0)
     got, got_cited = parse_reply(reply, numbered)
     assert got == answer
     assert [s.number for s in got_cited] == cited

@@ -62,7 +62,10 @@ class EngineReply:
 
 
 def _threads() -> int:
-    return max(1, min(os.cpu_count() or 1, int(os.environ.get("RQRAG_LLAMACPP_THREADS", "0")) or os.cpu_count() or 1))
+    """Every core, or RQRAG_LLAMACPP_THREADS of them when set (never more than there are)."""
+    cores = os.cpu_count() or 1
+    asked = int(os.environ.get("RQRAG_LLAMACPP_THREADS", "0"))
+    return max(1, min(cores, asked)) if asked else cores
 
 
 class LlamaCppEngine:
@@ -168,16 +171,16 @@ class LlamaCppEngine:
             "cache_prompt": True,
             "stop": list(stop),
         }
-        return self._reply(self._server.handle_chat_completions(request), chat=True)
+        return self._chat_reply(self._server.handle_chat_completions(request))
 
     @staticmethod
-    def _reply(result: dict, chat: bool) -> EngineReply:
+    def _chat_reply(result: dict) -> EngineReply:
         if "error" in result:
             raise GenerationError(f"llama.cpp: {result['error'].get('message', result['error'])}")
         choice = result["choices"][0]
         content = (choice.get("logprobs") or {}).get("content") or []
         tokens = tuple(_token(t) for t in content)
-        text = choice["message"]["content"] if chat else choice["text"]
+        text = choice["message"]["content"]
         usage = result.get("usage", {})
         cached = (usage.get("prompt_tokens_details") or {}).get("cached_tokens", 0)
         reason = "length" if choice.get("finish_reason") == "length" else "stop"
