@@ -7,6 +7,7 @@ they all load the same things the same way.
 from __future__ import annotations
 
 import logging
+from pathlib import Path
 
 from rqrag.inference.decoding.config import DecodeConfig
 from rqrag.inference.decoding.decoder import TreeDecoder
@@ -24,7 +25,8 @@ def build_generator(config: DecodeConfig):
 
         gguf = gguf_file_for(config.model_to_load)
         engine = LlamaCppEngine(gguf, n_ctx=4096, parallel=min(4, config.max_batch_size))
-        if config.model_to_load in PACKAGED_MODELS:  # its tokenizer as the hf backend loads it (chat template set)
+        if config.model_to_load in PACKAGED_MODELS or (gguf.parent / "tokenizer.json").is_file():
+            # its tokenizer as the hf backend loads it (chat template set; a trained model's with its RQ-RAG tokens)
             tokenizer = load_tokenizer(resolve_model(config.model_to_load))
         else:
             from transformers import AutoTokenizer
@@ -69,21 +71,28 @@ def build_generator(config: DecodeConfig):
 
 def gguf_file_for(model: str):
     """The GGUF file llama.cpp runs for `model`: a packaged base model's own file, a reader model's joined file
-    (`rqrag.gguf_files`), or a .gguf path. A trained adapter folder has none: llama.cpp needs its weights merged and
-    converted first (docs/speed.md)."""
+    (`rqrag.gguf_files`), a .gguf path, or for a trained model (an adapter, merged as for the hf backend, or a full
+    checkpoint folder) a float16 GGUF written once beside its merged weights (`rqrag.gguf_export`)."""
 
+    from rqrag.gguf_export import GGUFExportError, gguf_for_checkpoint
     from rqrag.gguf_files import SPLIT_MODELS, gguf_path
-    from rqrag.models import PACKAGED_MODELS, materialized_dir
+    from rqrag.models import PACKAGED_MODELS, materialized_dir, resolve_model
     from rqrag.models import _packaged_gguf_path as packaged
 
     if model in PACKAGED_MODELS:
         return packaged(PACKAGED_MODELS[model], materialized_dir(model).parent)
     if model in SPLIT_MODELS or str(model).endswith(".gguf"):
         return gguf_path(model)
-    raise ValueError(
-        f"--backend llamacpp runs GGUF files: {model!r} is neither a packaged model ({', '.join(PACKAGED_MODELS)}), "
-        f"a reader model ({', '.join(SPLIT_MODELS)}) nor a .gguf path"
-    )
+    folder = Path(resolve_model(model))
+    if not (folder / "config.json").is_file():
+        raise ValueError(
+            f"--backend llamacpp runs GGUF files: {model!r} is neither a packaged model ({', '.join(PACKAGED_MODELS)}), "
+            f"a reader model ({', '.join(SPLIT_MODELS)}), a trained model folder nor a .gguf path"
+        )
+    try:
+        return gguf_for_checkpoint(folder)
+    except GGUFExportError as error:
+        raise ValueError(f"--backend llamacpp: {error}") from error
 
 
 def open_index_library(config: DecodeConfig):
