@@ -16,18 +16,26 @@ Three outcomes, and no fourth:
   source states it (`kind: unsourced`), with no quote and no citation. The threshold was set before any measurement
   and never tuned.
 
+With a *judge* fitted for the reader model (`judge_for`: `models/reader/<model>/verifier.json`, fitted by
+scripts/fit_model_decision.py on training ids, with questions given another question's evidence as the cases the
+library does not hold), the yes/no check above is replaced: a found answer is shown when the judge's calibrated
+p(right) over `READING_FEATURES` reaches its threshold, and that p is the confidence shown with it.
+
 A quote is therefore shown only when it holds the answer it is shown under, and the model's words are never
 presented as a quotation.
 """
 
 from __future__ import annotations
 
+import functools
+import math
 from collections.abc import Sequence
 
 from rqrag.answer.extractive import Quote
 from rqrag.answer.grounding import GroundedAnswer
 from rqrag.answer.messages import AnswerKind, Message, said
 from rqrag.answer.model_reader import ModelReading, Numbered
+from rqrag.answer.verifier import VERIFIER_FILE, Verifier
 from rqrag.answers import normalize_answer
 
 
@@ -46,10 +54,18 @@ def _stem(word: str) -> str:
     return word[:-1] if len(word) > 3 and word.endswith("s") else word
 
 
+_DASHES = str.maketrans({c: "-" for c in "\u2010\u2011\u2012\u2013\u2014\u2212"})
+
+
+def _plain_dashes(text: str) -> str:
+    """En and em dashes as hyphens: the model writes "1993-1997" for the page's "1993–1997"."""
+    return text.translate(_DASHES)
+
+
 def holds(answer: str, sentence: str) -> bool:
     """Whether `sentence` states `answer`: the answer's normalised words as a phrase, or at least MIN_HELD_SHARE of
     its content words (singular and plural alike)."""
-    norm, text = normalize_answer(answer), f" {normalize_answer(sentence)} "
+    norm, text = normalize_answer(_plain_dashes(answer)), f" {normalize_answer(_plain_dashes(sentence))} "
     if not norm:
         return False
     if f" {norm} " in text:
@@ -109,6 +125,32 @@ def quote_of(sentences: Sequence[Numbered]) -> Quote:
     )
 
 
+def decision_features(reading: ModelReading, found: tuple[str, list[Numbered]], verified: float | None) -> dict:
+    """The judge's features (`READING_FEATURES`) of a reading whose answer `found` holds: see model_reader."""
+    quote = found[1][0] if found[1] else None
+    return {
+        "log_p": math.log(max(reading.p, 1e-6)),
+        "cited_holds": float(quote is not None and quote in reading.cited),
+        "quote_rank": (quote.rank if quote is not None else len(reading.sentences)) / max(1, len(reading.sentences)),
+        "verified": 0.5 if verified is None else verified,
+        "answer_words": float(min(len(found[0].split()), 12)),
+        "yes_no": float(reading.yes_no),
+    }
+
+
+def judge_for(model: str) -> Verifier | None:
+    """The judge fitted for reader `model` (models/reader/<model>/verifier.json), or None: the rules above decide."""
+    return _judge_for(model.rsplit("/", 1)[-1])
+
+
+@functools.lru_cache(maxsize=4)
+def _judge_for(name: str) -> Verifier | None:
+    from rqrag.paths import models_dir
+
+    path = models_dir() / "reader" / name / VERIFIER_FILE
+    return Verifier.load(path) if path.is_file() else None
+
+
 def decide_by_model(
     reading: ModelReading,
     language: str | None,
@@ -118,22 +160,34 @@ def decide_by_model(
     model: str = "",
     recall=None,
     verify=None,
+    judge: Verifier | None = None,
 ) -> GroundedAnswer:
     """The answer shown for `reading` (module docstring). `path_of(docid)`: the tree path that read a passage (the
     trajectory shown beside the answer), or None; `recall(question, language)`: the model's own (answer, p);
-    `verify(question, answer, sentences, language)`: p that the sentences show the answer (None: not checked)."""
+    `verify(question, answer, sentences, language)`: p that the sentences show the answer (None: not checked);
+    `judge`: the reader model's fitted judge (`judge_for`), or None."""
     language = reading.language or language or "en"
     described = [reading.to_dict()]
     found = stating(reading)
     rejected = {"reader": "not_in_evidence"} if reading.answer is not None and found is None else {}
     quote = quote_of(found[1]) if found is not None else None
-    if found is not None and verify is not None:
+    confidence = reading.p
+    checked = None
+    if found is not None and verify is not None and (judge is None or "verified" in judge.features):
         # the quote, then the sentences the model pointed at and the two best-ranked: a second hop stands on them
         best = sorted(reading.sentences, key=lambda s: s.rank)[:2]
         support = list(dict.fromkeys([quote.text, *(s.text for s in reading.cited), *(s.text for s in best)]))
         checked = verify(reading.question, found[0], support, language)
         described[0]["verified"] = round(checked, 4)
-        if checked < VERIFIED_MIN_P:
+    if found is not None:
+        features = decision_features(reading, found, checked)
+        described[0]["features"] = {k: round(v, 4) for k, v in features.items()}
+        if judge is not None:
+            confidence = judge.probability(features)
+            described[0]["judged"] = round(confidence, 4)
+            if confidence < judge.threshold:
+                found, rejected = None, {"reader": "judged_unlikely"}
+        elif checked is not None and checked < VERIFIED_MIN_P:
             found, rejected = None, {"reader": "quote_does_not_state_it"}
     if found is not None:
         text, sentences = found
@@ -145,7 +199,7 @@ def decide_by_model(
             path_of(quote.docid) if path_of else None,
             reading.answer,
             {},
-            reading.p,
+            confidence,
             described,
             model,
             quote,

@@ -181,7 +181,7 @@ class AnswerPipeline:
 
     def _read_by_model(self, reader, question: str, hits, language: str, settings, path_of=None) -> GroundedAnswer:
         """The answer decided over what the model reader says of `hits` (`rqrag.answer.model_decision`)."""
-        from rqrag.answer.model_decision import decide_by_model
+        from rqrag.answer.model_decision import decide_by_model, judge_for
 
         reading = reader.read(question, hits, language, rank=self.rank_sentences(language))
         return decide_by_model(
@@ -192,6 +192,7 @@ class AnswerPipeline:
             model=reader.name,
             recall=reader.recall,
             verify=reader.verify,
+            judge=judge_for(reader.model),
         )
 
     @property

@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from rqrag.answer.candidates import FEATURES, AnswerCandidate
+from rqrag.answer.model_reader import READING_FEATURES
 
 
 VERIFIER_DIR = "verifier"
@@ -53,7 +54,8 @@ class Verifier:
     report: dict = field(default_factory=dict, compare=False)
 
     def __post_init__(self):
-        unknown = [f for f in self.features if f not in FEATURES]
+        # the tree's candidates, or a model reader's reading (the same logistic form judges both)
+        unknown = [f for f in self.features if f not in FEATURES and f not in READING_FEATURES]
         if unknown:
             raise ValueError(f"verifier names features this version does not compute: {unknown}")
         if not (len(self.features) == len(self.mean) == len(self.scale) == len(self.coef)):

@@ -45,10 +45,11 @@ class CandidateTable:
     rows: list[list[float]] = field(default_factory=list)
     labels: list[int] = field(default_factory=list)
     texts: list[str] = field(default_factory=list)
+    features: tuple[str, ...] = tuple(FEATURES)  # what each row's columns are
 
     @property
     def X(self) -> np.ndarray:
-        return np.asarray(self.rows, dtype=float).reshape(-1, len(FEATURES))
+        return np.asarray(self.rows, dtype=float).reshape(-1, len(self.features))
 
     @property
     def y(self) -> np.ndarray:
@@ -244,7 +245,7 @@ def fit_verifier(
         "label": "right = token F1 >= 0.5 against a gold answer, or a gold answer inside the text",
     }
     verifier = Verifier(
-        tuple(FEATURES),
+        tuple(table.features),
         tuple(float(v) for v in scaler.mean_),
         tuple(float(v) for v in scaler.scale_),
         tuple(float(v) for v in model.coef_[0]),

@@ -5,8 +5,8 @@
 
 Reads the records of one `rqrag eval` run (each keeps its trajectories' evidence and the question's own search),
 gives every reader the same pooled evidence (every passage any path read, then the question's own search) and
-decides as the pipeline does (`rqrag.answer.model_decision`: the quote checked, the model's own knowledge labelled). Prints, per reader, what a person reads: how often the
-answer or its quote holds the gold, how often a stated answer is right and how many are stated, shown F1, ECE, and
+decides as the pipeline does (`rqrag.answer.model_decision`: the quote judged, the model's own knowledge labelled).
+Prints, per reader, what a person reads: how often the answer or its quote holds the gold, how often a stated answer is right and how many are stated, shown F1, ECE, and
 seconds a question, with ratios against the feature reader of the same records. Each reader's records go to
 `--out/<reader>.jsonl` (resumable: a rerun skips the ids already there), its summary to `--out/summary.json`.
 """
@@ -21,22 +21,12 @@ from pathlib import Path
 from tqdm import tqdm
 
 
-def pooled_hits(record: dict):
-    """Every passage any path read, each once, then the question's own search: the reader's evidence."""
-    from rqrag.retrieval.base import Hit
-
-    seen: dict[str, Hit] = {}
-    passages = [e for t in record.get("trajectories", []) for s in t.get("steps", []) for e in s.get("evidence", [])]
-    for e in passages + list(record.get("question_search") or []):
-        seen.setdefault(e["docid"], Hit(e["docid"], e.get("title", ""), e["text"], float(e.get("score", 0.0)), {}))
-    return list(seen.values())
-
-
-def replay(records: list[dict], reader_spec: str, out: Path) -> list[dict]:
+def replay(records: list[dict], reader_spec: str, out: Path, judge: bool = True) -> list[dict]:
     from rqrag.answer.grounding import ExtractiveQuoter
-    from rqrag.answer.model_decision import decide_by_model
+    from rqrag.answer.model_decision import decide_by_model, judge_for
     from rqrag.answer.model_reader import ModelReader
     from rqrag.answers import answer_f1
+    from rqrag.eval.model_decision_fit import pooled_hits
 
     model, _, sentences = reader_spec.partition(":")
     reader = ModelReader(model, int(sentences or 12))
@@ -51,7 +41,13 @@ def replay(records: list[dict], reader_spec: str, out: Path) -> list[dict]:
             started = time.perf_counter()
             reading = reader.read(record["question"], hits, "en", rank=lambda q, h: quoter.rank_sentences(q, h, "en"))
             shown = decide_by_model(
-                reading, "en", model=reader.name, own_knowledge=True, recall=reader.recall, verify=reader.verify
+                reading,
+                "en",
+                model=reader.name,
+                own_knowledge=True,
+                recall=reader.recall,
+                verify=reader.verify,
+                judge=judge_for(model) if judge else None,
             )
             seconds = time.perf_counter() - started
             golds = record["gold"].get("answers") or []
@@ -96,6 +92,9 @@ def main(argv=None) -> None:
     parser.add_argument("--readers", nargs="+", default=["qwen2.5-0.5b:12", "qwen2.5-1.5b:12"],
                         help="MODEL:SENTENCES, each read over the same evidence")  # fmt: skip
     parser.add_argument("--limit", type=int, default=None)
+    parser.add_argument("--judge", action=argparse.BooleanOptionalAction, default=True,
+                        help="decide with the reader's fitted judge (models/reader/<model>/verifier.json) when it "
+                        "has one; --no-judge: the yes/no check alone")  # fmt: skip
     parser.add_argument("--out", default="runs/bench_reader")
     args = parser.parse_args(argv)
     records = [json.loads(line) for line in open(args.predictions) if line.strip()]
@@ -104,7 +103,7 @@ def main(argv=None) -> None:
     out.mkdir(parents=True, exist_ok=True)
     results = {"features (the records' own decision)": summary(records)}
     for spec in args.readers:
-        results[spec] = summary(replay(records, spec, out))
+        results[spec] = summary(replay(records, spec, out, judge=args.judge))
     base = results["features (the records' own decision)"]
     print(f"{len(records)} questions of {args.predictions}")
     print(

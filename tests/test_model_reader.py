@@ -117,6 +117,8 @@ def test_the_answer_probability_is_over_the_answer_tokens_only():
         ("North Atlantic Conference", "They play in the North Atlantic Conference since 1988.", True),
         ("Lyon", "Paris is the capital and most populous city of France.", False),
         ("the capital of France", "Strasbourg is the seat of the European Parliament.", False),
+        ("1993-1997", "He coached the team from 1993\u20131997 before retiring.", True),  # the page's en dash
+        ("1993-1997", "He coached the team from 1993 to 2001.", False),
     ],
 )
 def test_holds(answer, sentence, expected):
@@ -160,6 +162,42 @@ def test_an_answer_its_quote_does_not_state_is_not_shown_as_found():
     assert shown.kind is AnswerKind.NO_ANSWER and shown.quote is None and shown.cited == []
     assert shown.rejected == {"reader": "quote_does_not_state_it"}
     assert decide_by_model(reading, "en", verify=lambda *a: 0.9).kind is AnswerKind.GENERATED
+
+
+def _judge(weight_on_log_p: float, threshold: float = 0.5, features=("log_p", "cited_holds")):
+    from rqrag.answer.model_reader import READING_FEATURES
+    from rqrag.answer.verifier import Verifier
+
+    assert set(features) <= set(READING_FEATURES)
+    coef = [weight_on_log_p] + [0.0] * (len(features) - 1)
+    return Verifier(tuple(features), (0.0,) * len(features), (1.0,) * len(features), tuple(coef), 0.0, threshold)
+
+
+def test_a_judge_decides_a_found_answer_and_its_p_is_the_confidence_shown():
+    sure = _reading("Sentence: 3\nAnswer: Paris", [EIFFEL, PARIS])  # p = exp(-0.1): log_p -0.1
+    shown = decide_by_model(sure, "en", judge=_judge(-10.0))  # p(right) = 1 / (1 + exp(-1)) = 0.73
+    assert shown.kind is AnswerKind.GENERATED and shown.confidence == pytest.approx(0.731, abs=1e-3)
+    assert shown.candidates[0]["features"]["cited_holds"] == 1.0
+    assert shown.candidates[0]["judged"] == pytest.approx(0.731, abs=1e-3)
+    unsure = decide_by_model(sure, "en", judge=_judge(10.0))  # p(right) = 0.27 < 0.5
+    assert unsure.kind is AnswerKind.NO_ANSWER and unsure.quote is None
+    assert unsure.rejected == {"reader": "judged_unlikely"}
+
+
+def test_a_judge_without_the_yes_no_feature_asks_no_yes_no_question():
+    asked = []
+    reading = _reading("Sentence: 3\nAnswer: Paris", [EIFFEL, PARIS])
+    decide_by_model(reading, "en", verify=lambda *a: asked.append(a) or 0.9, judge=_judge(-10.0))
+    assert asked == []
+    with_check = _judge(-10.0, features=("log_p", "verified"))
+    decide_by_model(reading, "en", verify=lambda *a: asked.append(a) or 0.9, judge=with_check)
+    assert len(asked) == 1
+
+
+def test_an_answer_no_sentence_holds_is_never_shown_however_sure_the_judge():
+    reading = _reading("Sentence: 1\nAnswer: Lyon", [EIFFEL, PARIS])
+    shown = decide_by_model(reading, "en", judge=_judge(-10.0, threshold=0.0))
+    assert shown.kind is AnswerKind.NO_ANSWER and shown.rejected == {"reader": "not_in_evidence"}
 
 
 def test_an_answer_that_says_the_question_back_is_not_found():

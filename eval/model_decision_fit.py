@@ -1,0 +1,116 @@
+"""Fitting the judge of a model reader's answers on training ids: when is the answer it found shown?
+
+The reader model (`rqrag.answer.model_reader`) reads the pooled evidence of each *training* tree twice:
+
+* **its own evidence** (every passage the tree read and the question's own search): the answer is right or wrong
+  against the gold (`is_correct`, the verifier's label);
+* **another question's evidence** (the tree `shift` places further on): the library does not hold the answer, so an
+  answer shown there is wrong unless it happens to be the gold. These are the cases outside the library, made from
+  training data only; the held-out outside-the-library set (tests/data/library_edges) is never seen here.
+
+Each reading whose answer a sentence holds (`model_decision.stating`) becomes a row of `READING_FEATURES` with its
+label; `rqrag.eval.verifier_fit.fit_verifier` then fits the same logistic form as the tree's verifier, with
+out-of-fold p for the threshold (the precision target) and the calibration. Readings are cached one JSON line each
+(resumable: a rerun reads only what is missing).
+
+    rows = collect(records, ModelReader("qwen2.5-1.5b"), Path("runs/judge/readings.jsonl"))
+    judge, report = fit_judge(rows, target=0.75)
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from pathlib import Path
+
+from tqdm import tqdm
+
+from rqrag.answer.candidates import is_correct
+from rqrag.answer.model_reader import READING_FEATURES
+from rqrag.eval.verifier_fit import CandidateTable, fit_verifier, golds, refuse_eval_ids
+from rqrag.retrieval.base import Hit
+
+
+def pooled_hits(record: dict) -> list[Hit]:
+    """Every passage any path of an `rqrag eval` record read, each once, then the question's own search."""
+    seen: dict[str, Hit] = {}
+    passages = [e for t in record.get("trajectories", []) for s in t.get("steps", []) for e in s.get("evidence", [])]
+    for e in passages + list(record.get("question_search") or []):
+        seen.setdefault(e["docid"], Hit(e["docid"], e.get("title", ""), e["text"], float(e.get("score", 0.0)), {}))
+    return list(seen.values())
+
+
+def reading_row(question: str, gold: Sequence[str], hits: Sequence[Hit], reader, quoter, language: str) -> dict:
+    """One reading of `hits` for `question`, decided without a judge, with its features when an answer was found."""
+    from rqrag.answer.model_decision import decide_by_model
+
+    reading = reader.read(question, hits, language, rank=lambda q, h: quoter.rank_sentences(q, h, language))
+    shown = decide_by_model(reading, language, model=reader.name, verify=reader.verify)
+    described = shown.candidates[0] if shown.candidates else {}
+    features = described.get("features")
+    return {
+        "answer": reading.answer,
+        "p": round(reading.p, 4),
+        "features": features,
+        "label": int(is_correct(reading.answer, list(gold), question)) if features and reading.answer else None,
+        "seconds": round(reading.seconds, 3),
+    }
+
+
+def collect(records: Sequence[dict], reader, out: Path, shift: int = 7, language: str = "en") -> list[dict]:
+    """Each training record read on its own evidence and on the evidence of the record `shift` places on."""
+    from rqrag.answer.grounding import ExtractiveQuoter
+
+    refuse_eval_ids([(r["id"].split(":", 1)[0], r) for r in records])
+    quoter = ExtractiveQuoter()
+    done = {}
+    if out.is_file():
+        for line in out.open():
+            row = json.loads(line)
+            done[(row["id"], row["evidence"])] = row
+    jobs = [(r, r, "own") for r in records]
+    jobs += [(r, records[(i + shift) % len(records)], "other") for i, r in enumerate(records) if len(records) > 1]
+    out.parent.mkdir(parents=True, exist_ok=True)
+    with out.open("a") as sink:
+        for record, source, evidence in tqdm(jobs, desc=f"reading with {reader.name}", unit="reading"):
+            if (record["id"], evidence) in done:
+                continue
+            row = {
+                "id": record["id"],
+                "evidence": evidence,
+                "evidence_of": source["id"],
+                "question": record["question"],
+            }
+            row.update(reading_row(record["question"], golds(record), pooled_hits(source), reader, quoter, language))
+            sink.write(json.dumps(row) + "\n")
+            sink.flush()
+            done[(record["id"], evidence)] = row
+    return [done[(r["id"], e)] for r, _, e in jobs]
+
+
+def table_of(rows: Sequence[dict]) -> CandidateTable:
+    """The rows whose answer a sentence holds (only those can be shown), one question each ("own" or "other")."""
+    table = CandidateTable(features=READING_FEATURES)
+    for row in rows:
+        if not row.get("features") or row.get("label") is None:
+            continue
+        table.qids.append(f"{row['id']}#{row['evidence']}")
+        table.tasks.append(row["evidence"])
+        table.rows.append([float(row["features"][f]) for f in READING_FEATURES])
+        table.labels.append(int(row["label"]))
+        table.texts.append(row["answer"] or "")
+    return table
+
+
+def fit_judge(rows: Sequence[dict], target: float = 0.75, C: float = 1.0):
+    """(the fitted judge, its report): `fit_verifier` over `table_of(rows)`, plus how many readings found nothing."""
+    table = table_of(rows)
+    judge, report = fit_verifier(table, C=C, target=target)
+    for evidence in ("own", "other"):
+        mine = [r for r in rows if r["evidence"] == evidence]
+        report.setdefault("readings", {})[evidence] = {
+            "readings": len(mine),
+            "answer_held_by_a_sentence": sum(1 for r in mine if r.get("features")),
+            "held_and_right": sum(1 for r in mine if r.get("label") == 1),
+        }
+    return judge, report
