@@ -125,10 +125,24 @@ def quote_of(sentences: Sequence[Numbered]) -> Quote:
     )
 
 
+def question_overlap(question: str, text: str, language: str) -> float:
+    """The share of the question's content words (by crude stem) that `text` holds."""
+    from rqrag.text_quality import content_words, stem
+
+    asked = {stem(w) for w in content_words(question, language)}
+    if not asked:
+        return 0.0
+    return len(asked & {stem(w) for w in content_words(text, language)}) / len(asked)
+
+
 def decision_features(reading: ModelReading, found: tuple[str, list[Numbered]], verified: float | None) -> dict:
     """The judge's features (`READING_FEATURES`) of a reading whose answer `found` holds: see model_reader."""
     quote = found[1][0] if found[1] else None
+    title = (quote.hit.title or "") if quote is not None else ""
+    language = reading.language or "en"
     return {
+        "quote_overlap": question_overlap(reading.question, f"{title} {quote.text}", language) if quote else 0.0,
+        "passage_overlap": question_overlap(reading.question, f"{title} {quote.hit.text}", language) if quote else 0.0,
         "log_p": math.log(max(reading.p, 1e-6)),
         "cited_holds": float(quote is not None and quote in reading.cited),
         "quote_rank": (quote.rank if quote is not None else len(reading.sentences)) / max(1, len(reading.sentences)),

@@ -40,16 +40,20 @@ def pooled_hits(record: dict) -> list[Hit]:
     return list(seen.values())
 
 
-def reading_row(question: str, gold: Sequence[str], hits: Sequence[Hit], reader, quoter, language: str) -> dict:
-    """One reading of `hits` for `question`, decided without a judge, with its features when an answer was found."""
+def reading_row(
+    question: str, gold: Sequence[str], hits: Sequence[Hit], reader, quoter, language: str, verify: bool = False
+) -> dict:
+    """One reading of `hits` for `question`, decided without a judge, with its features when an answer was found
+    (`verify`: also ask the reader's yes/no check, the "verified" feature; else it reads 0.5)."""
     from rqrag.answer.model_decision import decide_by_model
 
     reading = reader.read(question, hits, language, rank=lambda q, h: quoter.rank_sentences(q, h, language))
-    shown = decide_by_model(reading, language, model=reader.name, verify=reader.verify)
+    shown = decide_by_model(reading, language, model=reader.name, verify=reader.verify if verify else None)
     described = shown.candidates[0] if shown.candidates else {}
     features = described.get("features")
     return {
         "answer": reading.answer,
+        "reply": reading.reply,
         "p": round(reading.p, 4),
         "features": features,
         "label": int(is_correct(reading.answer, list(gold), question)) if features and reading.answer else None,
@@ -57,7 +61,9 @@ def reading_row(question: str, gold: Sequence[str], hits: Sequence[Hit], reader,
     }
 
 
-def collect(records: Sequence[dict], reader, out: Path, shift: int = 7, language: str = "en") -> list[dict]:
+def collect(
+    records: Sequence[dict], reader, out: Path, shift: int = 7, language: str = "en", verify: bool = False
+) -> list[dict]:
     """Each training record read on its own evidence and on the evidence of the record `shift` places on."""
     from rqrag.answer.grounding import ExtractiveQuoter
 
@@ -81,30 +87,32 @@ def collect(records: Sequence[dict], reader, out: Path, shift: int = 7, language
                 "evidence_of": source["id"],
                 "question": record["question"],
             }
-            row.update(reading_row(record["question"], golds(record), pooled_hits(source), reader, quoter, language))
+            hits = pooled_hits(source)
+            row.update(reading_row(record["question"], golds(record), hits, reader, quoter, language, verify))
             sink.write(json.dumps(row) + "\n")
             sink.flush()
             done[(record["id"], evidence)] = row
     return [done[(r["id"], e)] for r, _, e in jobs]
 
 
-def table_of(rows: Sequence[dict]) -> CandidateTable:
+def table_of(rows: Sequence[dict], features: Sequence[str] = READING_FEATURES) -> CandidateTable:
     """The rows whose answer a sentence holds (only those can be shown), one question each ("own" or "other")."""
-    table = CandidateTable(features=READING_FEATURES)
+    table = CandidateTable(features=tuple(features))
     for row in rows:
         if not row.get("features") or row.get("label") is None:
             continue
         table.qids.append(f"{row['id']}#{row['evidence']}")
         table.tasks.append(row["evidence"])
-        table.rows.append([float(row["features"][f]) for f in READING_FEATURES])
+        table.rows.append([float(row["features"][f]) for f in features])
         table.labels.append(int(row["label"]))
         table.texts.append(row["answer"] or "")
     return table
 
 
-def fit_judge(rows: Sequence[dict], target: float = 0.75, C: float = 1.0):
-    """(the fitted judge, its report): `fit_verifier` over `table_of(rows)`, plus how many readings found nothing."""
-    table = table_of(rows)
+def fit_judge(rows: Sequence[dict], target: float = 0.75, C: float = 1.0, features=READING_FEATURES):
+    """(the fitted judge, its report): `fit_verifier` over `table_of(rows, features)`, plus how many readings found
+    nothing. Leaving "verified" out saves the reader's second question at run time."""
+    table = table_of(rows, features)
     judge, report = fit_verifier(table, C=C, target=target)
     for evidence in ("own", "other"):
         mine = [r for r in rows if r["evidence"] == evidence]

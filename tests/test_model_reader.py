@@ -194,6 +194,18 @@ def test_a_judge_without_the_yes_no_feature_asks_no_yes_no_question():
     assert len(asked) == 1
 
 
+def test_the_features_say_how_much_of_the_question_the_quote_speaks_of():
+    from rqrag.answer.model_decision import decision_features, stating
+
+    on_topic = _reading("Sentence: 1\nAnswer: Paris", [EIFFEL, PARIS])  # the Eiffel Tower sentence names Paris
+    features = decision_features(on_topic, stating(on_topic), None)
+    assert features["quote_overlap"] == pytest.approx(2 / 5)  # eiffel, tower of: capital country eiffel tower stands
+    assert features["verified"] == 0.5 and features["cited_holds"] == 1.0
+    met = Hit("met", "Met Life Tower", "The Met Life Tower is a skyscraper in New York City.", 0.8)
+    off_topic = _reading("Sentence: 1\nAnswer: New York City", [met], question="Which river flows through Lisbon?")
+    assert decision_features(off_topic, stating(off_topic), None)["quote_overlap"] == 0.0
+
+
 def test_an_answer_no_sentence_holds_is_never_shown_however_sure_the_judge():
     reading = _reading("Sentence: 1\nAnswer: Lyon", [EIFFEL, PARIS])
     shown = decide_by_model(reading, "en", judge=_judge(-10.0, threshold=0.0))
