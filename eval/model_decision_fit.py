@@ -19,15 +19,17 @@ out-of-fold p for the threshold (the precision target) and the calibration. Read
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from collections.abc import Sequence
 from pathlib import Path
 
+import numpy as np
 from tqdm import tqdm
 
 from rqrag.answer.candidates import is_correct
 from rqrag.answer.model_reader import READING_FEATURES
-from rqrag.eval.verifier_fit import CandidateTable, fit_verifier, golds, refuse_eval_ids
+from rqrag.eval.verifier_fit import CandidateTable, cross_fit, fit_verifier, golds, refuse_eval_ids
 from rqrag.retrieval.base import Hit
 
 
@@ -109,11 +111,41 @@ def table_of(rows: Sequence[dict], features: Sequence[str] = READING_FEATURES) -
     return table
 
 
-def fit_judge(rows: Sequence[dict], target: float = 0.75, C: float = 1.0, features=READING_FEATURES):
+def fit_judge(
+    rows: Sequence[dict], target: float = 0.75, C: float = 0.3, features=READING_FEATURES, rule: str = "outside"
+):
     """(the fitted judge, its report): `fit_verifier` over `table_of(rows, features)`, plus how many readings found
-    nothing. Leaving "verified" out saves the reader's second question at run time."""
+    nothing. Leaving "verified" out saves the reader's second question at run time.
+
+    `rule` sets the threshold: "precision", the lowest p whose held-back shown answers reach `target` (as the tree's
+    verifier); "outside", just above every held-back answer read from another question's evidence, so that on the
+    training ids no answer the library does not hold would be shown (the precision rule chose 1.0, nothing shown,
+    on the 1.5B's 96 training readings)."""
     table = table_of(rows, features)
     judge, report = fit_verifier(table, C=C, target=target)
+    if rule == "outside":
+        oof, tasks, y = cross_fit(table, C=C), np.array(table.tasks), table.y
+        other = oof[tasks == "other"]
+        threshold = float(min(1.0, (other.max() if len(other) else 0.0) + 0.01))
+        judge = dataclasses.replace(judge, threshold=threshold, report=report)
+        own = tasks == "own"
+        shown = oof >= threshold
+        report["held_back"]["rule"] = f"outside: held-back p of another question's evidence < {threshold:.3f}"
+        report["held_back"]["generated_precision"] = float(y[shown].mean()) if shown.any() else None
+        report["held_back"]["coverage"] = float(shown.mean())
+        report["held_back"]["own_evidence_shown"] = int((shown & own).sum())
+        report["held_back"]["own_evidence_shown_right"] = int((shown & own & (y == 1)).sum())
+        report["held_back"]["other_evidence_shown"] = int((shown & ~own).sum())
+        for task in ("own", "other"):  # each kind of evidence at this threshold (one row per question here)
+            mine = tasks == task
+            report["held_back"]["per_task"][task] = {
+                "questions": int(mine.sum()),
+                "best_candidate_right": float(y[mine].mean()) if mine.any() else None,
+                "generated_precision": float(y[mine & shown].mean()) if (mine & shown).any() else None,
+                "coverage": float((mine & shown).sum() / mine.sum()) if mine.any() else None,
+            }
+    elif rule != "precision":
+        raise ValueError(f"threshold rule {rule!r}: 'outside' or 'precision'")
     for evidence in ("own", "other"):
         mine = [r for r in rows if r["evidence"] == evidence]
         report.setdefault("readings", {})[evidence] = {

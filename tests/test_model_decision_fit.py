@@ -73,3 +73,16 @@ def test_pooled_hits_keep_each_passage_once_then_the_question_search():
         "question_search": [passage, {"docid": "b", "title": "B", "text": "B too."}],
     }
     assert [h.docid for h in pooled_hits(record)] == ["a", "b"]
+
+
+def test_the_shipped_judge_of_the_15b_refuses_a_sure_answer_from_a_page_about_something_else():
+    import math
+
+    from rqrag.answer.model_decision import judge_for
+
+    judge = judge_for("qwen2.5-1.5b")
+    assert judge is not None and set(judge.features) <= set(READING_FEATURES) and 0 < judge.threshold < 1
+    on_topic = dict.fromkeys(READING_FEATURES, 0.0) | {"log_p": math.log(0.9), "passage_overlap": 0.8}
+    off_topic = on_topic | {"log_p": math.log(0.99), "passage_overlap": 0.0}  # "PepsiCo" p 0.91 from another page
+    assert judge.probability(on_topic) >= judge.threshold > judge.probability(off_topic)
+    assert judge_for("a-reader-without-a-judge") is None
