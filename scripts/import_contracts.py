@@ -65,7 +65,7 @@ def main(argv=None) -> int:
     with tempfile.TemporaryDirectory(prefix="rqrag-contracts-") as tmp:
         lay_out(package_folders(pyproject), Path(tmp))
         env = {**os.environ, "PYTHONPATH": tmp}
-        return subprocess.run([str(linter), "--config", str(pyproject), "--no-cache"], cwd=tmp, env=env).returncode
+        return subprocess.run([str(linter), str(pyproject), "--no-cache"], cwd=tmp, env=env).returncode
 
 
 if __name__ == "__main__":
