@@ -51,9 +51,9 @@ def same_text(shown: str, reference: str) -> bool:
 
 def score_article(reference: dict, folder: Path, show: bool = False) -> dict:
     from rqrag.ingest import ingest_path
-    from rqrag.serve.review.article_fields import FIELDS
-    from rqrag.serve.review.article_review import review_article
-    from rqrag.serve.review.reviewer import DocumentGroup
+    from rqrag.review.article_fields import FIELDS
+    from rqrag.review.article_review import review_article
+    from rqrag.review.reviewer import DocumentGroup
 
     started = time.perf_counter()
     ingested = ingest_path(folder / reference["file"])
@@ -111,7 +111,7 @@ def compare_weights(references: list[dict], folder: Path) -> None:
 
     from rqrag.ingest import ingest_path
     from rqrag.ingest.article import Article
-    from rqrag.serve.review.article_fields import FIELDS, WEIGHTS, extract_fields
+    from rqrag.review.article_fields import FIELDS, WEIGHTS, extract_fields
 
     articles = [(r, Article.from_dict(ingest_path(folder / r["file"]).article)) for r in references]
 
@@ -146,7 +146,7 @@ def compare_weights(references: list[dict], folder: Path) -> None:
 
 
 def summarize(rows: list[dict]) -> dict:
-    from rqrag.serve.review.article_fields import FIELDS
+    from rqrag.review.article_fields import FIELDS
 
     n = len(rows)
     out = {

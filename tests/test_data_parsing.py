@@ -131,7 +131,7 @@ def test_one_json_object_per_reply_for_every_schema_client():
     """The annotator and `rqrag review` read schema replies through one parser: a fence is fine, prose
     around the object, an array or broken JSON are rejected with the reason."""
     from rqrag.llm_client import NotAJSONObject, load_json_object
-    from rqrag.serve.review.reviewer import MalformedReview, parse_review
+    from rqrag.review.reviewer import MalformedReview, parse_review
 
     assert load_json_object('```json\n{"a": 1}\n```') == {"a": 1}
     assert load_json_object('```\n{"a": 1}```') == {"a": 1}

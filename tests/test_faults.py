@@ -168,8 +168,8 @@ def test_the_real_web_retriever_offline_is_a_200_on_every_path(app_and_client, q
 @pytest.mark.parametrize("failure", sorted(FAILURES))
 def test_a_review_of_a_library_that_cannot_be_searched_fails_clearly(tmp_path, failure):
     from rqrag.ingest.libraries import open_library
-    from rqrag.serve.review.config import ReviewConfig
-    from rqrag.serve.review.run import ReviewFailed, run_review
+    from rqrag.review.config import ReviewConfig
+    from rqrag.review.run import ReviewFailed, run_review
 
     library = open_library(tmp_path / "lib")
     library.add(b"# Hamlet\n\nHamlet is a tragedy written by William Shakespeare.\n", "hamlet.md")

@@ -9,8 +9,8 @@ from rqrag.ingest.language import language_of
 from rqrag.languages import ANSWER_LANGUAGES, DEFAULT_LANGUAGE, question_language
 from rqrag.retrieval.bm25 import DEFAULT_LANGUAGE as BM25_DEFAULT
 from rqrag.retrieval.bm25 import SUPPORTED_LANGUAGES
+from rqrag.review import reviewer
 from rqrag.serve.memory import dates, writer
-from rqrag.serve.review import reviewer
 
 
 @pytest.mark.parametrize(

@@ -122,13 +122,13 @@ def test_import_contracts_are_kept(unpacked, tmp_path):
         ("rqrag/adapters.py", "import rqrag.models"),  # a circle between core modules (models imports adapters)
         ("rqrag/inference/backends/hf.py", "import rqrag.inference.decoding.tree"),  # a backend knowing the tree
         ("rqrag/serve/memory/store.py", "import rqrag.serve.server.app"),  # memory reaching up to HTTP
-        ("rqrag/serve/review/reviewer.py", "import rqrag.serve.server.schema"),  # documents speaking HTTP
+        ("rqrag/review/reviewer.py", "import rqrag.serve.server.schema"),  # documents speaking HTTP
         ("rqrag/serve/answer_service.py", "import rqrag.serve.server.schema"),  # a service raising HTTP errors
         ("rqrag/serve/answer_service.py", "import rqrag.inference.decoding.tree"),  # serve past the answer API
         ("rqrag/inference/decoding/decoder.py", "import rqrag.answer.pipeline"),  # decoding above its caller
         ("rqrag/eval/engine.py", "import rqrag.self_training.selection"),  # the eval engine leaning on self-training
         ("rqrag/training/data.py", "import rqrag.self_training.loop"),  # training reaching into self-training
-        ("rqrag/serve/review/run.py", "import rqrag.serve.server.app"),  # the review speaking HTTP
+        ("rqrag/review/run.py", "import rqrag.serve.server.app"),  # the review speaking HTTP
     ],
 )
 def test_import_contracts_catch_a_violation(unpacked, tmp_path, module, bad_import):

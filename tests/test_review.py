@@ -10,15 +10,15 @@ import pytest
 from rqrag.commands import review as command
 from rqrag.retrieval.base import Hit
 from rqrag.retrieval.citations import page_ranges
-from rqrag.serve.review.report import render_markdown
-from rqrag.serve.review.reviewer import (
+from rqrag.review.report import render_markdown
+from rqrag.review.reviewer import (
     REVIEW_FILE_SCHEMA,
     MalformedReview,
     group_by_document,
     parse_review,
     review_messages,
 )
-from rqrag.serve.review.sources import index_language
+from rqrag.review.sources import index_language
 
 
 TOPIC = "solar panel efficiency in hot climates"

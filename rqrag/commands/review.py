@@ -14,7 +14,7 @@ method, data, main result and conclusion, each quoted from the right section wit
 summary, objectives and conclusions quoted from their excerpts. With `--llm_base_url` (or `--serve_model`, started
 on this machine for the run) a chat model's text replaces a quote only where it passes the check (no invented word,
 repeated bullet or cut line). Writes review.md (with a comparison table), review.json, articles.bib, articles.csv
-and resolved_config.yaml to `--out`. How: `rqrag.serve.review` (run.py, article_review.py, field_check.py).
+and resolved_config.yaml to `--out`. How: `rqrag.review` (run.py, article_review.py, field_check.py).
 """
 
 from __future__ import annotations
@@ -23,8 +23,8 @@ import sys
 from collections.abc import Sequence
 
 from rqrag.config import log_config, make_parser, parse
-from rqrag.serve.review.config import ReviewConfig
-from rqrag.serve.review.run import review
+from rqrag.review.config import ReviewConfig
+from rqrag.review.run import review
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -4,7 +4,7 @@
     job = jobs.submit(owner, topic="avaliação de RAG", index="documents", language="pt")
     jobs.get(job.id, owner).to_dict()   # {"status": "running", "progress": {"stage": "reviewing", "done": 3, ...}}
 
-A review reads the library the server already has open (`rqrag.serve.review.run.run_review` with
+A review reads the library the server already has open (`rqrag.review.run.run_review` with
 `library=`), extractively: no model is started inside a server that is serving one. One review runs at a time on
 its own thread (a review is seconds of CPU, and it must not hold the ingestion worker), the others wait in order;
 a user may have `MAX_WAITING_PER_USER` reviews waiting. A finished job holds the review record, review.md and the
@@ -105,8 +105,8 @@ class ReviewJobs:
 
     def _run(self, job: ReviewJob) -> None:
         from rqrag.config import ConfigError
-        from rqrag.serve.review.config import ReviewConfig
-        from rqrag.serve.review.run import ReviewFailed, run_review
+        from rqrag.review.config import ReviewConfig
+        from rqrag.review.run import ReviewFailed, run_review
 
         job.status, job.started_at = "running", time.time()
         try:

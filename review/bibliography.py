@@ -14,7 +14,7 @@ import re
 import unicodedata
 from pathlib import Path
 
-from rqrag.serve.review.article_fields import FIELDS
+from rqrag.review.article_fields import FIELDS
 
 
 def _bibtex_name(name: str) -> str:

@@ -18,11 +18,11 @@ from collections.abc import Sequence
 
 from rqrag.ingest.article import Article
 from rqrag.retrieval.base import Hit
-from rqrag.serve.review.article_fields import FIELDS, FieldSentence, extract_fields
-from rqrag.serve.review.field_check import check_fields
+from rqrag.review.article_fields import FIELDS, FieldSentence, extract_fields
+from rqrag.review.field_check import check_fields
 
 
-# The model's list that may stand in for a field's quote (its schema: rqrag.serve.review.reviewer).
+# The model's list that may stand in for a field's quote (its schema: rqrag.review.reviewer).
 MODEL_FIELDS = {"objective": "objectives", "conclusion": "conclusions"}
 
 

@@ -4,7 +4,7 @@
         --out runs/review            # no --llm_base_url: SmolLM2-135M-Instruct is served locally for the run
 
 1. The topic is searched in the library `--index` names (a folder or PostgreSQL + pgvector, as `rqrag docs` opens
-   it) or in a plain index (`rqrag index build`): the top `k` chunks (`rqrag.serve.review.sources.open_source`).
+   it) or in a plain index (`rqrag index build`): the top `k` chunks (`rqrag.review.sources.open_source`).
 2. Chunks are grouped by the document they come from — `extra.doc_id` (then `extra.file`) when the index was
    built by the document ingestion, else the title — keeping at most `per_document` chunks of each, best first.
    Documents are ordered by their best chunk.

@@ -1,4 +1,4 @@
-"""`rqrag.serve.review` — a literature review of your own documents (`rqrag review "TOPIC" --index LIB`).
+"""`rqrag.review` — a literature review of your own documents (`rqrag review "TOPIC" --index LIB`).
 
 `config.py` (its settings), `sources.py` (the library or index searched, and its language), `reviewer.py` (chunks
 grouped by document, the model's prompt, schema and reply), `check.py` (each field checked against the document's

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from rqrag.config import ConfigError
-from rqrag.serve.review.config import ReviewConfig
+from rqrag.review.config import ReviewConfig
 
 
 @dataclass

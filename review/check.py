@@ -1,6 +1,6 @@
 """Every field of a literature review passes the check an answer passes, or the document's own words stand in.
 
-    from rqrag.serve.review.check import check_review
+    from rqrag.review.check import check_review
     check_review(topic, document, language)     # document.review checked in place; document.provenance filled
 
 A small local model asked to review a Portuguese manual writes loops ("A documentação deve ser criada em uma raiz

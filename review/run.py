@@ -21,15 +21,15 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from rqrag.config import ConfigError, save_resolved_config
-from rqrag.serve.review.config import (
+from rqrag.review.config import (
     ENDPOINT_TIMEOUT_S,
     LOCAL_CONTEXT_TOKENS,
     LOCAL_FIELD_CHARS,
     LOCAL_TIMEOUT_S,
     ReviewConfig,
 )
-from rqrag.serve.review.report import render_markdown
-from rqrag.serve.review.sources import hit_extras, index_language, library_source, open_source, review_language
+from rqrag.review.report import render_markdown
+from rqrag.review.sources import hit_extras, index_language, library_source, open_source, review_language
 
 
 logger = logging.getLogger(__name__)
@@ -53,7 +53,7 @@ class ReviewOutcome:
 
 
 async def _review_all(client, topic, documents, language, config: ReviewConfig) -> None:
-    from rqrag.serve.review.reviewer import review_documents, review_schema
+    from rqrag.review.reviewer import review_documents, review_schema
 
     schema = review_schema(config.max_field_chars)
     try:
@@ -93,10 +93,10 @@ def run_review(
     """Search, read, (ask,) check and write; `ReviewFailed` or `ConfigError` when no review can be made.
     `library`: an open library to review (a server's, named by `config.index`; left open), instead of opening
     the one `config.index` names."""
-    from rqrag.serve.review.article_review import review_article
-    from rqrag.serve.review.bibliography import write_bibliography
-    from rqrag.serve.review.check import check_review
-    from rqrag.serve.review.reviewer import group_by_document, ordered, review_record
+    from rqrag.review.article_review import review_article
+    from rqrag.review.bibliography import write_bibliography
+    from rqrag.review.check import check_review
+    from rqrag.review.reviewer import group_by_document, ordered, review_record
 
     report = progress or (lambda stage, done, total: None)
     with contextlib.ExitStack() as stack:  # the library's connection and a local model live for the run
