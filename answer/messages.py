@@ -29,6 +29,22 @@ class AnswerKind(str, Enum):
     def __str__(self) -> str:
         return self.value
 
+    @property
+    def states_an_answer(self) -> bool:
+        """The text shown is an answer taken from the evidence (the model's, or a quoted sentence): what an answer
+        is scored by (F1, "holds the gold") everywhere."""
+        return self in _STATES_AN_ANSWER
+
+    @property
+    def is_read_as_answer(self) -> bool:
+        """A person reads an answer here: one from the evidence, or the reader model's own (labelled, no source)."""
+        return self in _READ_AS_ANSWER
+
+
+# The one table of which kinds show an answer (eval reports, replays, experiments and scripts all ask AnswerKind).
+_STATES_AN_ANSWER = frozenset({AnswerKind.GENERATED, AnswerKind.QUOTED})
+_READ_AS_ANSWER = _STATES_AN_ANSWER | {AnswerKind.UNSOURCED}
+
 
 class Message(str, Enum):
     NO_ANSWER = "no_answer"  # no answer is supported and no passage could be quoted: nothing is made up

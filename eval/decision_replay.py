@@ -48,7 +48,7 @@ def replay(
         own = (searched or {}).get(record["id"]) or question_search(record)
         answer = pipeline.finish(Prepared(question, language, searched=list(own)), result, settings)
         gold = golds(record)
-        shown = answer.text if answer.kind in (AnswerKind.GENERATED, AnswerKind.QUOTED) else ""
+        shown = answer.text if answer.kind.states_an_answer else ""
         grounded = answer.grounded
         quote = grounded.quote.text if grounded is not None and grounded.quote is not None else ""
         best = grounded.candidates[0] if grounded and grounded.candidates else None

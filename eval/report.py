@@ -100,7 +100,7 @@ def shown_summary(rows: Sequence[dict]) -> dict | None:
     for r in decided:
         g, answer, kind = golds(r), r["grounded"].get("answer") or "", r["grounded"].get("kind")
         quote = (r["grounded"].get("quote") or {}).get("text") or ""
-        read = kind in (AnswerKind.GENERATED, AnswerKind.QUOTED, AnswerKind.UNSOURCED)  # an own answer is read too
+        read = bool(kind) and AnswerKind(kind).is_read_as_answer  # an own answer is read too
         holds.append(read and (holds_gold(answer, g, r["question"]) or holds_gold(quote, g)))
         if read:
             words.append(len(answer.split()))

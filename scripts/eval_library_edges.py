@@ -55,7 +55,7 @@ def ask_all(questions: list[dict], reader: str, config: str, extra: dict, out: P
             seconds = time.perf_counter() - started
             quote = (answer.grounded.quote.text if answer.grounded and answer.grounded.quote else "") or ""
             kind = str(answer.kind)
-            shown = kind in ("generated", "quoted", "unsourced")  # the model's own answer is read as an answer too
+            shown = answer.kind.is_read_as_answer  # the model's own answer is read as an answer too
             holds = shown and (holds_gold(answer.text, q["answers"], q["question"]) or holds_gold(quote, q["answers"]))
             row = {
                 **q,

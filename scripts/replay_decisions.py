@@ -57,7 +57,7 @@ def today_scores(records: list[dict], commit: str) -> list[float]:
     for record in records:
         result = QuestionResult.from_record(record)
         shown = ground(result, record.get("strategy", "vote"), record["question"], "en", answerer.quote)
-        text = shown.text if shown.kind in (AnswerKind.GENERATED, AnswerKind.QUOTED) else ""
+        text = shown.text if shown.kind.states_an_answer else ""
         scores.append(answer_f1(text, golds(record)) if text else 0.0)
     return scores
 

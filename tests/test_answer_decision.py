@@ -262,3 +262,14 @@ def test_threshold_calibration_and_fit_on_a_table_where_one_signal_tells():
     assert choose_threshold(p, y, 0.9, min_answered=5) == 0.6
     assert precision_coverage(p, y)[0] == {"threshold": 0.9, "precision": 1.0, "coverage": 5 / 30, "answered": 5}
     assert calibration(np.array([0.25, 0.25, 0.25, 0.25]), np.array([1, 0, 0, 0]))["ece"] == pytest.approx(0.0)
+
+
+def test_one_table_says_which_kinds_show_an_answer():
+    from rqrag.answer.messages import AnswerKind
+
+    assert {k for k in AnswerKind if k.states_an_answer} == {AnswerKind.GENERATED, AnswerKind.QUOTED}
+    assert {k for k in AnswerKind if k.is_read_as_answer} == {
+        AnswerKind.GENERATED,
+        AnswerKind.QUOTED,
+        AnswerKind.UNSOURCED,  # the reader model's own answer, labelled: read, but never scored as found
+    }

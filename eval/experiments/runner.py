@@ -244,7 +244,7 @@ class ExperimentRunner(Study):
             record = self._record(design_cell, question.item, answer.asked, answer.result, seconds, retriever)
             # Scored on what the user reads: the grounded answer.
             shown = answer.grounded.generated if answer.kind is AnswerKind.UNSOURCED else None
-            shown = answer.text if answer.kind in (AnswerKind.GENERATED, AnswerKind.QUOTED) else shown
+            shown = answer.text if answer.kind.states_an_answer else shown
             record.update(prediction=shown, answer_kind=answer.kind.value, generated=answer.generated)
             record["metrics"].update(answer_scores(record["prediction"], record["gold"]))
             records.append(record)
