@@ -13,7 +13,7 @@ or `Answer: none` when the sentences do not state it. What a person reads is dec
 model's words), shown only when that sentence holds the answer; otherwise the library does not hold it.
 
     reader = ModelReader("qwen2.5-1.5b")
-    reading = reader.read("Which river flows through Lisbon?", hits, "en", rank=pipeline.rank_sentences("en"))
+    reading = reader.read("Which river flows through Lisbon?", hits, "en", rank=pipeline.readers.rank_sentences("en"))
     reading.answer, reading.p, reading.cited, reading.seconds
 
 `p` is the probability the model gave its own answer's tokens (greedy, so the most likely answer), the product over

@@ -37,7 +37,6 @@ and `answer` once the grounded answer is known.
 from __future__ import annotations
 
 import dataclasses
-import datetime
 import logging
 import time
 from collections.abc import Callable, Sequence
@@ -52,58 +51,21 @@ from rqrag.answer.grounding import (
     trajectory_hits,
 )
 from rqrag.answer.messages import AnswerKind, Message, said
+from rqrag.answer.readers import Readers
 from rqrag.answer.results import AnswerSettings, EvidenceSource, PipelineAnswer, Prepared
+from rqrag.answer.source_view import SourceView, could_not_search, searching_step, told_back
 from rqrag.inference.decoding.config import DecodeConfig, quotes_only
 from rqrag.inference.decoding.failures import Failure, FailureKind
 from rqrag.inference.decoding.search_first import outside_documents, search_question_first
 from rqrag.inference.decoding.tree import Question, QuestionResult
 from rqrag.languages import question_language
-from rqrag.retrieval.base import Hit, RetrieverError
+from rqrag.retrieval.base import RetrieverError
 
 
 logger = logging.getLogger(__name__)
 
 EventSink = Callable[[str, str, dict], None]  # (question id, event name, data)
 StepSink = Callable[[str, str, object], None]  # (question id, path id, Step): each searched refinement
-
-# What a source says about where it comes from: a chunk of the user's documents its file and page span
-# (rqrag.ingest.library), a memory its date and conversation (serve/memory/store.py).
-SOURCE_LOCATION = ("doc_id", "file", "page_start", "page_end", "kind", "memory_id", "date", "time", "weekday")
-SOURCE_LOCATION += ("period_of_day", "conversation_id", "happened_first", "happened_last", "told_at")
-
-
-def _could_not_search(error: Exception, language: str) -> str:
-    """The answer when the sources could not be searched, in `language`, with the retriever's reason up to its first
-    colon (what follows names hosts, paths and errnos: not for a reader)."""
-    reason = str(error).split(":")[0].strip() or "the search failed"
-    return said(Message.COULD_NOT_SEARCH, language, reason=reason)
-
-
-def searching_step(question: str) -> dict:
-    """The step event that says the sources are about to be searched for `question`: no query of its own yet,
-    no evidence (the page lists it with the live steps, which the answer's trajectory replaces)."""
-    return {"action": "searching", "text": question, "query": question, "evidence": []}
-
-
-def told_back(shown: GroundedAnswer, language: str) -> GroundedAnswer:
-    """A quote of one of the user's memories, read back as what they said and when they said it ("Você me
-    contou em 25/11/2026: «Ontem à noite eu jantei com a Marta.»"): the memory's third-person bookkeeping ("O
-    usuário disse: ...") is not an answer to give them, and "ontem" needs the day it was said."""
-    cited = shown.cited[0] if shown.cited else None
-    if (
-        shown.kind is not AnswerKind.QUOTED
-        or cited is None
-        or cited.extra.get("kind") != "memory"
-        or not cited.extra.get("told_at")
-    ):
-        return shown
-    told = datetime.datetime.fromisoformat(cited.extra["told_at"])
-    quote = (cited.extra.get("quote") or cited.text).strip()
-    if language == "pt":
-        text = f"Você me contou em {told:%d/%m/%Y}: «{quote}»"
-    else:
-        text = f"You told me on {told:%Y-%m-%d}: “{quote}”"
-    return dataclasses.replace(shown, text=text)
 
 
 class AnswerPipeline:
@@ -129,9 +91,8 @@ class AnswerPipeline:
         self._model = model if model is not None else getattr(getattr(decoder, "config", None), "model", None)
         self.quoter: Quoter = ExtractiveQuoter() if quoter is None else QuoteFunction(quoter)
         self.max_source_chars = max_source_chars
-        self._verifier = verifier
-        self._reader = reader
-        self._model_readers: dict[tuple[str, int], object] = {}
+        self.shown = SourceView(max_source_chars)
+        self.readers = Readers(self.quoter, self._model, verifier, reader)
 
     @classmethod
     def for_config(cls, config: DecodeConfig, retriever=None, **options) -> AnswerPipeline:
@@ -152,56 +113,6 @@ class AnswerPipeline:
     def loaded_decoder(self):
         """The decoder if it exists already (None: no question has needed the model); builds nothing."""
         return self._decoder
-
-    @property
-    def reader(self):
-        """The reader of everything found (`rqrag.answer.reader`): the shipped one unless given; None when no
-        reader is shipped or the pipeline was made with `reader=False` (the tree's answers and the quoter alone
-        decide)."""
-        if self._reader is False:
-            return None
-        if self._reader is None:
-            from rqrag.answer.reader import Reader
-
-            self._reader = Reader.default()
-        return self._reader if self._reader.model is not None else None
-
-    def model_reader(self, settings: AnswerSettings):
-        """The language model that reads the pooled evidence (`rqrag.answer.model_reader`) when the settings name
-        one (`--reader qwen2.5-1.5b`), made once per model and sentence count; None for the feature reader."""
-        name = settings.decode.reader
-        if name in ("features", "", None):
-            return None
-        key = (name, settings.decode.reader_sentences)
-        if key not in self._model_readers:
-            from rqrag.answer.model_reader import ModelReader
-
-            self._model_readers[key] = ModelReader(name, settings.decode.reader_sentences)
-        return self._model_readers[key]
-
-    def _read_by_model(self, reader, question: str, hits, language: str, settings, path_of=None) -> GroundedAnswer:
-        """The answer decided over what the model reader says of `hits` (`rqrag.answer.model_decision`)."""
-        from rqrag.answer.model_decision import decide_by_model, judge_for
-
-        reading = reader.read(question, hits, language, rank=self.rank_sentences(language))
-        return decide_by_model(
-            reading,
-            language,
-            own_knowledge=settings.decode.reader_own_knowledge,
-            path_of=path_of,
-            model=reader.name,
-            recall=reader.recall,
-            verify=reader.verify,
-            judge=judge_for(reader.model),
-        )
-
-    @property
-    def verifier(self):
-        if self._verifier is None:
-            from rqrag.answer.verifier import Verifier
-
-            self._verifier = Verifier.for_model(self._model)
-        return self._verifier
 
     @staticmethod
     def needs_model(prepared: Prepared, settings: AnswerSettings) -> bool:
@@ -277,7 +188,7 @@ class AnswerPipeline:
                 if source.library and source.not_found and outside_documents(source.library, q.text):
                     p.outside = said(Message.NOT_FOUND, library_language or language)
             except RetrieverError as error:  # the library could not be searched to judge it: say so
-                p.outside, p.outside_kind = _could_not_search(error, language), AnswerKind.NO_ANSWER
+                p.outside, p.outside_kind = could_not_search(error, language), AnswerKind.NO_ANSWER
             prepared.append(p)
         if settings.search_first:
             asked = [p for p in prepared if p.outside is None]
@@ -296,7 +207,7 @@ class AnswerPipeline:
             p.seconds = seconds
             if on_event is not None and p.outside is None:
                 for step in p.question.steps:
-                    on_event(p.question.qid, "step", self._step_event(step))
+                    on_event(p.question.qid, "step", self.shown.step(step))
         return prepared
 
     def _decode(
@@ -332,10 +243,12 @@ class AnswerPipeline:
 
             def announce(qid: str, path_id: str, step) -> None:
                 if on_event is not None:
-                    on_event(qid, "step", {**self._step_event(step), "path_id": path_id})
+                    on_event(qid, "step", {**self.shown.step(step), "path_id": path_id})
 
             # the readers read the question's own search too: `rqrag eval` asks for it, a model reader always does
-            wants_search = (settings.reader_search and self.reader is not None) or self.model_reader(settings)
+            wants_search = (settings.reader_search and self.readers.features is not None) or self.readers.model_reader(
+                settings
+            )
             if wants_search and not settings.search_first:
                 self._search_for_reader(todo, source, settings)
             started = time.perf_counter()
@@ -367,7 +280,7 @@ class AnswerPipeline:
         except RetrieverError as error:
             logger.warning("the question's own search failed for %d question(s): %s", len(asked), error)
             for p in asked:
-                p.outside, p.outside_kind = _could_not_search(error, p.language), AnswerKind.NO_ANSWER
+                p.outside, p.outside_kind = could_not_search(error, p.language), AnswerKind.NO_ANSWER
             return []
 
     def _searched(self, prepared: Sequence[Prepared], source: EvidenceSource, settings) -> list[Prepared]:
@@ -399,7 +312,7 @@ class AnswerPipeline:
         """No tree: the best sentence of the question's own search, quoted with its source; or, with a model reader,
         its answer and the sentence that states it."""
         hits = [h for step in p.question.steps for h in step.evidence]
-        reader = self.model_reader(settings) if settings is not None else None
+        reader = self.readers.model_reader(settings) if settings is not None else None
         if reader is not None:
             return self._read_only(p, reader, hits, settings)
         # Not told what the question asks for (asked_type): that picked "5895 metres" for "how high" in English,
@@ -409,14 +322,14 @@ class AnswerPipeline:
             p.question.qid, p.question.text, "", AnswerKind.NO_ANSWER, p.language, strategy="extractive"
         )
         answer.asked = p.question
-        answer.trajectory = [self._step_event(s) for s in p.question.steps]
+        answer.trajectory = [self.shown.step(s) for s in p.question.steps]
         if found is None:
             answer.text = said(Message.NO_ANSWER, p.language)
             return answer
         cited = [h for h in hits if h.docid == found.docid][:1]
         answer.grounded = told_back(GroundedAnswer(found.text, AnswerKind.QUOTED, cited), p.language)
         answer.text, answer.kind = answer.grounded.text, AnswerKind.QUOTED
-        answer.sources = self._sources(cited, hits, p.question.steps)
+        answer.sources = self.shown.sources(cited, hits, p.question.steps)
         answer.timings = {"retrieval_seconds": round(p.seconds, 3)}
         return answer
 
@@ -426,14 +339,14 @@ class AnswerPipeline:
             p.question.qid, p.question.text, "", AnswerKind.NO_ANSWER, p.language, strategy=f"reader:{reader.name}"
         )
         answer.asked = p.question
-        answer.trajectory = [self._step_event(s) for s in p.question.steps]
-        shown = self._read_by_model(reader, p.question.text, hits, p.language, settings) if hits else None
+        answer.trajectory = [self.shown.step(s) for s in p.question.steps]
+        shown = self.readers.read_by_model(reader, p.question.text, hits, p.language, settings) if hits else None
         if shown is None:
             answer.text = said(Message.NO_ANSWER, p.language)
             return answer
         answer.grounded = shown
         answer.text, answer.kind = shown.text, shown.kind
-        answer.sources = self._sources(shown.cited, hits, p.question.steps)
+        answer.sources = self.shown.sources(shown.cited, hits, p.question.steps)
         answer.timings = {"retrieval_seconds": round(p.seconds, 3)}
         return answer
 
@@ -447,21 +360,21 @@ class AnswerPipeline:
         if result.best_by(strategy) is None:
             answer.error = result.error or Failure(FailureKind.NO_TRAJECTORY_FINISHED)
             return answer
-        reader = self.model_reader(settings) if settings.grounded else None
+        reader = self.readers.model_reader(settings) if settings.grounded else None
         if reader is not None:
             read = pooled_evidence(result, p.searched)
             holder = {h.docid: t.path_id for t in reversed(result.trajectories) for h in trajectory_hits(t.trajectory)}
-            shown = self._read_by_model(reader, question, read, p.language, settings, path_of=holder.get)
+            shown = self.readers.read_by_model(reader, question, read, p.language, settings, path_of=holder.get)
         elif settings.grounded:
             shown = decide(
                 result,
                 question,
                 p.language,
                 self.quoter,
-                self.verifier,
+                self.readers.verifier,
                 choices=p.question.choices,
                 min_confidence=settings.decode.min_confidence,
-                reader=self.reader,
+                reader=self.readers.features,
                 searched=p.searched,
             )
         else:
@@ -477,39 +390,6 @@ class AnswerPipeline:
         answer.grounded = shown
         answer.text, answer.kind = shown.text, shown.kind
         path = next((t for t in result.trajectories if t.path_id == shown.path_id), result.best_by(strategy))
-        answer.trajectory = [self._step_event(s) for s in path.trajectory.steps]
-        answer.sources = self._sources(shown.cited, trajectory_hits(path.trajectory), path.trajectory.steps)
+        answer.trajectory = [self.shown.step(s) for s in path.trajectory.steps]
+        answer.sources = self.shown.sources(shown.cited, trajectory_hits(path.trajectory), path.trajectory.steps)
         return answer
-
-    def rank_sentences(self, language: str) -> Callable[[str, Sequence[Hit]], list[tuple[float, str]] | None]:
-        """`rank(question, hits)`: (score, sentence) for every quotable sentence of the hits, as the verifier's
-        sentence features read them (`Quoter.rank_sentences`; None with a caller's own quoter)."""
-        return lambda question, hits: self.quoter.rank_sentences(question, hits, language)
-
-    def _source(self, hit: Hit) -> dict:
-        return {
-            "docid": hit.docid,
-            "title": hit.title,
-            "text": hit.text[: self.max_source_chars],
-            "score": round(float(hit.score), 4),
-            **{key: value for key, value in hit.extra.items() if key in SOURCE_LOCATION},
-        }
-
-    def _step_event(self, step) -> dict:
-        """A step as the API and the page show it; the question's own search (`Step.given`) is `question`, not a
-        rewrite."""
-        return {
-            "action": "question" if step.given else step.action.short,
-            "text": step.text,
-            "query": step.text,
-            "evidence": [self._source(h) for h in step.evidence],
-        }
-
-    def _sources(self, cited: Sequence[Hit], read: Sequence[Hit], steps) -> list[dict]:
-        """The cited passages first, then the rest the path read; each with the query that found it."""
-        query_of = {h.docid: s.text for s in steps for h in s.evidence}
-        cited_ids = [h.docid for h in cited]
-        ordered = list(cited) + [h for h in read if h.docid not in cited_ids]
-        return [
-            {**self._source(h), "query": query_of.get(h.docid, ""), "cited": h.docid in cited_ids} for h in ordered
-        ]
