@@ -1,5 +1,13 @@
 """The SQL of `rqrag.retrieval.pgvector_store`: schema, HNSW index, searches (`{name}` placeholders are filled
-with quoted identifiers by `PgVectorIndex._sql`)."""
+with quoted identifiers by `PgVectorIndex._sql`), the text-search configuration per language, and a result row as
+a `Hit`."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rqrag.retrieval.base import Hit
+
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS {documents} (
@@ -65,3 +73,30 @@ WHERE c.tsv @@ q.query
 ORDER BY score DESC, c.docid
 LIMIT %(k)s
 """
+
+
+# ISO 639-1 codes to the text-search configurations PostgreSQL ships; full configuration names work as well.
+TEXT_SEARCH_CONFIGS = {
+    "ar": "arabic", "ca": "catalan", "da": "danish", "de": "german", "el": "greek", "en": "english",
+    "es": "spanish", "eu": "basque", "fi": "finnish", "fr": "french", "ga": "irish", "hi": "hindi",
+    "hu": "hungarian", "hy": "armenian", "id": "indonesian", "it": "italian", "lt": "lithuanian",
+    "ne": "nepali", "nl": "dutch", "no": "norwegian", "pt": "portuguese", "ro": "romanian", "ru": "russian",
+    "sr": "serbian", "sv": "swedish", "ta": "tamil", "tr": "turkish", "yi": "yiddish",
+}  # fmt: skip
+
+
+def text_search_config(language: str) -> str:
+    """The PostgreSQL text-search configuration for a language code ("pt" -> "portuguese") or name."""
+    language = language.strip().lower()
+    return TEXT_SEARCH_CONFIGS.get(language, language)
+
+
+def _jsonb(value: dict[str, Any]):
+    from psycopg.types.json import Jsonb
+
+    return Jsonb(value)
+
+
+def _hit(row: tuple) -> Hit:
+    docid, title, text, metadata, doc_id, score = row
+    return Hit(docid=docid, title=title, text=text, score=float(score), extra={**metadata, "doc_id": doc_id})

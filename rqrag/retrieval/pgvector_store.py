@@ -42,35 +42,24 @@ from rqrag.retrieval.encoders import embed, encoder_dimension
 from rqrag.retrieval.fusion import DEFAULT_DEPTH, DEFAULT_RRF_K, fuse_hits, with_borrowed_ranks
 from rqrag.retrieval.passages import Passage, indexed_text
 from rqrag.retrieval.pgvector_session import connect_postgres, ensure_vector_extension, set_ef_search
-from rqrag.retrieval.pgvector_sql import (
+from rqrag.retrieval.pgvector_sql import (  # noqa: F401  (text_search_config: re-exported)
     _COLUMN_FACTS,
     _DENSE_QUERY,
     _EMBEDDING_NULLABLE,
     _FULL_TEXT_QUERY,
     _SCHEMA,
     _VECTOR_INDEX,
+    _hit,
+    _jsonb,
+    text_search_config,
 )
 
 
 logger = logging.getLogger(__name__)
 
 
-# ISO 639-1 codes to the text-search configurations PostgreSQL ships; full configuration names work as well.
-TEXT_SEARCH_CONFIGS = {
-    "ar": "arabic", "ca": "catalan", "da": "danish", "de": "german", "el": "greek", "en": "english",
-    "es": "spanish", "eu": "basque", "fi": "finnish", "fr": "french", "ga": "irish", "hi": "hindi",
-    "hu": "hungarian", "hy": "armenian", "id": "indonesian", "it": "italian", "lt": "lithuanian",
-    "ne": "nepali", "nl": "dutch", "no": "norwegian", "pt": "portuguese", "ro": "romanian", "ru": "russian",
-    "sr": "serbian", "sv": "swedish", "ta": "tamil", "tr": "turkish", "yi": "yiddish",
-}  # fmt: skip
 DOCUMENT_COLUMNS = ("doc_id", "name", "size_bytes", "sha256")
 _PREFIX_PATTERN = re.compile(r"[a-z_][a-z0-9_]{0,39}")
-
-
-def text_search_config(language: str) -> str:
-    """The PostgreSQL text-search configuration for a language code ("pt" -> "portuguese") or name."""
-    language = language.strip().lower()
-    return TEXT_SEARCH_CONFIGS.get(language, language)
 
 
 class PgVectorIndex:
@@ -409,14 +398,3 @@ class PgVectorIndex:
         if not texts:
             return np.zeros((0, self.dimension), dtype=np.float32)
         return embed(self.encoder, texts, side)
-
-
-def _jsonb(value: dict[str, Any]):
-    from psycopg.types.json import Jsonb
-
-    return Jsonb(value)
-
-
-def _hit(row: tuple) -> Hit:
-    docid, title, text, metadata, doc_id, score = row
-    return Hit(docid=docid, title=title, text=text, score=float(score), extra={**metadata, "doc_id": doc_id})
