@@ -174,9 +174,7 @@ def build_streamed_index(
     model in a sentence-transformers folder). Returns the index's meta.json, or None in a process other than
     the main one of a multi-GPU build.
     """
-    from tqdm.auto import tqdm
-
-    from rqrag.retrieval.encoders import canonical_encoder_name, embed, encoder_prefixes
+    from rqrag.retrieval.encoders import canonical_encoder_name, encoder_prefixes
     from rqrag.retrieval.faiss_factory import AUTO, build_from_shards, choose_factory
 
     corpus_path, out_dir = Path(corpus_path).resolve(), Path(out_dir)
@@ -185,54 +183,19 @@ def build_streamed_index(
     name = getattr(encoder, "name", None)
     model_name = canonical_encoder_name(model) if model is not None or not name else name
     query_prefix, passage_prefix = encoder_prefixes(encoder)
-    settings = {
-        "layout": STREAMED_LAYOUT,
-        "corpus": str(corpus_path),
-        "corpus_bytes": corpus_path.stat().st_size,
-        "embedding_model": model_name,
-        "query_prefix": query_prefix,
-        "passage_prefix": passage_prefix,
-        "shard_size": int(shard_size),
-    }
+    settings = _build_settings(corpus_path, model_name, query_prefix, passage_prefix, shard_size)
     _prepare_folder(out_dir, settings, overwrite, layout)
     shards = VectorShards(out_dir / SHARDS_DIR, shard_size)
     stats = CorpusReadStats(path=str(corpus_path))
-    fingerprint, total, encoded = hashlib.sha1(), 0, 0
-    started = time.perf_counter()
-    progress = tqdm(desc="encoding passages", unit="passage", disable=not show_progress or not layout.is_main)
-    with Docstore(out_dir / DOCSTORE_FILE) as docstore:
-        for shard, docs in shard_batches(iter_passages(corpus_path, stats), shard_size):
-            for doc in docs:
-                fingerprint.update(doc.docid.encode() + b"\0")
-            first_row, total = total, total + len(docs)
-            progress.update(len(docs))
-            if not layout.owns(shard) or shards.exists(shard):
-                continue
-            docstore.write_rows(first_row, docs)  # committed before the vectors: see the module docstring
-            vectors = embed(encoder, [indexed_text(d) for d in docs], "passages", batch_size)
-            shards.save(shard, vectors)
-            encoded += 1
-            with (out_dir / ENCODE_LOG).open("a") as log:
-                log.write(f"shard {shard} rows {first_row}-{total - 1} process {layout.index}\n")
-    progress.close()
-    encode_seconds = round(time.perf_counter() - started, 3)
-    logger.info("encoded %d shard(s) in %.1f s (%d passages read, %d skipped)", encoded, encode_seconds, total,
-                stats.skipped)  # fmt: skip
+    total, fingerprint, encode_seconds = _encode_shards(
+        corpus_path, out_dir, shards, encoder, stats, layout, batch_size, show_progress
+    )
     layout.wait_for_everyone()
     if not layout.is_main:
         return None
     if total == 0:
         raise ValueError(f"{corpus_path} holds no documents")
-
-    num_shards = math.ceil(total / shard_size)
-    missing = [s for s in range(num_shards) if not shards.exists(s)]
-    with Docstore(out_dir / DOCSTORE_FILE) as docstore:
-        stored, span = docstore.count(), docstore.row_range()
-    if missing or stored != total or span != (0, total - 1):
-        raise RuntimeError(
-            f"{out_dir}: incomplete after encoding ({len(missing)} shard(s) missing, {stored} of {total} rows "
-            f"stored); rerun the same command to finish it"
-        )
+    num_shards = _check_complete(out_dir, shards, total, shard_size)
     dim = int(shards.header(0)[0][1])
     factory = choose_factory(total, dim) if index_factory.strip().lower() == AUTO else index_factory.strip()
     started = time.perf_counter()
@@ -262,3 +225,62 @@ def build_streamed_index(
     }
     _write_atomically(out_dir / META_FILE, json.dumps(meta, indent=2) + "\n")  # last: marks the index complete
     return meta
+
+
+def _encode_shards(corpus_path, out_dir, shards, encoder, stats, layout, batch_size, show_progress):
+    """Every shard this process owns and has not encoded yet: its rows to the docstore, then its vectors.
+    Returns (passages read, fingerprint of their ids, seconds)."""
+    from tqdm.auto import tqdm
+
+    from rqrag.retrieval.encoders import embed
+
+    shard_size = shards.shard_size
+    fingerprint, total, encoded = hashlib.sha1(), 0, 0
+    started = time.perf_counter()
+    progress = tqdm(desc="encoding passages", unit="passage", disable=not show_progress or not layout.is_main)
+    with Docstore(out_dir / DOCSTORE_FILE) as docstore:
+        for shard, docs in shard_batches(iter_passages(corpus_path, stats), shard_size):
+            for doc in docs:
+                fingerprint.update(doc.docid.encode() + b"\0")
+            first_row, total = total, total + len(docs)
+            progress.update(len(docs))
+            if not layout.owns(shard) or shards.exists(shard):
+                continue
+            docstore.write_rows(first_row, docs)  # committed before the vectors: see the module docstring
+            vectors = embed(encoder, [indexed_text(d) for d in docs], "passages", batch_size)
+            shards.save(shard, vectors)
+            encoded += 1
+            with (out_dir / ENCODE_LOG).open("a") as log:
+                log.write(f"shard {shard} rows {first_row}-{total - 1} process {layout.index}\n")
+    progress.close()
+    encode_seconds = round(time.perf_counter() - started, 3)
+    logger.info("encoded %d shard(s) in %.1f s (%d passages read, %d skipped)", encoded, encode_seconds, total,
+                stats.skipped)  # fmt: skip
+    return total, fingerprint, encode_seconds
+
+
+def _check_complete(out_dir: Path, shards, total: int, shard_size: int) -> int:
+    """The number of shards, once every shard and docstore row is there (a killed build is finished by a rerun)."""
+    num_shards = math.ceil(total / shard_size)
+    missing = [s for s in range(num_shards) if not shards.exists(s)]
+    with Docstore(out_dir / DOCSTORE_FILE) as docstore:
+        stored, span = docstore.count(), docstore.row_range()
+    if missing or stored != total or span != (0, total - 1):
+        raise RuntimeError(
+            f"{out_dir}: incomplete after encoding ({len(missing)} shard(s) missing, {stored} of {total} rows "
+            f"stored); rerun the same command to finish it"
+        )
+    return num_shards
+
+
+def _build_settings(corpus_path: Path, model_name, query_prefix, passage_prefix, shard_size: int) -> dict:
+    """What a resumed build must match (`_prepare_folder` refuses a folder built with other settings)."""
+    return {
+        "layout": STREAMED_LAYOUT,
+        "corpus": str(corpus_path),
+        "corpus_bytes": corpus_path.stat().st_size,
+        "embedding_model": model_name,
+        "query_prefix": query_prefix,
+        "passage_prefix": passage_prefix,
+        "shard_size": int(shard_size),
+    }
