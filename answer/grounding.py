@@ -14,21 +14,8 @@ hold"). So the tree's answers are first grouped into candidates with pooled evid
    quoted with file and page (`rqrag.answer.extractive`);
 3. **no_answer** — otherwise "I found nothing…" in the question's language.
 
-`confidence`, the best candidate's p, travels with every answer. `check_answer` rejects, whatever p says:
-
-* `empty` / `loops` / `truncated` — nothing, a runaway that repeats itself, or an answer cut by the token cap;
-* `echoes_question` — a question, nothing the question did not already hold, or mostly the question's words;
-* `heading` — a section title ("14.13.1 Como configurar o encerramento à noite?"), not a statement;
-* `wrong_language` — a sentence in another language than the question's;
-* `unsupported_identifier` — a number, version, address, path or option no cited passage holds;
-* `unsupported` — fewer than `min_support` of its new content words (by a shared stem) are in the passages;
-* `options_unread` — one of a comparison's two options, when the evidence does not mention both ("Summer Wars
-  or The Secret of Kells?" answered from the question alone).
-
-"The passages" are everything the candidate's paths read, pooled: whether they are about the question is the
-verifier's to weigh (support in passages and sentences that share the question's words). Narrowing them to the
-few sentences most similar to the question rejected "The capital of France is Paris." because those sentences were
-about Strasbourg.
+`confidence`, the best candidate's p, travels with every answer. A candidate is shown only if
+`rqrag.answer.answer_check.check_answer` finds nothing wrong with it, whatever p says.
 """
 
 from __future__ import annotations
@@ -39,6 +26,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Protocol
 
+from rqrag.answer.answer_check import MIN_SUPPORT, Verdict, check_answer  # noqa: F401  (re-exported)
 from rqrag.answer.candidates import gather, trajectory_hits
 from rqrag.answer.extractive import Quote, answerer_for, lexical_answerer_for
 from rqrag.answer.messages import AnswerKind, Message, said
@@ -48,25 +36,8 @@ from rqrag.answers import normalize_answer
 from rqrag.inference.decoding.failures import FailureKind
 from rqrag.retrieval.base import Hit
 from rqrag.sentences import split_sentences
-from rqrag.text_quality import (
-    content_words,
-    echoes,
-    fold,
-    guess_language,
-    identifiers,
-    is_heading,
-    loops,
-    new_content,
-    stem,
-    words,
-)
 from rqrag.trajectory import ParseStatus
 
-
-# Share of an answer's new content words that the cited passages must hold (by stem). Below it the answer says
-# things the evidence does not; 0.6 lets a fluent answer add a connective word or two of its own.
-MIN_SUPPORT = 0.6
-_YES_NO = {"yes", "no", "sim", "nao", "si"}
 
 # A reader's quote longer than this is cut to the run of clauses that holds its answer (never shorter).
 LONG_QUOTE_WORDS = 40
@@ -132,61 +103,6 @@ def search_failure(result) -> str | None:
         if trajectory.error is not None and trajectory.error.kind is FailureKind.RETRIEVAL_FAILED:
             return trajectory.error.detail.split(":")[0].strip() or "the search failed"
     return None
-
-
-@dataclass(frozen=True)
-class Verdict:
-    """Whether an answer may be shown, why not, and which passages (indices into the hits) support it."""
-
-    ok: bool
-    reason: str | None = None
-    support: float = 0.0
-    cited: tuple[int, ...] = ()
-
-
-def check_answer(answer: str, question: str, hits: Sequence[Hit], language: str | None = None) -> Verdict:
-    """Whether `answer` is supported by `hits` and reads as an answer to `question` (see the module docstring)."""
-    text = " ".join((answer or "").split())
-    if not text:
-        return Verdict(False, "empty")
-    if loops(text):
-        return Verdict(False, "loops")
-    folded = fold(text).strip(" .!")
-    if folded in _YES_NO:
-        return Verdict(True, support=1.0)  # a yes/no answer states nothing a passage could be searched for
-    if echoes(text, question):
-        return Verdict(False, "echoes_question")
-    if is_heading(text):
-        return Verdict(False, "heading")
-    expected = language or guess_language(question)
-    written = guess_language(text)
-    if expected and written and written != expected:
-        return Verdict(False, "wrong_language")
-    passages = [fold(f"{h.title} {h.text}") for h in hits]
-    passage_words = [set(words(p)) for p in passages]
-    asked = set(identifiers(question))
-    for ident in identifiers(text):
-        if ident not in asked and not any(ident in p for p in passages):
-            return Verdict(False, "unsupported_identifier")
-    fresh = new_content(text, question)
-    if not fresh:
-        return Verdict(True, support=1.0, cited=_best_passages(content_words(text), passage_words))
-    passage_stems = [{stem(w) for w in ws} for ws in passage_words]
-    found = [w for w in fresh if any(stem(w) in s for s in passage_stems)]
-    support = len(found) / len(fresh)
-    if support < MIN_SUPPORT:
-        return Verdict(False, "unsupported", support)
-    return Verdict(True, support=round(support, 3), cited=_best_passages(fresh, passage_words))
-
-
-def _best_passages(answer_words: Sequence[str], passage_words: Sequence[set[str]]) -> tuple[int, ...]:
-    """The passage holding most of the answer's words (ties: the earliest, the better ranked)."""
-    if not passage_words:
-        return ()
-    stems = {stem(w) for w in answer_words}
-    overlap = [len(stems & {stem(w) for w in ws}) for ws in passage_words]
-    best = max(range(len(overlap)), key=lambda i: (overlap[i], -i))
-    return (best,) if overlap[best] else ()
 
 
 @dataclass
@@ -279,7 +195,6 @@ def decide(
         # a comparison is answered with one of its two options ("Caesalpinia", not a sentence about the genus)
         candidates = [c for c in candidates if c.key.startswith("option:")] or candidates
     best = candidates[0] if candidates else None
-    confidence = best.p if best is not None else None
     rejected: dict[str, str] = {}
     for candidate in candidates:
         if candidate.p is None or candidate.p < threshold:
@@ -301,6 +216,17 @@ def decide(
                 stating,
             )
         rejected[candidate.path_id or f"reader:{candidate.text}"] = reason
+    return _quoted(result, question, language, quoter, asked, candidates, read, quote_candidates, rejected, described,
+                   verifier.source)  # fmt: skip
+
+
+def _quoted(
+    result, question, language, quoter, asked, candidates, read, quote_candidates, rejected, described, source
+) -> GroundedAnswer:
+    """No candidate may be shown as generated: the evidence sentence that best says the most probable answer,
+    quoted (`quoted`), else nothing found (`no_answer`)."""
+    best = candidates[0] if candidates else None
+    confidence = best.p if best is not None else None
     # The quote: from the evidence of the best candidates (a direct answer read none: everything the tree read).
     pooled: dict[str, Hit] = {}
     for candidate in candidates[:quote_candidates]:
@@ -337,7 +263,7 @@ def decide(
             said(Message.COULD_NOT_SEARCH, language, reason=failure) if failure else said(Message.NO_ANSWER, language)
         )
         kind = AnswerKind.NO_ANSWER
-        return GroundedAnswer(text, kind, [], None, generated, rejected, confidence, described, verifier.source)
+        return GroundedAnswer(text, kind, [], None, generated, rejected, confidence, described, source)
     cited = [h for h in evidence if h.docid == found.docid][:1]
     # The trajectory shown beside a quote is one that read the quoted passage (none: the question's own search).
     holder = next((t for t in result.trajectories if found.docid in _docids(t)), None)
@@ -356,7 +282,7 @@ def decide(
         rejected,
         confidence,
         described,
-        verifier.source,
+        source,
         found,
     )
 
