@@ -91,7 +91,8 @@ def sentence_features(
     question: str, rows: Sequence[SentenceRow], hits, dense: np.ndarray, bm25: np.ndarray, language: str
 ) -> None:
     """Fills each row's `features` (`SENTENCE_FEATURES`); `dense` and `bm25` are the rows' raw scores."""
-    from rqrag.answer.extractive import _holds_new, _scaled, wanted_patterns
+    from rqrag.answer.extractive import _scaled
+    from rqrag.answer.sentence_cues import _holds_new, wanted_patterns
 
     asked = asked_type(question)
     question_stems = {stem(w) for w in content_words(question, language)}
