@@ -115,8 +115,14 @@ async def _read_upload(request: Request, limit: int) -> tuple[bytes, str, str | 
 
 
 def documents_router() -> APIRouter:
+    """Uploads and their ingestion jobs, then the library's documents: listed, read, deleted."""
     router = APIRouter()
+    _add_upload_routes(router)
+    _add_library_routes(router)
+    return router
 
+
+def _add_upload_routes(router: APIRouter) -> None:
     @router.post(UPLOAD_PATH, responses={202: {"description": "queued: the ingestion job"}, **UPLOAD_ERRORS})
     async def upload_document(request: Request, service: DocumentsServiceDep, caller: RequestCaller):
         """Upload a file (multipart/form-data, field `file`; optional `index`): checked, then queued for ingestion.
@@ -156,6 +162,8 @@ def documents_router() -> APIRouter:
         the file stored. A finished job is returned as it is. Only the uploader's jobs: another's is 404."""
         return service.cancel(job_id, caller.name).to_dict()
 
+
+def _add_library_routes(router: APIRouter) -> None:
     @router.get(UPLOAD_PATH, responses=STORAGE_ERROR)
     async def list_documents(service: DocumentsServiceDep, caller: RequestCaller, index: str | None = None):
         """The caller's documents: with users, their own library's and the shared ones' (each says which);
@@ -199,5 +207,3 @@ def documents_router() -> APIRouter:
         if not await _in_thread("written", library.remove, doc_id):
             raise APIError(404, f"no document {doc_id!r} in this library", code="document_not_found", param="doc_id")
         return Response(status_code=204)
-
-    return router
