@@ -32,7 +32,8 @@ from rqrag.records import ReadStats, read_records
 from rqrag.resumable import ResumableJsonl
 from rqrag.retrieval.base import Hit, Retriever, RetrieverUnavailable
 from rqrag.retrieval.candidates import candidate_docid
-from rqrag.trajectory import Action, Step, Trajectory, chat_frame, format_evidence, render_assistant
+from rqrag.trajectory import Action, Step, Trajectory
+from rqrag.trajectory_render import chat_frame, format_evidence, render_assistant
 
 
 logger = logging.getLogger(__name__)

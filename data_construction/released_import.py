@@ -48,17 +48,8 @@ from rqrag.data_construction.config import DataImportConfig
 from rqrag.prompt_formats import INTERMEDIATE_ANSWER  # the release's answer to one clarified question
 from rqrag.records import HUB_PREFIX, ReadStats, read_records
 from rqrag.retrieval.base import Hit
-from rqrag.trajectory import (
-    EOS,
-    EVIDENCE_END,
-    EVIDENCE_START,
-    Action,
-    Step,
-    Trajectory,
-    clean_text,
-    parse_evidence,
-    render_assistant,
-)
+from rqrag.trajectory import EOS, EVIDENCE_END, EVIDENCE_START, Action, Step, Trajectory, clean_text, parse_evidence
+from rqrag.trajectory_render import render_assistant
 
 
 logger = logging.getLogger(__name__)

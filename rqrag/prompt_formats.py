@@ -34,17 +34,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from rqrag.trajectory import (
-    EOS,
-    EVIDENCE_END,
-    EVIDENCE_START,
-    Segment,
-    Step,
-    chat_frame,
-    clean_text,
-    step_segments,
-    tokenize_segments,
-)
+from rqrag.trajectory import EOS, EVIDENCE_END, EVIDENCE_START, Step, clean_text
+from rqrag.trajectory_render import Segment, chat_frame, step_segments, tokenize_segments
 
 
 # The original code's one token ours lacks: a clarified question's short answer, written only in its training data

@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import logging
 
-from rqrag.trajectory import FALLBACK_CHAT_TEMPLATE, SPECIAL_TOKENS
+from rqrag.trajectory import SPECIAL_TOKENS
+from rqrag.trajectory_render import FALLBACK_CHAT_TEMPLATE
 
 
 logger = logging.getLogger(__name__)

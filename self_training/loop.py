@@ -62,7 +62,8 @@ from rqrag.self_training.selection import (
     score_trajectory,
     training_trajectory,
 )
-from rqrag.trajectory import Step, Trajectory, render_assistant
+from rqrag.trajectory import Step, Trajectory
+from rqrag.trajectory_render import render_assistant
 
 
 logger = logging.getLogger(__name__)

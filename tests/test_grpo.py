@@ -25,7 +25,8 @@ from rqrag.training.rollouts import (
     completion_text,
     load_questions,
 )
-from rqrag.trajectory import Action, Step, parse_trajectory, step_segments
+from rqrag.trajectory import Action, Step, parse_trajectory
+from rqrag.trajectory_render import step_segments
 
 
 REPO = Path(__file__).resolve().parent.parent

@@ -15,7 +15,8 @@ import torch
 
 from rqrag.retrieval.base import Hit, shorten_hits
 from rqrag.training.data import IGNORE_INDEX, tokenize_record
-from rqrag.trajectory import Action, Step, Trajectory, render_assistant, render_example
+from rqrag.trajectory import Action, Step, Trajectory
+from rqrag.trajectory_render import render_assistant, render_example
 
 
 REPO = Path(__file__).resolve().parent.parent

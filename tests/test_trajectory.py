@@ -16,15 +16,11 @@ from rqrag.trajectory import (
     ParseStatus,
     Step,
     Trajectory,
-    chat_frame,
     clean_text,
     parse_generation,
     parse_trajectory,
-    render_assistant,
-    render_example,
-    render_prompt,
-    tokenize_segments,
 )
+from rqrag.trajectory_render import chat_frame, render_assistant, render_example, render_prompt, tokenize_segments
 
 
 def _titanic() -> Trajectory:

@@ -15,7 +15,8 @@ from __future__ import annotations
 import logging
 from typing import Any
 
-from rqrag.trajectory import Trajectory, parse_trajectory, render_example, tokenize_segments
+from rqrag.trajectory import Trajectory, parse_trajectory
+from rqrag.trajectory_render import render_example, tokenize_segments
 
 
 logger = logging.getLogger(__name__)

@@ -36,16 +36,8 @@ from rqrag.prompt_formats import NATIVE
 from rqrag.records import read_records
 from rqrag.retrieval.base import Hit, shorten_hits
 from rqrag.retrieval.candidates import CandidateRetriever
-from rqrag.trajectory import (
-    EOS,
-    SPECIAL_TOKENS,
-    Action,
-    Segment,
-    as_messages,
-    chat_frame,
-    clean_text,
-    tokenize_segments,
-)
+from rqrag.trajectory import EOS, SPECIAL_TOKENS, Action, clean_text
+from rqrag.trajectory_render import Segment, as_messages, chat_frame, tokenize_segments
 
 
 logger = logging.getLogger("rqrag.training.rollouts")

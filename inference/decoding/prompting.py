@@ -20,18 +20,8 @@ from rqrag.inference.decoding.tree import Path, Question
 from rqrag.prompt_formats import NATIVE, PromptFormat
 from rqrag.prompt_formats import prompt_format as resolve_prompt_format
 from rqrag.retrieval.base import Hit
-from rqrag.trajectory import (
-    EOS,
-    SPECIAL_TOKENS,
-    Action,
-    ParsedStep,
-    Segment,
-    Step,
-    as_messages,
-    clean_text,
-    parse_generation,
-    tokenize_segments,
-)
+from rqrag.trajectory import EOS, SPECIAL_TOKENS, Action, ParsedStep, Step, clean_text, parse_generation
+from rqrag.trajectory_render import Segment, as_messages, tokenize_segments
 
 
 def visible_text(tokenizer, token_ids: Sequence[int], finish_reason: str) -> str:
