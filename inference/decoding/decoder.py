@@ -30,16 +30,16 @@ from collections import defaultdict
 from collections.abc import Callable, Sequence
 
 from rqrag.inference.backends.base import Generator
-from rqrag.inference.decoding.accounting import answer_span_logprobs, charge
+from rqrag.inference.decoding.accounting import charge
 from rqrag.inference.decoding.config import DecodeConfig
 from rqrag.inference.decoding.expansions import Expansion, merge_identical, share_completions, share_prefix
 from rqrag.inference.decoding.failures import Failure, FailureKind
+from rqrag.inference.decoding.finished import cap_paths, failed_path, finished_path, select_trajectories
 from rqrag.inference.decoding.guards import evidence_guard, parents_to_answer, text_guards
 from rqrag.inference.decoding.prompting import make_prompter
-from rqrag.inference.decoding.select import select_all
-from rqrag.inference.decoding.tree import DecodeStats, FinishedTrajectory, Path, Question, QuestionResult
+from rqrag.inference.decoding.tree import DecodeStats, Path, Question, QuestionResult
 from rqrag.retrieval.base import Retriever, shorten_hits
-from rqrag.trajectory import Action, ParsedStep, Step, Trajectory
+from rqrag.trajectory import Action, ParsedStep, Step
 
 
 logger = logging.getLogger(__name__)
@@ -129,7 +129,7 @@ class TreeDecoder:
             running = {path.qid for path in live}
             for qid in list(results):
                 if qid not in done and qid not in running:
-                    self._select(results[qid], by_id[qid].choices)
+                    select_trajectories(results[qid], by_id[qid].choices)
                     if on_done is not None:
                         on_done(results[qid])
                     if qid in returned:
@@ -162,7 +162,7 @@ class TreeDecoder:
                 pending += self._run(rest, results)
             self.stats.depth_sizes.append(len(first) + len(rest))
             live = self._search_and_extend(pending, results)
-            live = self._cap(live)
+            live = cap_paths(live, self.config.max_paths)
             round_ += 1
         finish_idle()
         return [results[q.qid] for q in questions]
@@ -226,7 +226,7 @@ class TreeDecoder:
                     question, path, action, params, self._seed(path.qid, ex.child_id, action)
                 )
                 if len(ex.request.prompt_ids) + params.max_tokens > self.generator.max_context:
-                    results[path.qid].trajectories.append(self._failed(ex, Failure(FailureKind.CONTEXT_FULL)))
+                    results[path.qid].trajectories.append(failed_path(ex, Failure(FailureKind.CONTEXT_FULL)))
                     continue
                 siblings.append(ex)
             share_prefix(siblings)
@@ -241,17 +241,17 @@ class TreeDecoder:
         for ex in expansions:
             if ex.completion is None:
                 results[ex.question.qid].trajectories.append(
-                    self._failed(ex, ex.error or Failure(FailureKind.NOT_GENERATED))
+                    failed_path(ex, ex.error or Failure(FailureKind.NOT_GENERATED))
                 )
                 continue
             parsed = self.prompter.parse(ex.action, ex.completion)
             if ex.action is Action.ANSWER:
-                results[ex.question.qid].trajectories.append(self._finish(ex, parsed))
+                results[ex.question.qid].trajectories.append(finished_path(ex, parsed))
             elif parsed.usable:
                 pending.append((ex, parsed))
             else:
                 results[ex.question.qid].trajectories.append(
-                    self._failed(
+                    failed_path(
                         ex,
                         Failure(FailureKind.UNUSABLE_OUTPUT, f"{ex.action.short} output: {parsed.status.value}"),
                         parsed,
@@ -329,7 +329,7 @@ class TreeDecoder:
             hits = found[(parsed.text, ex.question.qid if uses_qids else None)]
             if isinstance(hits, Exception):
                 results[ex.question.qid].trajectories.append(
-                    self._failed(ex, Failure(FailureKind.RETRIEVAL_FAILED, str(hits)), parsed)
+                    failed_path(ex, Failure(FailureKind.RETRIEVAL_FAILED, str(hits)), parsed)
                 )
                 continue
             reason = evidence_guard(hits, ex.path) if self.config.refinement_guards else None
@@ -388,60 +388,3 @@ class TreeDecoder:
             except Exception as error:
                 found[(query, qid)] = error
         return found
-
-    def _cap(self, live: list[Path]) -> list[Path]:
-        """Keep at most `max_paths` live paths per question, preferring low perplexity so far. Parents kept
-        only to answer for guarded branches do not count: they never branch."""
-        by_question: dict[str, list[Path]] = defaultdict(list)
-        kept: list[Path] = []
-        for path in live:
-            if path.answer_as is not None:
-                kept.append(path)
-            else:
-                by_question[path.qid].append(path)
-        for paths in by_question.values():
-            if len(paths) > self.config.max_paths:
-                paths = sorted(paths, key=lambda p: (p.running_perplexity, p.path_id))[: self.config.max_paths]
-            kept += paths
-        return kept
-
-    # ------------------------------------------------------------------------------------ results
-
-    def _finish(self, ex: Expansion, parsed: ParsedStep) -> FinishedTrajectory:
-        steps = (*ex.path.steps, Step(Action.ANSWER, parsed.text))
-        completion = ex.completion
-        return FinishedTrajectory(
-            path_id=ex.child_id,
-            trajectory=Trajectory(steps),
-            generated_logprobs=(*ex.path.generated_logprobs, *completion.logprobs),
-            answer_logprobs=answer_span_logprobs(completion),
-            parse_statuses=(*ex.path.parse_statuses, parsed.status),
-            error=None if parsed.usable else Failure(FailureKind.UNUSABLE_OUTPUT, f"answer: {parsed.status.value}"),
-            sequence_ids=(*ex.request.prompt_ids, *completion.token_ids) if ex.request is not None else (),
-        )
-
-    def _failed(self, ex: Expansion, reason: Failure, parsed: ParsedStep | None = None) -> FinishedTrajectory:
-        statuses = (*ex.path.parse_statuses, parsed.status) if parsed is not None else ex.path.parse_statuses
-        return FinishedTrajectory(
-            path_id=ex.child_id,
-            trajectory=Trajectory(ex.path.steps),
-            generated_logprobs=ex.path.generated_logprobs,
-            answer_logprobs=(),
-            parse_statuses=statuses,
-            error=reason,
-        )
-
-    def _select(self, result: QuestionResult, choices: tuple[tuple[str, str], ...] = ()) -> None:
-        ok = [i for i, t in enumerate(result.trajectories) if t.ok]
-        if not ok:
-            if result.error is None and result.out_of_time_at is not None:
-                result.error = Failure(
-                    FailureKind.OUT_OF_TIME,
-                    f"no path finished before the time budget ran out (depth {result.out_of_time_at})",
-                )
-            elif result.error is None:
-                reasons = sorted({str(t.error) for t in result.trajectories if t.error})
-                result.error = Failure(FailureKind.NO_TRAJECTORY_FINISHED, "; ".join(reasons))
-            return
-        candidates = [result.trajectories[i].scored(result.question) for i in ok]
-        result.selected = {name: ok[i] for name, i in select_all(candidates, choices).items()}
