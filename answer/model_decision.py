@@ -18,7 +18,8 @@ Three outcomes, and no fourth:
 
 With a *judge* fitted for the reader model (`judge_for`: `models/reader/<model>/verifier.json`, fitted by
 scripts/fit_model_decision.py on training ids, with questions given another question's evidence as the cases the
-library does not hold), the yes/no check above is replaced: a found answer is shown when the judge's calibrated
+library does not hold), for questions in a language it was fitted on (its report's `languages`), the yes/no check
+above is replaced: a found answer is shown when the judge's calibrated
 p(right) over `READING_FEATURES` reaches its threshold, and that p is the confidence shown with it.
 
 A quote is therefore shown only when it holds the answer it is shown under, and the model's words are never
@@ -181,6 +182,8 @@ def decide_by_model(
     `verify(question, answer, sentences, language)`: p that the sentences show the answer (None: not checked);
     `judge`: the reader model's fitted judge (`judge_for`), or None."""
     language = reading.language or language or "en"
+    if judge is not None and language not in judge.report.get("languages", (language,)):
+        judge = None  # fitted on another language's questions: the rules decide here, as measured for them
     described = [reading.to_dict()]
     found = stating(reading)
     rejected = {"reader": "not_in_evidence"} if reading.answer is not None and found is None else {}

@@ -85,6 +85,7 @@ def collect(
                 continue
             row = {
                 "id": record["id"],
+                "language": language,
                 "evidence": evidence,
                 "evidence_of": source["id"],
                 "question": record["question"],
@@ -146,6 +147,7 @@ def fit_judge(
             }
     elif rule != "precision":
         raise ValueError(f"threshold rule {rule!r}: 'outside' or 'precision'")
+    report["languages"] = sorted({r.get("language", "en") for r in rows})  # where the judge may decide
     for evidence in ("own", "other"):
         mine = [r for r in rows if r["evidence"] == evidence]
         report.setdefault("readings", {})[evidence] = {

@@ -184,6 +184,17 @@ def test_a_judge_decides_a_found_answer_and_its_p_is_the_confidence_shown():
     assert unsure.rejected == {"reader": "judged_unlikely"}
 
 
+def test_a_judge_decides_only_in_the_languages_it_was_fitted_on():
+    import dataclasses
+
+    english_only = dataclasses.replace(_judge(10.0), report={"languages": ["en"]})  # would refuse everything
+    sure = _reading("Sentence: 3\nAnswer: Paris", [EIFFEL, PARIS])
+    assert decide_by_model(sure, "en", judge=english_only).kind is AnswerKind.NO_ANSWER
+    sure.language = "pt"  # the same reading of a Portuguese question: the rules decide
+    shown = decide_by_model(sure, "pt", judge=english_only)
+    assert shown.kind is AnswerKind.GENERATED and "judged" not in shown.candidates[0]
+
+
 def test_a_judge_without_the_yes_no_feature_asks_no_yes_no_question():
     asked = []
     reading = _reading("Sentence: 3\nAnswer: Paris", [EIFFEL, PARIS])
