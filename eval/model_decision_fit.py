@@ -42,6 +42,14 @@ def pooled_hits(record: dict) -> list[Hit]:
     return list(seen.values())
 
 
+def without_answer(hits: Sequence[Hit], answers: Sequence[str]) -> list[Hit]:
+    """The passages that hold none of `answers` (normalised, as whole words)."""
+    from rqrag.answers import normalize_answer
+
+    wanted = [f" {normalize_answer(a)} " for a in answers if normalize_answer(a)]
+    return [h for h in hits if not any(w in f" {normalize_answer(h.title + ' ' + h.text)} " for w in wanted)]
+
+
 def reading_row(
     question: str, gold: Sequence[str], hits: Sequence[Hit], reader, quoter, language: str, verify: bool = False
 ) -> dict:
@@ -64,9 +72,18 @@ def reading_row(
 
 
 def collect(
-    records: Sequence[dict], reader, out: Path, shift: int = 7, language: str = "en", verify: bool = False
+    records: Sequence[dict],
+    reader,
+    out: Path,
+    shift: int = 7,
+    language: str = "en",
+    verify: bool = False,
+    distractors: bool = False,
 ) -> list[dict]:
-    """Each training record read on its own evidence and on the evidence of the record `shift` places on."""
+    """Each training record read on its own evidence and on the evidence of the record `shift` places on (a library
+    about something else); with `distractors`, also on its own evidence without the passages that hold a gold
+    answer (the same topic, the answer missing: what a question outside the library meets, since search still finds
+    pages about its words; the shipped judge was fitted without them)."""
     from rqrag.answer.grounding import ExtractiveQuoter
 
     refuse_eval_ids([(r["id"].split(":", 1)[0], r) for r in records])
@@ -78,6 +95,7 @@ def collect(
             done[(row["id"], row["evidence"])] = row
     jobs = [(r, r, "own") for r in records]
     jobs += [(r, records[(i + shift) % len(records)], "other") for i, r in enumerate(records) if len(records) > 1]
+    jobs += [(r, r, "distractors") for r in records] if distractors else []
     out.parent.mkdir(parents=True, exist_ok=True)
     with out.open("a") as sink:
         for record, source, evidence in tqdm(jobs, desc=f"reading with {reader.name}", unit="reading"):
@@ -91,6 +109,8 @@ def collect(
                 "question": record["question"],
             }
             hits = pooled_hits(source)
+            if evidence == "distractors":
+                hits = without_answer(hits, golds(record))
             row.update(reading_row(record["question"], golds(record), hits, reader, quoter, language, verify))
             sink.write(json.dumps(row) + "\n")
             sink.flush()
@@ -126,7 +146,7 @@ def fit_judge(
     judge, report = fit_verifier(table, C=C, target=target)
     if rule == "outside":
         oof, tasks, y = cross_fit(table, C=C), np.array(table.tasks), table.y
-        other = oof[tasks == "other"]
+        other = oof[tasks != "own"]  # another question's evidence, and the own evidence without the answer
         threshold = float(min(1.0, (other.max() if len(other) else 0.0) + 0.01))
         judge = dataclasses.replace(judge, threshold=threshold, report=report)
         own = tasks == "own"
@@ -137,7 +157,7 @@ def fit_judge(
         report["held_back"]["own_evidence_shown"] = int((shown & own).sum())
         report["held_back"]["own_evidence_shown_right"] = int((shown & own & (y == 1)).sum())
         report["held_back"]["other_evidence_shown"] = int((shown & ~own).sum())
-        for task in ("own", "other"):  # each kind of evidence at this threshold (one row per question here)
+        for task in sorted(set(table.tasks)):  # each kind of evidence at this threshold (one row per question here)
             mine = tasks == task
             report["held_back"]["per_task"][task] = {
                 "questions": int(mine.sum()),
@@ -148,7 +168,7 @@ def fit_judge(
     elif rule != "precision":
         raise ValueError(f"threshold rule {rule!r}: 'outside' or 'precision'")
     report["languages"] = sorted({r.get("language", "en") for r in rows})  # where the judge may decide
-    for evidence in ("own", "other"):
+    for evidence in sorted({r["evidence"] for r in rows}):
         mine = [r for r in rows if r["evidence"] == evidence]
         report.setdefault("readings", {})[evidence] = {
             "readings": len(mine),

@@ -55,6 +55,9 @@ def main(argv=None) -> None:
                         help="a subset of READING_FEATURES (default: log_p passage_overlap: the two that told right from wrong "
                         "on training readings, AUC 0.69 and 0.76; the yes/no check 'verified' did not, 0.46, and with "
                         "more features the 58 rows overfit)")  # fmt: skip
+    parser.add_argument("--distractors", action="store_true",
+                        help="also read each question's own evidence without the passages holding its answer (hard "
+                        "negatives: topical pages that do not answer); the threshold then sits above those too")  # fmt: skip
     parser.add_argument("--work", default="runs/judge", help="readings cache, plots")
     parser.add_argument("--out", default=None, help="where verifier.json goes (default: only --work)")
     args = parser.parse_args(argv)
@@ -67,7 +70,14 @@ def main(argv=None) -> None:
     work = Path(args.work)
     reader = ModelReader(args.reader, args.sentences)
     features = tuple(args.features or DEFAULT_FEATURES)
-    rows = collect(records, reader, work / "readings.jsonl", shift=args.shift, verify="verified" in features)
+    rows = collect(
+        records,
+        reader,
+        work / "readings.jsonl",
+        args.shift,
+        verify="verified" in features,
+        distractors=args.distractors,
+    )
     judge, report = fit_judge(rows, target=args.target, C=args.C, features=features, rule=args.rule)
     _print_report(report, judge)
     for folder in [work] + ([Path(args.out)] if args.out else []):

@@ -86,3 +86,15 @@ def test_the_shipped_judge_of_the_15b_refuses_a_sure_answer_from_a_page_about_so
     off_topic = on_topic | {"log_p": math.log(0.99), "passage_overlap": 0.0}  # "PepsiCo" p 0.91 from another page
     assert judge.probability(on_topic) >= judge.threshold > judge.probability(off_topic)
     assert judge_for("a-reader-without-a-judge") is None
+
+
+def test_the_distractors_are_the_passages_that_do_not_hold_the_answer():
+    from rqrag.eval.model_decision_fit import without_answer
+    from rqrag.retrieval.base import Hit
+
+    hits = [
+        Hit("a", "Kiss and Tell", "Shirley Temple played Corliss Archer.", 1.0),
+        Hit("b", "Shirley Temple", "She served as Chief of Protocol of the United States.", 0.9),
+        Hit("c", "Protocol", "A protocol chief is not the same words.", 0.8),
+    ]
+    assert [h.docid for h in without_answer(hits, ["Chief of Protocol"])] == ["a", "c"]
