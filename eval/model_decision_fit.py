@@ -143,9 +143,10 @@ def fit_judge(
     training ids no answer the library does not hold would be shown (the precision rule chose 1.0, nothing shown,
     on the 1.5B's 96 training readings)."""
     table = table_of(rows, features)
-    judge, report = fit_verifier(table, C=C, target=target)
+    oof = cross_fit(table, C=C)  # once: the report's held-back figures and the outside rule read the same p
+    judge, report = fit_verifier(table, C=C, target=target, oof=oof)
     if rule == "outside":
-        oof, tasks, y = cross_fit(table, C=C), np.array(table.tasks), table.y
+        tasks, y = np.array(table.tasks), table.y
         other = oof[tasks != "own"]  # another question's evidence, and the own evidence without the answer
         threshold = float(min(1.0, (other.max() if len(other) else 0.0) + 0.01))
         judge = dataclasses.replace(judge, threshold=threshold, report=report)

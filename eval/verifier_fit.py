@@ -202,11 +202,12 @@ def calibration(p: np.ndarray, y: np.ndarray, bins: int = 10) -> dict:
 
 
 def fit_verifier(
-    table: CandidateTable, C: float = 1.0, target: float = PRECISION_TARGET, seed: int = 0
+    table: CandidateTable, C: float = 1.0, target: float = PRECISION_TARGET, seed: int = 0, oof=None
 ) -> tuple[Verifier, dict]:
-    """The verifier fitted on every row, its threshold and report from the out-of-fold predictions."""
+    """The verifier fitted on every row, its threshold and report from the out-of-fold predictions (`oof`: those
+    of `cross_fit(table, C, seed=seed)` when the caller has them already)."""
     X, y = table.X, table.y
-    oof = cross_fit(table, C=C, seed=seed)
+    oof = cross_fit(table, C=C, seed=seed) if oof is None else oof
     shown = shown_rows(table, oof)
     threshold = choose_threshold(oof[shown], y[shown], target)
     scaler, model = _fit(X, y, C)
