@@ -2,7 +2,7 @@
 
     service = DocumentsService(DocumentsSettings(documents_dir="libraries", language="pt"))
     job = service.submit(service.index_name(None), "manual.pdf", data, content_doc_id(data))
-    service.job(job.id).status                       # queued -> running -> done | failed
+    service.job(job.id).status                       # JobStatus: queued -> running -> done | failed
     service.retriever()                              # what the `documents` retriever searches
     service.view_for("alice")                        # with users: alice's own library and the shared ones
 
@@ -14,9 +14,9 @@ may not contain "__", so no one names another user's library. Without users ther
 
 Accepted files are ingested one at a time by a single background thread (extract, clean, chunk, embed, swap the
 index in), so an upload never holds up a question: searches keep reading the library's previous version until the
-new one is swapped in, and share the encoder with the ingestion one batch at a time. The jobs, their cancelling and
-the per-user queue limits are `serve/documents/jobs.py`; what one file may cost (archive sizes, chunks) is
-`rqrag.ingest.limits`, from the settings here.
+new one is swapped in, and share the encoder with the ingestion one batch at a time. The jobs, their statuses,
+their cancelling and the per-user queue limits are `serve/documents/jobs.py` (the one job queue, reviews' too);
+what one file may cost (archive sizes, chunks) is `rqrag.ingest.limits`, from the settings here.
 
 The HTTP routes that use it are `serve/server/documents_routes.py`; it speaks no HTTP itself: a bad library name
 is a `BadRequest`, a full queue `Busy`, a library whose files the server cannot write `Unavailable`
@@ -35,7 +35,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from rqrag.serve.documents.jobs import IngestionJob, JobCancelled, JobQueue
+from rqrag.serve.documents.jobs import IngestionJob, JobCancelled, JobQueue, JobStatus
 from rqrag.serve.documents.review_jobs import ReviewJobs
 from rqrag.serve.errors import BadRequest, Forbidden, NotFound, Unavailable
 
@@ -149,11 +149,11 @@ class DocumentsService:
         self.settings = settings or DocumentsSettings()
         self._encoder = encoder  # tests pass a loaded model; otherwise each library loads its own on first use
         self._libraries: dict[str, Any] = {}
-        self.queue = JobQueue(self.settings.max_queued_jobs, self.settings.max_queued_jobs_per_user)
+        self.queue: JobQueue[IngestionJob] = JobQueue(
+            self.settings.max_queued_jobs, self.settings.max_queued_jobs_per_user
+        )
         self.reviews = ReviewJobs(self)  # literature reviews of a library, one at a time (review_jobs.py)
         self._libraries_lock = threading.Lock()  # opening a PostgreSQL library may take seconds
-        self._worker_lock = threading.Lock()
-        self._worker: threading.Thread | None = None
 
     def index_name(self, name: str | None) -> str:
         """A library name a request gave (or the default one), checked: a plain name, never a path."""
@@ -263,20 +263,14 @@ class DocumentsService:
         return self.queue.cancel(job)
 
     def pending(self, index: str, doc_id: str) -> IngestionJob | None:
-        return self.queue.pending(index, doc_id)
+        """The job already queued or running for these bytes in this library (not one being cancelled)."""
+        return self.queue.active(lambda job: job.index == index and job.doc_id == doc_id)
 
     def submit(self, index: str, name: str, data: bytes, doc_id: str, owner: str | None = None) -> IngestionJob:
         job = IngestionJob(uuid.uuid4().hex, index, name, doc_id, len(data), data, owner=owner)
         self.queue.add(job)
-        with self._worker_lock:
-            if self._worker is None:
-                self._worker = threading.Thread(target=self._work, name="rqrag-ingestion", daemon=True)
-                self._worker.start()
+        self.queue.start(self._run, name="rqrag-ingestion")
         return job
-
-    def _work(self) -> None:
-        while (job := self.queue.take()) is not None:
-            self._run(job)
 
     def _run(self, job: IngestionJob) -> None:
         from rqrag.ingest.extract import IngestError
@@ -284,25 +278,25 @@ class DocumentsService:
         try:
             library = self.library(job.index)
             result = library.add(job.data, job.name, progress=job.progress, limits=self.settings.ingest_limits())
-            self.queue.finish(job, "done", result={**result.to_dict(), "document": library.get(result.doc_id)})
+            self.queue.finish(job, JobStatus.DONE, result={**result.to_dict(), "document": library.get(result.doc_id)})
         except JobCancelled:
             logger.info("ingestion of %s cancelled (job %s)", job.name, job.id)
-            self.queue.finish(job, "cancelled")
+            self.queue.finish(job, JobStatus.CANCELLED)
         except IngestError as error:
-            self.queue.finish(job, "failed", error={"reason": error.reason, "message": error.message})
+            self.queue.finish(job, JobStatus.FAILED, error={"reason": error.reason, "message": error.message})
         except OSError as error:  # the library's files: the job says what a client may know (no server paths)
             unavailable = storage_unavailable(error)
-            self.queue.finish(job, "failed", error={"reason": unavailable.code, "message": unavailable.message})
+            self.queue.finish(
+                job, JobStatus.FAILED, error={"reason": unavailable.code, "message": unavailable.message}
+            )
         except Exception as error:  # the worker must outlive any one bad file; the message keeps server paths out
             logger.exception("ingesting %s failed (job %s)", job.name, job.id)
             message = f"ingestion failed inside the server ({type(error).__name__}); its log has the details"
-            self.queue.finish(job, "failed", error={"reason": "internal", "message": message})
+            self.queue.finish(job, JobStatus.FAILED, error={"reason": "internal", "message": message})
 
     def close(self, timeout: float = 5.0) -> None:
         """Stop the worker after its current job (waiting at most `timeout`); close the libraries' connections."""
-        self.queue.close()
         self.reviews.close()
-        if self._worker is not None:
-            self._worker.join(timeout)
+        self.queue.close(timeout)
         for library in self._libraries.values():
             library.close()

@@ -6,10 +6,11 @@
                                                                     #   "markdown": "# Revisão...", "bibtex": ...}}
 
 The review is `rqrag review`'s, extractive (no model), over the library `index` names (default: the caller's own
-with users, else the server's), run as a job like an upload (`serve/documents/review_jobs.py`): statuses
-queued, running (with `progress.stage`: searching, reviewing, writing, and `done`/`total` documents), done (with
-`result`) or failed (with `error`). With users, only the owner sees a job (another's is 404) and a library is
-readable under the documents' rules (`readable_indexes`).
+with users, else the server's), run as a job like an upload (`serve/documents/review_jobs.py`, in the application's
+one job queue, `serve/documents/jobs.py`, each user in turn): statuses queued, running (with `progress.stage`:
+searching, reviewing, writing, and `done`/`total` documents), done (with `result`) or failed (with `error`). With
+users, only the owner sees a job (another's is 404) and a library is readable under the documents' rules
+(`readable_indexes`).
 """
 
 from __future__ import annotations
