@@ -1,7 +1,7 @@
 """One review run: search the topic, read each document found (an article by its sections), ask a model only when
 one is configured, check every field, write review.json, review.md, articles.bib, articles.csv and the config.
 
-    rqrag review "avaliação de RAG" --index meus_artigos --language pt   # the command line: rqrag/commands/review.py
+    rqrag review "avaliação de RAG" --index meus_artigos --language pt   # the command line: cli/commands/review.py
     run_review(config, topic, progress=lambda stage, done, total: ...)  # the server's review jobs: the same run
 
 Without `--llm_base_url` or `--serve_model` no model is started: an article's fields are quoted from its sections

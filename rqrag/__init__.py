@@ -9,7 +9,8 @@ One import namespace, three layers (checked by import-linter, see pyproject.toml
 * the stages, in data-flow order, each importing only earlier ones: `rqrag.data_construction`,
   `rqrag.training`, `rqrag.inference` (the tree), `rqrag.answer` (the answer a person reads), `rqrag.serve` (the
   served application), `rqrag.eval`, `rqrag.self_training` (in the checkout: the top-level folders of those names);
-* the CLI (`rqrag.cli`, `rqrag.commands`), which may import every stage.
+* the CLI (`rqrag.cli`, the checkout's cli/ folder, its subcommands in `rqrag.cli.commands`), which may import
+  every stage.
 
 `rqrag.Pipeline` is the Python API (`answer/api.py`, docs/python.md):
 

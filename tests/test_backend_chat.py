@@ -153,7 +153,7 @@ def test_a_timeout_is_retried_then_a_generation_error(openai_server):
 
 
 def _ask(openai_server, corpus_index, tmp_path, capsys, *extra) -> tuple[int, dict]:
-    from rqrag.commands import ask
+    from rqrag.cli.commands import ask
 
     argv = [
         QUESTION,
@@ -204,7 +204,7 @@ def test_without_logprobs_the_answer_is_chosen_by_agreement(openai_server, corpu
 @pytest.mark.slow
 @pytest.mark.vllm
 def test_ask_with_a_wrong_model_fails_fast_with_the_reason(openai_server, corpus_index, tmp_path, capsys):
-    from rqrag.commands import ask
+    from rqrag.cli.commands import ask
 
     started = time.perf_counter()
     code = ask.main(

@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from rqrag.commands import ask
+from rqrag.cli.commands import ask
 from rqrag.text_quality import echoes
 
 

@@ -7,7 +7,7 @@ from collections import Counter
 
 import pytest
 
-from rqrag.commands import ask
+from rqrag.cli.commands import ask
 
 
 @pytest.mark.parametrize("question", ["", "   ", "\n\t"])

@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 import yaml
 
-from rqrag.commands import index as index_command
-from rqrag.commands import search as search_command
+from rqrag.cli.commands import index as index_command
+from rqrag.cli.commands import search as search_command
 from rqrag.config import RESOLVED_CONFIG_NAME, ConfigError, make_parser, parse
 
 

@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from rqrag.commands.index import IndexBuildConfig
-from rqrag.commands.search import SearchConfig
+from rqrag.cli.commands.index import IndexBuildConfig
+from rqrag.cli.commands.search import SearchConfig
 from rqrag.config import load_yaml_config
 from rqrag.data_construction.config import DataBuildConfig, DataImportConfig
 from rqrag.eval.config import EvalConfig

@@ -45,7 +45,7 @@ def test_build_bm25_index_writes_the_layout_and_loads(tmp_path):
 def test_an_index_with_fewer_modes_searches_those_and_says_which(tmp_path, caplog, capsys):
     """Issue 45: `rqrag index build --modes bm25`, then the default (hybrid) search stopped on the missing dense
     side. It searches what the index has, says so in the log, and `rqrag search` prints the mode it searched."""
-    from rqrag.commands import search
+    from rqrag.cli.commands import search
 
     index = CorpusIndex.build(DOCS, tmp_path / "idx", modes=["bm25"], show_progress=False)
     with caplog.at_level("WARNING"):

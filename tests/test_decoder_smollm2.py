@@ -67,7 +67,7 @@ def test_conversation_history_reaches_both_prompters(smollm2_tokenizer):
 
 @pytest.mark.slow
 def test_rqrag_ask_cli_prints_json_and_saves_config(tmp_path, capsys):
-    from rqrag.commands.ask import main
+    from rqrag.cli.commands.ask import main
 
     code = main(
         [
@@ -92,7 +92,7 @@ def test_rqrag_ask_cli_prints_json_and_saves_config(tmp_path, capsys):
 
 
 def test_rqrag_ask_help_exits_zero(capsys):
-    from rqrag.commands.ask import main
+    from rqrag.cli.commands.ask import main
 
     with pytest.raises(SystemExit) as exit_info:
         main(["--help"])

@@ -180,7 +180,7 @@ def test_shipped_configs_parse_with_overrides(name, runs, tmp_path):
 
 
 def test_design_command_writes_the_cells(tmp_path, capsys):
-    from rqrag.commands.experiment import main
+    from rqrag.cli.commands.experiment import main
 
     code = main(["design", "--config", str(CONFIGS / "pt_manual_small.yaml"), "--output_dir", str(tmp_path)])
     assert code == 0

@@ -199,7 +199,7 @@ def test_kill_9_mid_run_then_rerun_loses_and_repeats_nothing(tmp_path):
     out = tmp_path / "out"
     config = _tiny_config(tmp_path, out)
     records = out / "records.jsonl"
-    command = [sys.executable, "-m", "rqrag.commands.experiment", "run", "--config", str(config)]
+    command = [sys.executable, "-m", "rqrag.cli.commands.experiment", "run", "--config", str(config)]
     env = {**os.environ, "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1"}
     kill_after_first_line(command, records, cwd=ROOT, env=env, log=tmp_path / "killed_run.log")
     done = _records(records)
@@ -237,7 +237,7 @@ def test_flat_rows_put_levels_and_metrics_in_columns():
 def test_report_and_generated_queries_on_the_finished_run(finished, capsys):
     """`rqrag experiment report` and `queries` on the tiny run: the ART table of refinement (3 questions as
     subjects), the plots, and per-mode ranking of one generated query per page."""
-    from rqrag.commands.experiment import main
+    from rqrag.cli.commands.experiment import main
 
     _, _, out = finished
     config = out.parent / "tiny.yaml"

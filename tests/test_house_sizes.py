@@ -9,7 +9,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGE_FOLDERS = [
-    "rqrag", "data_construction", "training", "inference", "answer", "review", "serve", "eval", "self_training",
+    "rqrag", "data_construction", "training", "inference", "answer", "review", "serve", "eval", "self_training", "cli",
 ]  # fmt: skip
 MAX_FILE_LINES = 400
 MAX_FUNCTION_LINES = 80

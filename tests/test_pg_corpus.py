@@ -12,8 +12,8 @@ from pathlib import Path
 import psycopg
 import pytest
 
-from rqrag.commands import index as index_command
-from rqrag.commands import search as search_command
+from rqrag.cli.commands import index as index_command
+from rqrag.cli.commands import search as search_command
 from rqrag.config import ConfigError
 from rqrag.retrieval.base import RetrieverError
 from rqrag.retrieval.corpus_index import CorpusIndex

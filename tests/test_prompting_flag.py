@@ -58,7 +58,7 @@ def test_the_old_keyword_still_builds_a_config_and_a_replaced_one():
 
 
 def test_search_mode_is_untouched(capsys):
-    from rqrag.commands.search import SearchConfig
+    from rqrag.cli.commands.search import SearchConfig
 
     search, _ = parse(make_parser(SearchConfig), ["--mode", "bm25"])
     assert search.mode == "bm25" and "deprecated" not in capsys.readouterr().err

@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from rqrag.commands import review as command
+from rqrag.cli.commands import review as command
 from rqrag.retrieval.base import Hit
 from rqrag.retrieval.citations import page_ranges
 from rqrag.review.report import render_markdown

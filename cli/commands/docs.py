@@ -25,7 +25,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from rqrag.commands import run_verb
+from rqrag.cli.commands import run_verb
 from rqrag.config import ConfigError, log_config, make_parser, parse
 
 

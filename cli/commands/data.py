@@ -25,7 +25,7 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from rqrag.commands import run_verb
+from rqrag.cli.commands import run_verb
 from rqrag.config import log_config, make_parser, parse, save_resolved_config
 
 

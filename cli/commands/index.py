@@ -26,7 +26,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from rqrag.commands import run_verb
+from rqrag.cli.commands import run_verb
 from rqrag.config import ConfigError, log_config, make_parser, parse, save_resolved_config
 
 

@@ -9,8 +9,10 @@
     rqrag model materialize
     rqrag config list
 
-Each subcommand lives in `rqrag/commands/<name>.py` and exposes `main(argv) -> int`; this file only
-dispatches, importing the chosen module lazily so `rqrag --help` answers in well under a second.
+The CLI is a room of its own: the top-level folder cli/ of the checkout, installed as `rqrag.cli` (pyproject's
+package-dir), above every stage; the core imports none of it. Each subcommand lives in `cli/commands/<name>.py`
+(`rqrag.cli.commands.<name>`) and exposes `main(argv) -> int`; this file only dispatches, importing the chosen
+module lazily so `rqrag --help` answers in well under a second. `python -m rqrag.cli` runs `cli/__main__.py`.
 """
 
 from __future__ import annotations
@@ -23,47 +25,50 @@ from collections.abc import Sequence
 
 # name -> (module, one-line help). Only subcommands that exist are listed; later stages add theirs here.
 SUBCOMMANDS: dict[str, tuple[str, str]] = {
-    "ask": ("rqrag.commands.ask", "answer a question with the RQ-RAG tree decoder (refine, retrieve, select)"),
+    "ask": ("rqrag.cli.commands.ask", "answer a question with the RQ-RAG tree decoder (refine, retrieve, select)"),
     "serve": (
-        "rqrag.commands.serve",
+        "rqrag.cli.commands.serve",
         "OpenAI-compatible HTTP server with sources and conversations (`rqrag serve --config configs/serve/default.yaml`)",
     ),
-    "search": ("rqrag.commands.search", "search a local index (the embedded corpus by default) and print the hits"),
+    "search": (
+        "rqrag.cli.commands.search",
+        "search a local index (the embedded corpus by default) and print the hits",
+    ),
     "data": (
-        "rqrag.commands.data",
+        "rqrag.cli.commands.data",
         "build search-augmented training trajectories with an LLM annotator (`rqrag data build`)",
     ),
     "eval": (
-        "rqrag.commands.eval",
+        "rqrag.cli.commands.eval",
         "benchmark the tree decoder and its baselines on a QA task (`rqrag eval --config configs/eval/TASK.yaml`)",
     ),
     "rag-metrics": (
         "rqrag.eval.rag_metrics",
         "Ragas metrics (faithfulness, relevancy, context precision/recall, correctness) of an eval run file",
     ),
-    "index": ("rqrag.commands.index", "build a local BM25 / dense index from a corpus file (`rqrag index build`)"),
+    "index": ("rqrag.cli.commands.index", "build a local BM25 / dense index from a corpus file (`rqrag index build`)"),
     "experiment": (
-        "rqrag.commands.experiment",
+        "rqrag.cli.commands.experiment",
         "factorial experiments over your documents and their ART analysis (`rqrag experiment run --config ...`)",
     ),
     "docs": (
-        "rqrag.commands.docs",
+        "rqrag.cli.commands.docs",
         "add, list and remove your own documents (PDF, HTML, Markdown, text, DOCX) in a library (`rqrag docs add`)",
     ),
     "review": (
-        "rqrag.commands.review",
+        "rqrag.cli.commands.review",
         "literature review of a library: per-document summary, objectives, conclusions, relevance (`rqrag review`)",
     ),
     "users": (
-        "rqrag.commands.users",
+        "rqrag.cli.commands.users",
         "the people who may use a server, each with their own API key (`rqrag users add NAME --file users.json`)",
     ),
     "model": (
-        "rqrag.commands.model",
+        "rqrag.cli.commands.model",
         "materialise the default model and print its folder (`rqrag model materialize`)",
     ),
     "config": (
-        "rqrag.commands.config",
+        "rqrag.cli.commands.config",
         "the shipped configs, which every --config takes by name (`rqrag config list`, `rqrag config show NAME`)",
     ),
 }
@@ -107,7 +112,3 @@ def main(argv: Sequence[str] | None = None) -> int:
     except ConfigError as err:
         print(f"rqrag {name}: error: {err}", file=sys.stderr)
         return 2
-
-
-if __name__ == "__main__":
-    sys.exit(main())
