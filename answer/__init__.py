@@ -1,7 +1,7 @@
 """`rqrag.answer` — the answer step, installed from the checkout's `answer/` folder (setuptools package-dir).
 
-A question, the tree's trajectories and the evidence they read, to the answer a person reads: `pipeline.py` (the
-one entry every surface calls, `AnswerPipeline.answer`), `grounding.py` (the answer checked against its evidence,
+A question, the tree's trajectories and the evidence they read, to the answer a person reads: `policy.py` (the
+one answering policy every surface calls, `AnsweringPolicy`), `pipeline.py` (its steps, `AnswerPipeline.answer`), `grounding.py` (the answer checked against its evidence,
 or a quote instead), `candidates.py` (the answers the tree's leaves offer), `verifier.py` (how likely each holds),
 `reader*.py` (short spans read out of all the evidence), `extractive.py` and `quote_span.py` (quoting a sentence).
 
@@ -14,6 +14,7 @@ from rqrag.answer.extractive import answerer_for
 from rqrag.answer.grounding import check_answer
 from rqrag.answer.messages import AnswerKind, Message, said
 from rqrag.answer.pipeline import AnswerPipeline, AnswerSettings, EvidenceSource, PipelineAnswer, Prepared
+from rqrag.answer.policy import AnsweringPolicy, searches_first
 from rqrag.inference.build import build_decoder, retriever_for
 from rqrag.inference.decoding.config import DecodeConfig
 from rqrag.inference.decoding.failures import Failure, FailureKind
@@ -26,6 +27,7 @@ __all__ = [
     "AnswerKind",
     "AnswerPipeline",
     "AnswerSettings",
+    "AnsweringPolicy",
     "DecodeConfig",
     "EvidenceSource",
     "Failure",
@@ -41,4 +43,5 @@ __all__ = [
     "check_answer",
     "retriever_for",
     "said",
+    "searches_first",
 ]

@@ -20,7 +20,8 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Sequence
 
-from rqrag.answer.pipeline import AnswerPipeline, AnswerSettings, EvidenceSource, PipelineAnswer
+from rqrag.answer.pipeline import AnswerSettings, EvidenceSource, PipelineAnswer
+from rqrag.answer.policy import AnsweringPolicy
 from rqrag.config import ConfigError, load_yaml_config, resolve_config
 from rqrag.inference import build
 from rqrag.inference.decoding.config import DecodeConfig
@@ -43,7 +44,8 @@ class Pipeline:
             retriever = build.retriever_for(config)
         name = "documents" if self.library is not None else config.retriever
         self.source = EvidenceSource(retriever, self.library, name)
-        self.answers = AnswerPipeline.for_config(config, retriever=retriever)
+        self.policy = AnsweringPolicy.for_config(config, retriever=retriever)  # how every surface answers
+        self.answers = self.policy.pipeline
 
     @classmethod
     def from_config(cls, name_or_path: str = DEFAULT_CONFIG, **overrides) -> Pipeline:
@@ -74,15 +76,12 @@ class Pipeline:
         if isinstance(questions, str):
             raise TypeError("ask_many takes a list of questions; use ask() for one")
         asked = [Question(f"q{i}", [*history, {"role": "user", "content": q}]) for i, q in enumerate(questions)]
-        return self.answers.answer(asked, self.source, self.settings(language))
+        return self.policy.answer(asked, self.source, language=language)
 
     def search(self, query: str, k: int | None = None) -> list[Hit]:
         """The configured retriever's top `k` passages for `query` (default: `docs_per_search`); no model."""
         return list(self.source.retriever.search(" ".join(query.split()), k=k or self.config.docs_per_search))
 
     def settings(self, language: str | None = None) -> AnswerSettings:
-        # Over documents the question is searched first (its pages are what the user asked about); elsewhere the
-        # tree decides, as the shipped model was trained to.
-        return AnswerSettings(
-            self.config, search_first=self.library is not None, grounded=self.config.grounded, language=language
-        )
+        """What a question is answered with here (`AnsweringPolicy.settings`: over documents searched first)."""
+        return self.policy.settings(self.source, language=language)

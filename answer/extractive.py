@@ -46,8 +46,8 @@ from rqrag.answer.sentence_cues import (  # noqa: F401  (wanted_patterns, _holds
     says_nothing_new,
     wanted_patterns,
 )
+from rqrag.answer_text import normalize_answer
 from rqrag.answer_types import OPTION, OTHER, PERSON, PLACE, holds_type
-from rqrag.answers import normalize_answer
 from rqrag.retrieval.base import Hit
 from rqrag.sentences import is_title, split_sentences
 from rqrag.text_quality import IDENTIFIER, is_question

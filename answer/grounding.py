@@ -31,8 +31,8 @@ from rqrag.answer.candidates import gather, trajectory_hits
 from rqrag.answer.extractive import Quote, answerer_for, lexical_answerer_for
 from rqrag.answer.messages import AnswerKind, Message, said
 from rqrag.answer.quote_span import share_held, shortest_span
+from rqrag.answer_text import normalize_answer
 from rqrag.answer_types import OPTION, asked_type, entities, options
-from rqrag.answers import normalize_answer
 from rqrag.inference.decoding.failures import FailureKind
 from rqrag.retrieval.base import Hit
 from rqrag.sentences import split_sentences

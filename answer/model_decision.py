@@ -38,7 +38,7 @@ from rqrag.answer.grounding import GroundedAnswer
 from rqrag.answer.messages import AnswerKind, Message, said
 from rqrag.answer.model_reader import ModelReading, Numbered
 from rqrag.answer.verifier import VERIFIER_FILE, Verifier
-from rqrag.answers import normalize_answer
+from rqrag.answer_text import normalize_answer
 
 
 # Words an answer may add that the sentence need not repeat (articles are gone after normalize_answer already).

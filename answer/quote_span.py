@@ -13,8 +13,8 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+from rqrag.answer_text import normalize_answer
 from rqrag.answer_types import DATE, NUMBER, POSITION, holds_type
-from rqrag.answers import normalize_answer
 
 
 # Types a sentence can be checked for on its own (a year, a number, a position word): only these filter what may

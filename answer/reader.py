@@ -43,8 +43,8 @@ from rqrag.answer.reader_features import (
     span_features,
 )
 from rqrag.answer.reader_spans import candidate_spans
+from rqrag.answer_text import normalize_answer
 from rqrag.answer_types import OPTION, asked_type, options
-from rqrag.answers import normalize_answer
 from rqrag.retrieval.base import Hit
 
 

@@ -16,8 +16,8 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+from rqrag.answer_text import normalize_answer
 from rqrag.answer_types import options
-from rqrag.answers import normalize_answer
 from rqrag.retrieval.base import Hit
 from rqrag.sentences import split_sentences
 from rqrag.text_quality import fold

@@ -45,6 +45,7 @@ class EvidenceSource:
     library: object | None = None
     retriever_name: str = ""  # what configs and requests call it (`retriever: documents`, `corpus`, `memories` ...)
     not_found: bool = True  # apply the library's not-found rule (off when memories are searched with it)
+    personal: bool = False  # a user's memories are searched with it (their questions are searched first)
 
 
 @dataclass

@@ -2,7 +2,7 @@
 
     rqrag --help
     rqrag ask "Who portrayed Corliss Archer in Kiss and Tell, and what office did she hold?" --show-tree
-    rqrag search "Who portrayed Corliss Archer?" --mode hybrid -k 5
+    rqrag search "Who portrayed Corliss Archer?" --retrieval_mode hybrid -k 5
     rqrag data build --config configs/data/offline.yaml
     rqrag eval --config configs/eval/hotpotqa.yaml --limit 200
     rqrag index build --corpus my_docs.jsonl --out indexes/my_docs

@@ -22,8 +22,9 @@ import numpy as np
 
 from rqrag.answer.candidates import is_correct
 from rqrag.answer.messages import AnswerKind
-from rqrag.answer.pipeline import AnswerPipeline, AnswerSettings, Prepared
-from rqrag.answers import answer_f1
+from rqrag.answer.pipeline import AnswerPipeline, Prepared
+from rqrag.answer.policy import AnsweringPolicy
+from rqrag.answer_text import answer_f1
 from rqrag.eval.metrics import holds_gold
 from rqrag.eval.verifier_fit import calibration, golds, question_search
 from rqrag.inference.decoding.config import DecodeConfig
@@ -40,13 +41,13 @@ def replay(
     """Each record's tree decided by `pipeline` (its verifier, quoter and reader; `min_confidence` in place of the
     verifier's threshold): one row per question. `searched`: the question's own search by record id, for records
     made before it was kept (`reader_fit.own_searches`)."""
-    settings = AnswerSettings(DecodeConfig(min_confidence=min_confidence), language=language)
+    policy = AnsweringPolicy(DecodeConfig(min_confidence=min_confidence), pipeline)
     rows = []
     for record in records:
         result = QuestionResult.from_record(record)
         question = Question(record["id"], [{"role": "user", "content": record["question"]}], language=language)
         own = (searched or {}).get(record["id"]) or question_search(record)
-        answer = pipeline.finish(Prepared(question, language, searched=list(own)), result, settings)
+        answer = policy.decide(Prepared(question, language, searched=list(own)), result, language)
         gold = golds(record)
         shown = answer.text if answer.kind.states_an_answer else ""
         grounded = answer.grounded

@@ -28,7 +28,7 @@ from rqrag.answer.candidates import is_correct
 from rqrag.answer.grounding import all_hits
 from rqrag.answer.reader import LogisticScorer, Reader, ReaderModel, ReadQuestion
 from rqrag.answer.reader_features import SENTENCE_FEATURES, SPAN_FEATURES
-from rqrag.answers import answer_f1, normalize_answer
+from rqrag.answer_text import answer_f1, normalize_answer
 from rqrag.eval.verifier_fit import golds, question_search, refuse_eval_ids
 from rqrag.inference.decoding.tree import QuestionResult
 from rqrag.retrieval.base import Hit

@@ -25,6 +25,7 @@ from pathlib import Path
 
 from rqrag.answer.messages import AnswerKind
 from rqrag.answer.pipeline import AnswerPipeline, EvidenceSource
+from rqrag.answer.policy import AnsweringPolicy
 from rqrag.config import ConfigError, save_resolved_config
 from rqrag.eval import metrics
 from rqrag.eval.config import EvalConfig
@@ -167,11 +168,9 @@ class BenchmarkStudy(Study):
     def answerer(self, cell: StudyCell) -> Answerer:
         # The same answer pipeline as every other surface; this system's settings go with each call.
         system = BENCHMARK_SYSTEMS[cell.cell_id]
-        return Answerer(
-            AnswerPipeline(self.decoder),
-            EvidenceSource(self.decoder.retriever, retriever_name=self.decode.retriever),
-            answer_settings(system, self.decode, language="en"),
-        )
+        policy = AnsweringPolicy(self.decode, AnswerPipeline(self.decoder))
+        source = EvidenceSource(self.decoder.retriever, retriever_name=self.decode.retriever)
+        return Answerer(policy.pipeline, source, answer_settings(system, policy, source, language="en"))
 
     def records(self, cell, batch, answers, seconds) -> list[dict]:
         records = []
@@ -199,7 +198,8 @@ def run_eval(config: EvalConfig, decode: DecodeConfig, decoder=None) -> dict:
 
     study = BenchmarkStudy(task, examples, config, decode, out, decoder)
     stats = run_study(study)
-    label = config.label or f"{Path(decode.model).name} ({study.decoder.mode if study.decoder else decode.prompting})"
+    prompting = study.decoder.prompting if study.decoder else decode.prompting
+    label = config.label or f"{Path(decode.model).name} ({prompting})"
     records = {c.cell_id: list(c.writer.read()) for c in study.cells}
     summary = summarize_task(task, examples, records, label)
     summary["questions_loaded"] = load_stats.as_dict()

@@ -11,8 +11,9 @@ searched with its own words first.
 * `tree:D` (experiments) — standard RAG's first search, then the refinement tree to depth D.
 
 A benchmark run (`rqrag eval`) is a study whose factor is the system; a designed experiment (`rqrag experiment`)
-reaches these systems through its `refinement` factor. Both turn a system into the `AnswerSettings` of the
-answer pipeline with `answer_settings`, so every surface answers the same way.
+reaches these systems through its `refinement` factor. Both turn a system into the settings of the one answering
+policy (`rqrag.answer.policy.AnsweringPolicy`) with `answer_settings`: the `rqrag` system answers exactly as the
+CLI and the server do, the baselines differ only in depth, first search and method.
 """
 
 from __future__ import annotations
@@ -21,7 +22,8 @@ import dataclasses
 import re
 from dataclasses import dataclass
 
-from rqrag.answer.pipeline import AnswerSettings
+from rqrag.answer.policy import AnsweringPolicy
+from rqrag.answer.results import AnswerSettings, EvidenceSource
 from rqrag.inference.decoding.config import DecodeConfig
 
 
@@ -29,7 +31,7 @@ from rqrag.inference.decoding.config import DecodeConfig
 class System:
     name: str
     max_depth: int | None  # None: the decode config's own depth (the tree as configured)
-    search_first: bool  # the question searched with its own words before the tree
+    search_first: bool | None  # the question searched with its own words first; None: as the product does
     method: str = "tree"  # tree, or an iterative baseline (rqrag.inference.decoding.iterative)
 
     def decode_config(self, decode: DecodeConfig) -> DecodeConfig:
@@ -39,7 +41,7 @@ class System:
         return dataclasses.replace(decode, max_depth=self.max_depth)
 
 
-RQRAG = System("rqrag", None, search_first=False)
+RQRAG = System("rqrag", None, search_first=None)  # the product's own rule (a user's library: searched first)
 NO_RETRIEVAL = System("no_retrieval", 0, search_first=False)
 STANDARD_RAG = System("standard_rag", 0, search_first=True)
 # The iterative baselines start from the question's own search, as standard RAG does.
@@ -66,13 +68,10 @@ def refinement_system(level: str) -> System:
     raise ValueError(f"unknown refinement level {level!r}: write none or tree:DEPTH")
 
 
-def answer_settings(system: System, decode: DecodeConfig, language: str | None) -> AnswerSettings:
-    """How the answer pipeline answers for `system`: its depth and first search, grounded as the config says."""
-    return AnswerSettings(
-        system.decode_config(decode),
-        search_first=system.search_first,
-        reader_search=True,
-        grounded=decode.grounded,
-        language=language,
-        method=system.method,
+def answer_settings(
+    system: System, policy: AnsweringPolicy, source: EvidenceSource, language: str | None
+) -> AnswerSettings:
+    """How the answering policy answers for `system` over `source`: its depth, first search and method."""
+    return policy.settings(
+        source, language=language, depth=system.max_depth, search_first=system.search_first, method=system.method
     )

@@ -130,6 +130,9 @@ def build_decoder(config: DecodeConfig, retriever=None) -> TreeDecoder:
     generator, tokenizer = build_generator(config)
     decoder = TreeDecoder(config, generator, tokenizer, retriever if retriever is not None else retriever_for(config))
     logger.info(
-        "tree decoder ready: %s mode, %s backend, %s retriever", decoder.mode, config.backend, config.retriever
+        "tree decoder ready: %s prompting, %s backend, %s retriever",
+        decoder.prompting,
+        config.backend,
+        config.retriever,
     )
     return decoder

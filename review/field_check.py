@@ -29,7 +29,7 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
-from rqrag.answers import normalize_answer
+from rqrag.answer_text import normalize_answer
 from rqrag.text_quality import fold
 
 

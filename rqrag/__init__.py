@@ -4,7 +4,7 @@ One import namespace, three layers (checked by import-linter, see pyproject.toml
 
 * the core, imported by everything and importing no stage: the trajectory language (`rqrag.trajectory`),
   model resolution (`rqrag.models`, `rqrag.adapters`), retrieval (`rqrag.retrieval`), benchmark loaders and
-  id splits (`rqrag.benchmarks`), answer normalisation (`rqrag.answers`), JSONL input/output (`rqrag.records`,
+  id splits (`rqrag.benchmarks`), answer normalisation (`rqrag.answer_text`), JSONL input/output (`rqrag.records`,
   `rqrag.resumable`), process supervision (`rqrag.processes`, `rqrag.local_server`) and configs (`rqrag.config`);
 * the stages, in data-flow order, each importing only earlier ones: `rqrag.data_construction`,
   `rqrag.training`, `rqrag.inference` (the tree), `rqrag.answer` (the answer a person reads), `rqrag.serve` (the

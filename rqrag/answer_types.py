@@ -22,7 +22,7 @@ from __future__ import annotations
 import functools
 import re
 
-from rqrag.answers import contains_phrase, normalize_answer
+from rqrag.answer_text import contains_phrase, normalize_answer
 from rqrag.text_quality import fold
 
 

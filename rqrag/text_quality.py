@@ -18,7 +18,7 @@ from collections import Counter
 from collections.abc import Sequence
 from functools import cache
 
-from rqrag.answers import word_jaccard
+from rqrag.answer_text import word_jaccard
 
 
 _WORD = re.compile(r"\w+(?:[.:/\-]\w+)*", re.UNICODE)  # keeps 10.0.2.2, /etc/fstab, ltsp-server, 09:30 whole

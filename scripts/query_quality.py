@@ -34,7 +34,7 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from rqrag.answers import word_jaccard
+from rqrag.answer_text import word_jaccard
 from rqrag.eval.report import mean_present
 from rqrag.eval.significance import paired_bootstrap
 from rqrag.inference.decoding.select import STRATEGIES

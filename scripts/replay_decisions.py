@@ -47,7 +47,7 @@ def today_scores(records: list[dict], commit: str) -> list[float]:
     passages, as that commit's pipeline did after its first quote: its default quoter, once set, turned the
     relevant-sentence narrowing off)."""
     from rqrag.answer.extractive import ExtractiveAnswerer
-    from rqrag.answers import answer_f1
+    from rqrag.answer_text import answer_f1
     from rqrag.eval.verifier_fit import golds
     from rqrag.inference.decoding.tree import QuestionResult
 

@@ -29,7 +29,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
-from rqrag.answer.pipeline import AnswerPipeline, AnswerSettings, EvidenceSource
+from rqrag.answer.pipeline import AnswerPipeline, EvidenceSource
+from rqrag.answer.policy import AnsweringPolicy
 from rqrag.benchmarks.files import default_file
 from rqrag.benchmarks.source_spec import parse_source_spec
 from rqrag.benchmarks.sources import parse_records
@@ -254,10 +255,10 @@ class SelfTrainStudy(Study):
 
     def answerer(self, cell: StudyCell) -> Answerer:
         # No grounding and no first search: the trajectories are the model's own, as the tree wrote them.
-        settings = AnswerSettings(self.decode, search_first=False, grounded=False, language="en")
-        return Answerer(
-            AnswerPipeline(self.decoder), EvidenceSource(self.decoder.retriever, retriever_name="candidates"), settings
-        )
+        policy = AnsweringPolicy(self.decode, AnswerPipeline(self.decoder))
+        source = EvidenceSource(self.decoder.retriever, retriever_name="candidates")
+        settings = policy.settings(source, language="en", search_first=False, grounded=False)
+        return Answerer(policy.pipeline, source, settings)
 
     def records(self, cell, batch, answers, seconds) -> list[dict]:
         return [self.record(q.item[0], q.item[1], answer.result) for q, answer in zip(batch, answers)]

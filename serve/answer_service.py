@@ -22,6 +22,7 @@ import uuid
 from collections.abc import AsyncIterator, Callable, Sequence
 
 from rqrag.answer import (
+    AnsweringPolicy,
     AnswerPipeline,
     AnswerSettings,
     DecodeConfig,
@@ -97,7 +98,10 @@ class AnswerService:
         self.documents = documents
         self.memories = memories  # MemoryStore: the `memories` kinds search the asking user's memories
         self.clock = clock  # () -> datetime: "now" for a memory question's relative dates; None: the real time
-        self.pipeline = AnswerPipeline(decoder, max_source_chars=serve.max_source_chars)
+        # the one answering policy every surface calls (`rqrag.answer.policy`); this server passes only its own:
+        # each request's evidence, language, depth, strategy and retriever
+        self.policy = AnsweringPolicy(decode, AnswerPipeline(decoder, max_source_chars=serve.max_source_chars))
+        self.pipeline = self.policy.pipeline
         own = serve.retrievers[0] not in SEARCH_FIRST_KINDS
         self._retrievers = {serve.retrievers[0]: decoder.retriever} if own else {}
         self._listeners: dict[str, Callable[[str, dict], None]] = {}  # question id -> where its events go
@@ -132,7 +136,7 @@ class AnswerService:
         if personal and retriever != "memories":
             base = self.source("documents" if retriever == "documents+memories" else retriever, user)
             fused = FusedRetriever([self._memory_retriever(user), base.retriever])
-            return EvidenceSource(fused, base.library, retriever, not_found=False)
+            return EvidenceSource(fused, base.library, retriever, not_found=False, personal=True)
         if retriever == "memories":
             return EvidenceSource(self._memory_retriever(user), None, retriever)
         if retriever in ("documents", "documents+memories"):
@@ -155,12 +159,11 @@ class AnswerService:
 
         return MemoryRetriever(self.memories, user or DEFAULT_USER, now=self.clock, min_score=min_score)
 
-    def settings(self, batch: Batch, language: str | None) -> AnswerSettings:
-        decode = dataclasses.replace(
-            self.decode_config, max_depth=batch.depth, retriever=batch.retriever, strategy=batch.strategy
+    def settings(self, batch: Batch, source: EvidenceSource, language: str | None) -> AnswerSettings:
+        """The policy's settings for a request's `batch` choices over its `source`."""
+        return self.policy.settings(
+            source, language=language, depth=batch.depth, retriever=batch.retriever, strategy=batch.strategy
         )
-        search_first = batch.retriever in SEARCH_FIRST_KINDS or batch.personal
-        return AnswerSettings(decode, search_first=search_first, grounded=decode.grounded, language=language)
 
     def _run_tree(self, batch: Batch, user: str | None, questions, settings, source, on_step) -> list[QuestionResult]:
         """The pipeline's `run_tree` for one request (on its worker thread): each question waits in the scheduler
@@ -313,7 +316,6 @@ class AnswerService:
         back through one queue, closed by `None` once the answer is known, so this generator is the only layer
         between the pipeline and the caller."""
         started = time.perf_counter()
-        settings = self.settings(batch, language)
         # The budget starts now, queueing included: what it bounds is how long others can be kept waiting.
         question = Question(uuid.uuid4().hex, messages, deadline=time.monotonic() + self.serve.decode_budget_s)
         loop = asyncio.get_running_loop()
@@ -322,6 +324,7 @@ class AnswerService:
 
         async def work() -> PipelineAnswer:
             source = await asyncio.to_thread(self.source, batch.retriever, batch.user, batch.personal)
+            settings = self.settings(batch, source, language)
             run_tree = functools.partial(self._run_tree, batch, user)
             try:
                 (answer,) = await asyncio.to_thread(

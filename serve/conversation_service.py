@@ -33,7 +33,7 @@ from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from rqrag.answer import AnswerKind, Message, PipelineAnswer, said
+from rqrag.answer import PipelineAnswer
 from rqrag.serve.answer_service import AnswerService, Batch
 from rqrag.serve.config import ServeConfig
 from rqrag.serve.errors import BadRequest, NotFound, ServiceFailure, Unavailable
@@ -173,7 +173,7 @@ class ConversationService:
             decision = await self._decide(turn, "")
             if decision is not None and decision.remember:
                 memory = await self._keep(turn, decision)
-                answer = acknowledgement(turn, memory, self._language(turn))
+                answer = self.answers.policy.acknowledge(turn.question, memory, self._language(turn))
                 yield "answer", {"answer": answer}
                 yield "stored", await self._stored(turn, answer)
                 yield "memory", memory
@@ -311,16 +311,3 @@ class ConversationService:
 
     def close(self) -> None:
         self.store.close()
-
-
-def acknowledgement(turn: Turn, memory: dict, language: str) -> PipelineAnswer:
-    """The reply to a message that only told something: noted (or not, if storing failed), and the day it was
-    understood to have happened when that is not the day it was told."""
-    if not memory.get("stored"):
-        text = said(Message.NOT_KEPT, language)
-        return PipelineAnswer(uuid.uuid4().hex, turn.question, text, AnswerKind.REMEMBERED, language, strategy="")
-    text = said(Message.NOTED, language)
-    told_day = dt.datetime.fromtimestamp(memory["told_at"]).date().isoformat()
-    if (memory["happened_first"], memory["happened_last"]) != (told_day, told_day):
-        text += " " + said(Message.NOTED_ON, language, when=memory["happened"])
-    return PipelineAnswer(uuid.uuid4().hex, turn.question, text, AnswerKind.REMEMBERED, language, strategy="")

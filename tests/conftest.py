@@ -90,7 +90,7 @@ def make_app(tmp_path, request):
             return (state["query"], 0.9) if action is Action.REWRITE else ("resposta", 0.9)
 
         decode = DecodeConfig(
-            mode="trained", max_depth=1, actions=["rewrite"], answer_at_every_depth=False, refinement_guards=False
+            prompting="trained", max_depth=1, actions=["rewrite"], answer_at_every_depth=False, refinement_guards=False
         )
         decoder = None
         if ingest:

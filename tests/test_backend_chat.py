@@ -10,7 +10,7 @@ from collections import Counter
 
 import pytest
 
-from rqrag.answers import answer_key
+from rqrag.answer_text import answer_key
 from rqrag.inference.backends.base import ChatPrompt, Completion, GenerationRequest, Generator, SamplingParams
 from rqrag.inference.backends.chat_endpoint import ChatGenerationError, ChatGenerator
 from rqrag.inference.decoding.config import DecodeConfig
@@ -75,7 +75,7 @@ def test_the_chat_prompter_sends_messages_and_reads_one_line(smollm2_tokenizer):
     from rqrag.inference.decoding.tree import Path, Question
 
     prompter = make_prompter("auto", smollm2_tokenizer, ChatGenerator(URL, "m"))
-    assert isinstance(prompter, ChatPrompter) and prompter.mode == "prompted"
+    assert isinstance(prompter, ChatPrompter) and prompter.prompting == "prompted"
     question = Question("q", [{"role": "user", "content": QUESTION}])
     request = prompter.request(question, Path("q", "0"), Action.REWRITE, SamplingParams(), seed=3)
     roles = [role for role, _ in request.chat.messages]
@@ -175,7 +175,7 @@ def _searched(record: dict) -> list[dict]:
 @pytest.mark.vllm
 def test_ask_with_a_chat_backend_answers_after_searching(openai_server, corpus_index, tmp_path, capsys):
     code, record = _ask(openai_server, corpus_index, tmp_path, capsys)
-    assert code == 0 and record["answer"] and record["mode"] == "prompted"
+    assert code == 0 and record["answer"] and record["prompting"] == "prompted"
     assert record["generator"]["model_calls"] == 2  # one per depth, as with every backend
     searched = _searched(record)
     assert searched, record["trajectories"]

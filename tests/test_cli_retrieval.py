@@ -45,7 +45,27 @@ def test_help_exits_zero(main, argv, capsys):
 def test_search_help_lists_the_short_k_flag(capsys):
     exit_code(search_command.main, ["--help"])
     out = capsys.readouterr().out
-    assert "-k K" in out and "--mode" in out and "--json" in out
+    assert "-k K" in out and "--retrieval_mode" in out and "--json" in out
+    assert "--mode is its deprecated former name" in out
+
+
+def test_retrieval_mode_is_the_search_mode_without_a_warning(capsys):
+    search, _ = parse(make_parser(search_command.SearchConfig), ["--retrieval_mode", "bm25"])
+    assert search.retrieval_mode == "bm25" and "deprecated" not in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("argv", [["--mode", "dense"], ["--mode=dense"]])
+def test_search_mode_still_works_and_says_it_is_deprecated(capsys, argv):
+    search, _ = parse(make_parser(search_command.SearchConfig), argv)
+    assert search.retrieval_mode == "dense"
+    assert "--mode is deprecated; use --retrieval_mode" in capsys.readouterr().err
+
+
+def test_a_search_config_that_still_says_mode_is_read_with_a_warning(tmp_path, capsys):
+    (tmp_path / "old.yaml").write_text("mode: bm25\nk: 2\n")
+    search, _ = parse(make_parser(search_command.SearchConfig), ["--config", str(tmp_path / "old.yaml")])
+    assert (search.retrieval_mode, search.k) == ("bm25", 2)
+    assert "`mode:` is deprecated; use `retrieval_mode:`" in capsys.readouterr().err
 
 
 def test_unknown_verb_and_missing_arguments(capsys):
@@ -71,13 +91,16 @@ def test_bm25_build_and_search_round_trip(tmp_path, corpus_file, capsys):
     assert resolved["IndexBuildConfig"]["modes"] == "bm25" and resolved["entry_point"] == "rqrag index build"
 
     assert (
-        search_command.main(["river through Paris", "--index", str(out), "--mode", "bm25", "-k", "2", "--json"]) == 0
+        search_command.main(
+            ["river through Paris", "--index", str(out), "--retrieval_mode", "bm25", "-k", "2", "--json"]
+        )
+        == 0
     )
     lines = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
     assert [(hit["rank"], hit["docid"]) for hit in lines] == [(1, "seine")]
     assert lines[0]["title"] == "Seine" and lines[0]["score"] > 0
 
-    assert search_command.main(["highest", "mountain", "--index", str(out), "--mode", "bm25"]) == 0
+    assert search_command.main(["highest", "mountain", "--index", str(out), "--retrieval_mode", "bm25"]) == 0
     table = capsys.readouterr().out
     assert "1 hit(s) for 'highest mountain'" in table and "everest  Mount Everest" in table
 
@@ -88,7 +111,7 @@ def test_search_config_yaml_parses_with_overrides():
     config, extra = parse(
         parser, ["--config", str(REPO_ROOT / "configs/retrieval/embedded_hybrid.yaml"), "who", "?", "-k", "3"]
     )
-    assert (config.mode, config.k, config.index, config.rrf_k, config.depth) == ("hybrid", 3, None, 60, None)
+    assert (config.retrieval_mode, config.k, config.index, config.rrf_k, config.depth) == ("hybrid", 3, None, 60, None)
     assert extra.query == ["who", "?"]
 
 
@@ -119,6 +142,6 @@ def test_index_build_with_the_portuguese_analyzer(tmp_path, capsys):
         assert json.loads((out / "meta.json").read_text())["language"] == language
         capsys.readouterr()
         # The Portuguese stemmer maps "configuração" and "configurações" to one stem; the English one does not.
-        assert search_command.main(["configuração", "--index", str(out), "--mode", "bm25", "--json"]) == 0
+        assert search_command.main(["configuração", "--index", str(out), "--retrieval_mode", "bm25", "--json"]) == 0
         hits = [json.loads(line)["docid"] for line in capsys.readouterr().out.splitlines()]
         assert hits == (["rede"] if language == "pt" else [])

@@ -30,7 +30,12 @@ def embedded_retriever():
 def test_decoder_runs_on_smollm2_with_one_call_per_depth(smollm2_dir, embedded_retriever, mode):
     generator = HFGenerator.from_pretrained(smollm2_dir, add_rqrag_tokens=(mode == "trained"))
     config = DecodeConfig(
-        mode=mode, max_depth=1, actions=["rewrite"], query_temperature=0.0, query_max_tokens=24, answer_max_tokens=16
+        prompting=mode,
+        max_depth=1,
+        actions=["rewrite"],
+        query_temperature=0.0,
+        query_max_tokens=24,
+        answer_max_tokens=16,
     )
     decoder = TreeDecoder(config, generator, generator.tokenizer, embedded_retriever)
     (result,) = decoder.decode([Question("corliss", [{"role": "user", "content": QUESTION}])])
@@ -86,7 +91,7 @@ def test_rqrag_ask_cli_prints_json_and_saves_config(tmp_path, capsys):
         ]
     )
     record = json.loads(capsys.readouterr().out)
-    assert code == 0 and record["answer"] and record["mode"] == "prompted"
+    assert code == 0 and record["answer"] and record["prompting"] == "prompted"
     assert record["generator"]["model_calls"] == 2 and len(record["trajectories"]) == 2
     assert (tmp_path / "resolved_config.yaml").is_file() and (tmp_path / "result.json").is_file()
 

@@ -10,6 +10,7 @@ import math
 import pytest
 
 from rqrag.answer.pipeline import AnswerPipeline, EvidenceSource
+from rqrag.answer.policy import AnsweringPolicy
 from rqrag.eval.systems import IRCOT, ITER_RETGEN, STANDARD_RAG, answer_settings
 from rqrag.inference.backends.base import Completion, GeneratorStats
 from rqrag.inference.decoding.config import DecodeConfig
@@ -166,15 +167,16 @@ def test_the_answer_pipeline_grounds_and_cites_an_iterative_answer(smollm2_token
     pipeline = AnswerPipeline(
         TreeDecoder(decode, model, smollm2_tokenizer, retriever), verifier=sure_of_supported_answers()
     )
-    settings = answer_settings(IRCOT, decode, language="en")
+    policy = AnsweringPolicy(decode)
+    settings = answer_settings(IRCOT, policy, EvidenceSource(retriever), language="en")
     assert settings.search_first and settings.method == "ircot"
     (answer,) = pipeline.answer(
         [Question("q", [{"role": "user", "content": QUESTION}])], EvidenceSource(retriever), settings
     )
     assert answer.kind == "generated" and answer.text == "Kapuskasing"
     assert any(s["cited"] and s["docid"] == "cameron" for s in answer.sources)
-    assert answer_settings(ITER_RETGEN, decode, None).method == "iter_retgen"
-    assert answer_settings(STANDARD_RAG, decode, None).method == "tree"
+    assert answer_settings(ITER_RETGEN, policy, EvidenceSource(retriever), None).method == "iter_retgen"
+    assert answer_settings(STANDARD_RAG, policy, EvidenceSource(retriever), None).method == "tree"
 
 
 def test_the_tree_counts_its_cost_per_question(smollm2_tokenizer, retriever):

@@ -104,7 +104,8 @@ def test_top_hits_agree_with_the_flat_faiss_index_of_the_same_corpus(wiki_in_pos
 
 def test_rqrag_search_prints_the_hits_of_the_postgres_corpus(wiki_in_postgres, sample_records, capsys):
     title = sample_records[100]["title"]
-    argv = [title, "--database_url", wiki_in_postgres, "--index", "wiki_sample", "--mode", "dense", "-k", "3"]
+    argv = [title, "--database_url", wiki_in_postgres, "--index", "wiki_sample"]
+    argv += ["--retrieval_mode", "dense", "-k", "3"]
     assert search_command.main([*argv, "--json"]) == 0
     hits = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
     assert len(hits) == 3 and title in [hit["title"] for hit in hits]

@@ -1,15 +1,22 @@
 """`--prompting` (trained | prompted | auto) on every command that decodes: `--mode` there meant the same thing while
-`rqrag search --mode` means bm25/dense/hybrid. The old flag, YAML key and keyword still work, with a warning."""
+`rqrag search --mode` meant bm25/dense/hybrid (now `--retrieval_mode`, tests/test_cli_retrieval.py). The old flag,
+YAML key, keyword, attributes (`DecodeConfig.mode`, `TreeDecoder.mode`) and `rqrag ask --json` key still work, with a
+warning where code can be warned."""
 
 from __future__ import annotations
 
 import dataclasses
+import json
+import warnings
 
 import pytest
+from fakes import FakeGenerator
 
+from rqrag.answer import AnswerKind, PipelineAnswer
 from rqrag.cli import main as cli_main
 from rqrag.config import make_parser, parse
 from rqrag.inference.decoding.config import DecodeConfig
+from rqrag.inference.decoding.decoder import TreeDecoder
 
 
 DECODING_COMMANDS = [("ask",), ("serve",), ("eval",), ("experiment",), ("data", "self-train")]
@@ -51,14 +58,47 @@ def test_a_yaml_config_that_still_says_mode_is_read_with_a_warning(tmp_path, cap
 def test_the_old_keyword_still_builds_a_config_and_a_replaced_one():
     with pytest.warns(FutureWarning, match="mode is deprecated; use prompting"):
         config = DecodeConfig(mode="trained")
-    assert config.prompting == "trained" and config.mode == "trained"
+    assert config.prompting == "trained"
+    with pytest.warns(DeprecationWarning, match="DecodeConfig.mode is deprecated; use DecodeConfig.prompting"):
+        assert config.mode == "trained"
     with pytest.warns(FutureWarning):  # an experiment's generator preset that still says `mode:`
         assert dataclasses.replace(config, mode="prompted").prompting == "prompted"
     assert dataclasses.replace(config, max_depth=1).prompting == "trained"
 
 
-def test_search_mode_is_untouched(capsys):
-    from rqrag.cli.commands.search import SearchConfig
+def _decoder(tokenizer, prompting: str = "trained") -> TreeDecoder:
+    return TreeDecoder(
+        DecodeConfig(prompting=prompting), FakeGenerator(tokenizer, lambda *_: ("x", 0.9)), tokenizer, None
+    )
 
-    search, _ = parse(make_parser(SearchConfig), ["--mode", "bm25"])
-    assert search.mode == "bm25" and "deprecated" not in capsys.readouterr().err
+
+def test_the_decoder_says_prompting_and_mode_is_a_deprecated_alias(smollm2_tokenizer):
+    decoder = _decoder(smollm2_tokenizer, "auto")  # the tokenizer has the RQ-RAG tokens: auto resolves to trained
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert decoder.prompting == "trained"
+    with pytest.warns(DeprecationWarning, match="TreeDecoder.mode is deprecated; use TreeDecoder.prompting"):
+        assert decoder.mode == "trained"
+
+
+class _OneAnswer:
+    """`rqrag ask`'s Pipeline with a scripted decoder: an answer without loading a model."""
+
+    def __init__(self, decoder):
+        self.decoder = decoder
+
+    def ask(self, question, history=(), language=None):
+        return PipelineAnswer("q0", question, "Paris", AnswerKind.GENERATED, "en")
+
+
+def test_ask_json_says_prompting_and_keeps_mode_for_a_release(monkeypatch, capsys, smollm2_tokenizer):
+    from rqrag.answer import api
+    from rqrag.cli.commands import ask
+
+    decoder = _decoder(smollm2_tokenizer)
+    monkeypatch.setattr(api, "Pipeline", lambda config: _OneAnswer(decoder))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", DeprecationWarning)  # the command itself reads no deprecated name
+        assert ask.main(["Where is the Eiffel Tower?", "--json"]) == 0
+    record = json.loads(capsys.readouterr().out)
+    assert record["prompting"] == "trained" and record["mode"] == record["prompting"]

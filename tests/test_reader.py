@@ -112,7 +112,7 @@ def test_no_eval_id_reaches_the_readers_training_data():
 @pytest.mark.slow
 def test_the_shipped_reader_reads_the_answer_and_the_sentence_that_states_it():
     from rqrag.answer.reader import Reader
-    from rqrag.answers import normalize_answer
+    from rqrag.answer_text import normalize_answer
 
     readings = Reader.default().read(
         ["Who did the 39th Vice President of the United States serve under?"], [[GARNER, AGNEW]]

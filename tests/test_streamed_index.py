@@ -274,7 +274,7 @@ def test_rqrag_search_reads_a_streamed_index(flashrag_index, capsys):
     from rqrag.cli.commands.search import main
 
     out, _ = flashrag_index
-    assert main(["Ann Arbor, Michigan", "--index", str(out), "--mode", "dense", "-k", "2", "--json"]) == 0
+    assert main(["Ann Arbor, Michigan", "--index", str(out), "--retrieval_mode", "dense", "-k", "2", "--json"]) == 0
     hits = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
     assert hits[0]["title"] == "Ann Arbor, Michigan" and len(hits) == 2
     # the default mode, hybrid, is answered densely by this layout, and the header says what was searched

@@ -141,7 +141,8 @@ def test_the_installed_wheels_answer_from_an_empty_folder(tmp_path):
     ).stdout
     record = json.loads(asked[asked.index("{") :])
     assert record["answer"].strip() and record["answer_kind"], record
-    assert record["model_loaded"] and record["mode"] == "trained", record  # the default model's adapters, resolved
+    # the default model's adapters, resolved
+    assert record["model_loaded"] and record["prompting"] == "trained", record
 
     # The Python API from the same empty folder (docs/python.md): the one-liner, with the small settings.
     api = (

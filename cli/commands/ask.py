@@ -147,7 +147,7 @@ def _report(answer, decoder, seconds: float, show_tree: bool) -> None:
         f"\nTime: {seconds:.1f} s total; generation {d.generate_seconds:.1f} s in {g.model_calls} model call(s) "
         f"({g.requests} expansions, {g.prompt_tokens_computed} of {g.prompt_tokens} prompt tokens computed, "
         f"{g.generated_tokens} generated); retrieval {d.retrieval_seconds:.2f} s for {d.searches} search(es). "
-        f"Mode {decoder.mode}{f' ({decoder.prompt_format} format)' if decoder.prompt_format else ''}, "
+        f"Prompting {decoder.prompting}{f' ({decoder.prompt_format} format)' if decoder.prompt_format else ''}, "
         f"backend {decoder.config.backend}, retriever {decoder.config.retriever}."
     )
 
@@ -185,7 +185,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         record.update(
             generator=decoder.generator.stats.as_dict(),
             decoder=decoder.stats.as_dict(),
-            mode=decoder.mode,
+            prompting=decoder.prompting,
+            # "mode": the former name of "prompting", same value, kept for one release for readers of the old key.
+            mode=decoder.prompting,
             prompt_format=decoder.prompt_format,
         )
     if options.output_dir:

@@ -1,4 +1,4 @@
-"""rqrag search "QUERY" [--mode bm25|dense|hybrid] [-k 5] [--index DIR] [--json] [--config YAML]
+"""rqrag search "QUERY" [--retrieval_mode bm25|dense|hybrid] [-k 5] [--index DIR] [--json] [--config YAML]
 
     rqrag search "Who portrayed Corliss Archer?" --config configs/retrieval/embedded_hybrid.yaml -k 3
 
@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Literal
 
-from rqrag.config import log_config, make_parser, parse
+from rqrag.config import log_config, make_parser, parse, renamed
 from rqrag.retrieval.base import Hit
 from rqrag.retrieval.registry import SEARCH_MODES
 
@@ -26,8 +26,13 @@ logger = logging.getLogger(__name__)
 
 @dataclass
 class SearchConfig:
-    mode: Literal[SEARCH_MODES] = field(
-        default="hybrid", metadata={"help": "bm25, dense (MiniLM cosine) or hybrid (reciprocal-rank fusion of both)"}
+    retrieval_mode: Literal[SEARCH_MODES] = field(
+        default="hybrid",
+        metadata={
+            "help": "bm25, dense (MiniLM cosine) or hybrid (reciprocal-rank fusion of both); --mode is its "
+            "deprecated former name",
+            **renamed("mode"),
+        },
     )
     k: int = field(default=5, metadata={"help": "number of hits to print", "aliases": ["-k"]})
     index: str | None = field(
@@ -69,9 +74,9 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     from rqrag.retrieval.registry import build_retriever
 
-    options = {"rrf_k": config.rrf_k, "depth": config.depth} if config.mode == "hybrid" else {}
+    options = {"rrf_k": config.rrf_k, "depth": config.depth} if config.retrieval_mode == "hybrid" else {}
     retriever = build_retriever(
-        "corpus", mode=config.mode, index_dir=config.index, database_url=config.database_url, **options
+        "corpus", mode=config.retrieval_mode, index_dir=config.index, database_url=config.database_url, **options
     )
     hits = retriever.search(query, k=config.k)
 
@@ -80,7 +85,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             print(json.dumps({"rank": rank, **hit.to_dict()}, ensure_ascii=False))
     else:
         where = f"PostgreSQL corpus {config.index}" if config.database_url else _where(config.index)
-        searched = getattr(retriever, "search_mode", config.mode)  # a dense-only index answers "hybrid" densely
+        searched = getattr(
+            retriever, "search_mode", config.retrieval_mode
+        )  # a dense-only index answers "hybrid" densely
         print(f"{len(hits)} hit(s) for {query!r} ({searched}, {where}):")
         for rank, hit in enumerate(hits, start=1):
             print(_format_hit(rank, hit, config.text_chars))

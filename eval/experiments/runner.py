@@ -208,6 +208,7 @@ class ExperimentRunner(Study):
 
     def answerer(self, cell: StudyCell) -> Answerer:
         from rqrag.answer.pipeline import AnswerPipeline, EvidenceSource
+        from rqrag.answer.policy import AnsweringPolicy
         from rqrag.inference.decoding.decoder import TreeDecoder
 
         design_cell = self.design[cell.cell_id]
@@ -215,11 +216,10 @@ class ExperimentRunner(Study):
         retriever = self._retriever(design_cell)
         generator, tokenizer = self._generator(decode)
         # The answer pipeline every surface uses: the question searched first, the tree, the grounded answer.
-        return Answerer(
-            AnswerPipeline(TreeDecoder(decode, generator, tokenizer, retriever)),
-            EvidenceSource(retriever, retriever_name="documents"),
-            answer_settings(cell_system(design_cell), decode, language=self.config.language),
-        )
+        policy = AnsweringPolicy(decode, AnswerPipeline(TreeDecoder(decode, generator, tokenizer, retriever)))
+        source = EvidenceSource(retriever, retriever_name="documents")
+        settings = answer_settings(cell_system(design_cell), policy, source, language=self.config.language)
+        return Answerer(policy.pipeline, source, settings)
 
     # ------------------------------------------------------------------------------------------ running
 

@@ -8,6 +8,7 @@ the everyday flags every entry point lists first.
 
 from __future__ import annotations
 
+import warnings
 from dataclasses import dataclass, field
 from typing import Literal
 
@@ -110,7 +111,8 @@ class BackendConfig:
 
     @property
     def mode(self) -> str:
-        """`prompting` under its former name, for code not yet renamed (the decoder reads it)."""
+        """Deprecated: `prompting` under its former name (`mode` means the retrieval mode elsewhere)."""
+        warnings.warn("DecodeConfig.mode is deprecated; use DecodeConfig.prompting", DeprecationWarning, stacklevel=2)
         return self.prompting
 
     @property

@@ -25,6 +25,7 @@ from __future__ import annotations
 import copy
 import logging
 import time
+import warnings
 import zlib
 from collections import defaultdict
 from collections.abc import Callable, Sequence
@@ -52,10 +53,10 @@ class TreeDecoder:
         self.tokenizer = tokenizer
         self.retriever = retriever
         self.prompter = make_prompter(config.prompting, tokenizer, generator, config.prompt_format)
-        mode = self.prompter.mode
+        prompting = self.prompter.prompting
         self.stats = DecodeStats()
         self.on_step: Callable[[str, str, Step], None] | None = None  # see `using`
-        if mode == "prompted" and config.query_temperature > 0.5:
+        if prompting == "prompted" and config.query_temperature > 0.5:
             logger.warning(
                 "prompted mode with query_temperature=%.1f: a small plain model writes noisy queries when "
                 "sampled; configs/decode/smollm2_prompted.yaml decodes them greedily",
@@ -63,8 +64,15 @@ class TreeDecoder:
             )
 
     @property
+    def prompting(self) -> str:
+        """How the model is asked for each refinement, "auto" resolved: "trained" or "prompted"."""
+        return self.prompter.prompting
+
+    @property
     def mode(self) -> str:
-        return self.prompter.mode
+        """Deprecated: the former name of `prompting` (`mode` means the retrieval mode elsewhere)."""
+        warnings.warn("TreeDecoder.mode is deprecated; use TreeDecoder.prompting", DeprecationWarning, stacklevel=2)
+        return self.prompting
 
     @property
     def prompt_format(self) -> str | None:
@@ -80,7 +88,7 @@ class TreeDecoder:
     ) -> TreeDecoder:
         """This decoder with other settings for one call: the same generator, tokenizer, prompter and stats, so
         callers that decode with per-request settings (the server, the answer pipeline) never change the shared
-        decoder (model, backend and mode stay the decoder's). `on_step(qid, path_id, step)` is told of every searched refinement as soon as its evidence is
+        decoder (model, backend and prompting stay the decoder's). `on_step(qid, path_id, step)` is told of every searched refinement as soon as its evidence is
         in, so a page can show it long before the answer."""
         view = copy.copy(self)
         view.config = config or self.config

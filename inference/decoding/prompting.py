@@ -38,7 +38,7 @@ def visible_text(tokenizer, token_ids: Sequence[int], finish_reason: str) -> str
 class TrainedPrompter:
     """Requests and path updates for a model fine-tuned on RQ-RAG trajectories."""
 
-    mode = "trained"
+    prompting = "trained"
 
     def __init__(self, tokenizer, prompt_format: PromptFormat = NATIVE):
         self.tokenizer = tokenizer
@@ -94,7 +94,7 @@ _EVIDENCE_CHARS = 600  # per hit: keeps prompted prompts short on CPU
 class PromptedPrompter:
     """Requests for a plain instruct model: the tree's refinements requested by instructions."""
 
-    mode = "prompted"
+    prompting = "prompted"
 
     def __init__(self, tokenizer):
         self.tokenizer = tokenizer
@@ -168,7 +168,7 @@ class ChatPrompter(PromptedPrompter):
     through the chat API, so the user turn asks for it and `reply` removes it when the reply repeats it.
     """
 
-    mode = "prompted"
+    prompting = "prompted"
 
     @staticmethod
     def _with_reply_format(messages: list[dict], lead: str, language: str) -> tuple[tuple[str, str], ...]:
@@ -202,20 +202,20 @@ def has_rqrag_tokens(tokenizer) -> bool:
     return not missing_special_tokens(tokenizer)
 
 
-def make_prompter(mode: str, tokenizer, generator=None, prompt_format: str = "auto"):
-    """The prompter for `mode` ("auto": trained if the tokenizer has the RQ-RAG tokens). A generator that
+def make_prompter(prompting: str, tokenizer, generator=None, prompt_format: str = "auto"):
+    """The prompter for `prompting` ("auto": trained if the tokenizer has the RQ-RAG tokens). A generator that
     `takes_messages` (a chat endpoint: no token ids, no RQ-RAG tokens) is prompted with chat messages. A trained
     model's context is laid out in `prompt_format` (`rqrag.prompt_formats`; "auto" decides from the tokenizer)."""
     if getattr(generator, "takes_messages", False):
-        if mode == "trained":
+        if prompting == "trained":
             raise ValueError(
                 "a chat endpoint cannot run trained mode (it has no RQ-RAG tokens): use --prompting prompted"
             )
         return ChatPrompter(tokenizer)
-    if mode == "auto":
-        mode = "trained" if has_rqrag_tokens(tokenizer) else "prompted"
-    if mode == "trained" and not has_rqrag_tokens(tokenizer):
+    if prompting == "auto":
+        prompting = "trained" if has_rqrag_tokens(tokenizer) else "prompted"
+    if prompting == "trained" and not has_rqrag_tokens(tokenizer):
         raise ValueError("trained mode needs a tokenizer with the RQ-RAG special tokens (a fine-tuned model)")
-    if mode == "prompted":
+    if prompting == "prompted":
         return PromptedPrompter(tokenizer)
     return TrainedPrompter(tokenizer, resolve_prompt_format(prompt_format, tokenizer))

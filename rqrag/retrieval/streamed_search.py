@@ -145,7 +145,9 @@ class StreamedIndex:
         """The dense retriever; "hybrid" falls back to it (there is no BM25 side), "bm25" is an error."""
         mode = check_search_mode(mode)
         if mode == "bm25":
-            raise RetrieverError(f"the streamed index at {self.directory} is dense only; search it with --mode dense")
+            raise RetrieverError(
+                f"the streamed index at {self.directory} is dense only; search it with --retrieval_mode dense"
+            )
         if mode == "hybrid":
             logger.warning("the streamed index at %s is dense only: searching it in dense mode", self.directory)
         return self.dense()

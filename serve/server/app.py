@@ -78,7 +78,7 @@ def create_app(
             service, store, serve, judge=memory_judge(serve, decode), clock=clock
         )
         service.scheduler.start()
-        logger.info("rqrag server ready: model %s, %s mode", serve.served_model_name, decoder.mode)
+        logger.info("rqrag server ready: model %s, %s prompting", serve.served_model_name, decoder.prompting)
         yield
         await asyncio.to_thread(service.scheduler.stop)
         app.state.conversations.close()

@@ -1,10 +1,10 @@
-"""`rqrag.answers.contains_phrase`: the one whole-word containment test of choice labels and answer types."""
+"""`rqrag.answer_text.contains_phrase`: the one whole-word containment test of choice labels and answer types."""
 
 from __future__ import annotations
 
 import pytest
 
-from rqrag.answers import choice_label, contains_phrase
+from rqrag.answer_text import choice_label, contains_phrase
 
 
 @pytest.mark.parametrize(

@@ -1,4 +1,6 @@
-"""Reading answers: normalisation and multiple-choice labels, shared by selection (inference) and metrics (eval).
+"""The text of answers: normalisation and multiple-choice labels, shared by selection (inference) and metrics (eval).
+(Not the `rqrag.answer` package, which makes the answer a person reads; these are the small string helpers it,
+the tree's selection and the metrics all use.)
 
 * `normalize_answer` — SQuAD-style: lower case, no punctuation, no articles, single spaces.
 * `choice_label` — the option a free-text reply picks on a multiple-choice question, by its label ("B", "B.",
