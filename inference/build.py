@@ -130,7 +130,7 @@ def build_decoder(config: DecodeConfig, retriever=None) -> TreeDecoder:
     generator, tokenizer = build_generator(config)
     decoder = TreeDecoder(config, generator, tokenizer, retriever if retriever is not None else retriever_for(config))
     logger.info(
-        "tree decoder ready: %s prompting, %s backend, %s retriever",
+        "tree decoder ready: prompting %s, %s backend, %s retriever",
         decoder.prompting,
         config.backend,
         config.retriever,
