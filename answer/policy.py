@@ -98,12 +98,11 @@ class AnsweringPolicy:
         *,
         on_event=None,
         run_tree=None,
-        settings: AnswerSettings | None = None,
         **choices,
     ) -> list[PipelineAnswer]:
-        """One answer per question, in order (`AnswerPipeline.answer`), with `settings` or those of `choices`
-        (the keywords of `settings`)."""
-        settings = settings if settings is not None else self.settings(source, **choices)
+        """One answer per question, in order (`AnswerPipeline.answer`), with the settings of `choices` (the
+        keywords of `settings`)."""
+        settings = self.settings(source, **choices)
         return self.pipeline.answer(questions, source, settings, on_event=on_event, run_tree=run_tree)
 
     def decide(self, prepared: Prepared, result: QuestionResult, language: str | None = None) -> PipelineAnswer:

@@ -24,7 +24,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from rqrag.answer.messages import AnswerKind
-from rqrag.answer.pipeline import AnswerPipeline, EvidenceSource
+from rqrag.answer.pipeline import EvidenceSource
 from rqrag.answer.policy import AnsweringPolicy
 from rqrag.config import ConfigError, save_resolved_config
 from rqrag.eval import metrics
@@ -168,7 +168,7 @@ class BenchmarkStudy(Study):
     def answerer(self, cell: StudyCell) -> Answerer:
         # The same answer pipeline as every other surface; this system's settings go with each call.
         system = BENCHMARK_SYSTEMS[cell.cell_id]
-        policy = AnsweringPolicy(self.decode, AnswerPipeline(self.decoder))
+        policy = AnsweringPolicy.for_decoder(self.decoder, self.decode)
         source = EvidenceSource(self.decoder.retriever, retriever_name=self.decode.retriever)
         return Answerer(policy.pipeline, source, answer_settings(system, policy, source, language="en"))
 

@@ -18,13 +18,11 @@ CLI and the server do, the baselines differ only in depth, first search and meth
 
 from __future__ import annotations
 
-import dataclasses
 import re
 from dataclasses import dataclass
 
 from rqrag.answer.policy import AnsweringPolicy
 from rqrag.answer.results import AnswerSettings, EvidenceSource
-from rqrag.inference.decoding.config import DecodeConfig
 
 
 @dataclass(frozen=True)
@@ -33,12 +31,6 @@ class System:
     max_depth: int | None  # None: the decode config's own depth (the tree as configured)
     search_first: bool | None  # the question searched with its own words first; None: as the product does
     method: str = "tree"  # tree, or an iterative baseline (rqrag.inference.decoding.iterative)
-
-    def decode_config(self, decode: DecodeConfig) -> DecodeConfig:
-        """`decode` cut to this system's depth (unchanged for the configured tree)."""
-        if self.max_depth is None or self.max_depth == decode.max_depth:
-            return decode
-        return dataclasses.replace(decode, max_depth=self.max_depth)
 
 
 RQRAG = System("rqrag", None, search_first=None)  # the product's own rule (a user's library: searched first)
@@ -69,9 +61,10 @@ def refinement_system(level: str) -> System:
 
 
 def answer_settings(
-    system: System, policy: AnsweringPolicy, source: EvidenceSource, language: str | None
+    system: System, policy: AnsweringPolicy, source: EvidenceSource | None, language: str | None
 ) -> AnswerSettings:
-    """How the answering policy answers for `system` over `source`: its depth, first search and method."""
+    """How the answering policy answers for `system` over `source`: its depth (the config's when None, cut to
+    the system's otherwise), first search and method."""
     return policy.settings(
         source, language=language, depth=system.max_depth, search_first=system.search_first, method=system.method
     )

@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
-from rqrag.answer.pipeline import AnswerPipeline, EvidenceSource
+from rqrag.answer.pipeline import EvidenceSource
 from rqrag.answer.policy import AnsweringPolicy
 from rqrag.benchmarks.files import default_file
 from rqrag.benchmarks.source_spec import parse_source_spec
@@ -255,7 +255,7 @@ class SelfTrainStudy(Study):
 
     def answerer(self, cell: StudyCell) -> Answerer:
         # No grounding and no first search: the trajectories are the model's own, as the tree wrote them.
-        policy = AnsweringPolicy(self.decode, AnswerPipeline(self.decoder))
+        policy = AnsweringPolicy.for_decoder(self.decoder, self.decode)
         source = EvidenceSource(self.decoder.retriever, retriever_name="candidates")
         settings = policy.settings(source, language="en", search_first=False, grounded=False)
         return Answerer(policy.pipeline, source, settings)

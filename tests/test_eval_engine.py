@@ -10,9 +10,9 @@ from types import SimpleNamespace
 
 import pytest
 
-from rqrag.answer import Failure
+from rqrag.answer import AnsweringPolicy, Failure
 from rqrag.eval.engine import Answerer, Study, StudyCell, StudyQuestion, failed_for_now, run_study
-from rqrag.eval.systems import NO_RETRIEVAL, RQRAG, STANDARD_RAG, refinement_system
+from rqrag.eval.systems import NO_RETRIEVAL, RQRAG, STANDARD_RAG, answer_settings, refinement_system
 from rqrag.inference.decoding.config import DecodeConfig
 from rqrag.inference.decoding.tree import Question
 from rqrag.resumable import ResumableJsonl
@@ -125,7 +125,9 @@ def test_one_definition_of_standard_rag_for_both_studies():
     assert refinement_system("none") is STANDARD_RAG  # the experiment's `refinement: none`
     assert (STANDARD_RAG.max_depth, STANDARD_RAG.search_first) == (0, True)
     assert (NO_RETRIEVAL.max_depth, NO_RETRIEVAL.search_first) == (0, False)
-    assert RQRAG.decode_config(decode) is decode and STANDARD_RAG.decode_config(decode).max_depth == 0
+    policy = AnsweringPolicy(decode)
+    assert answer_settings(RQRAG, policy, None, "en").decode is decode
+    assert answer_settings(STANDARD_RAG, policy, None, "en").decode.max_depth == 0
     tree = refinement_system("tree:3")
     assert (tree.max_depth, tree.search_first) == (3, True)
     with pytest.raises(ValueError, match="none or tree:DEPTH"):

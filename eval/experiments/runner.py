@@ -207,7 +207,7 @@ class ExperimentRunner(Study):
             return self.generators[key]
 
     def answerer(self, cell: StudyCell) -> Answerer:
-        from rqrag.answer.pipeline import AnswerPipeline, EvidenceSource
+        from rqrag.answer.pipeline import EvidenceSource
         from rqrag.answer.policy import AnsweringPolicy
         from rqrag.inference.decoding.decoder import TreeDecoder
 
@@ -216,7 +216,7 @@ class ExperimentRunner(Study):
         retriever = self._retriever(design_cell)
         generator, tokenizer = self._generator(decode)
         # The answer pipeline every surface uses: the question searched first, the tree, the grounded answer.
-        policy = AnsweringPolicy(decode, AnswerPipeline(TreeDecoder(decode, generator, tokenizer, retriever)))
+        policy = AnsweringPolicy.for_decoder(TreeDecoder(decode, generator, tokenizer, retriever), decode)
         source = EvidenceSource(retriever, retriever_name="documents")
         settings = answer_settings(cell_system(design_cell), policy, source, language=self.config.language)
         return Answerer(policy.pipeline, source, settings)
