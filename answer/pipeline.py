@@ -59,7 +59,8 @@ from rqrag.inference.decoding.failures import Failure, FailureKind
 from rqrag.inference.decoding.search_first import outside_documents, search_question_first
 from rqrag.inference.decoding.tree import Question, QuestionResult
 from rqrag.languages import question_language
-from rqrag.retrieval.base import RetrieverError
+from rqrag.retrieval.base import Hit, RetrieverError
+from rqrag.trajectory import Action, Step
 
 
 logger = logging.getLogger(__name__)
@@ -390,6 +391,19 @@ class AnswerPipeline:
         answer.grounded = shown
         answer.text, answer.kind = shown.text, shown.kind
         path = next((t for t in result.trajectories if t.path_id == shown.path_id), result.best_by(strategy))
-        answer.trajectory = [self.shown.step(s) for s in path.trajectory.steps]
-        answer.sources = self.shown.sources(shown.cited, trajectory_hits(path.trajectory), path.trajectory.steps)
+        steps = read_steps(path.trajectory.steps, question, p.searched)
+        answer.trajectory = [self.shown.step(s) for s in steps]
+        read: dict[str, Hit] = {}
+        for hit in (h for s in steps for h in s.evidence):
+            read.setdefault(hit.docid, hit)
+        answer.sources = self.shown.sources(shown.cited, list(read.values()), steps)
         return answer
+
+
+def read_steps(path_steps: Sequence[Step], question: str, searched: Sequence[Hit]) -> list[Step]:
+    """The path's steps as a person is shown them: when the reader also read the question's own search (made
+    beside the tree, `search_first` off), that search comes first as the question's step, so every source shown,
+    a quote from it included, sits under the query that found it."""
+    if not searched or any(s.given for s in path_steps):
+        return list(path_steps)
+    return [Step(Action.REWRITE, " ".join(question.split()), tuple(searched), given=True), *path_steps]

@@ -11,6 +11,7 @@ import pytest
 from fakes import FakeGenerator, sure_of_supported_answers
 
 from rqrag.answer.extractive import Quote
+from rqrag.answer.grounding import ExtractiveQuoter
 from rqrag.answer.pipeline import AnswerPipeline, AnswerSettings, EvidenceSource
 from rqrag.inference.decoding.config import DecodeConfig
 from rqrag.inference.decoding.decoder import TreeDecoder
@@ -173,3 +174,24 @@ def test_a_recorded_tree_decided_again_shows_what_the_live_pipeline_showed(smoll
         (again,) = replay([record], pipeline)
         assert (again["answer"], again["kind"]) == (live.text, live.kind)
         assert again["confidence"] == pytest.approx(live.confidence)
+
+
+def test_a_quote_from_the_questions_own_search_is_shown_under_that_search(smollm2_tokenizer, retriever):
+    """With search_first off the reader still reads the question's own search (made beside the tree). The tree's
+    only query here finds the jaguar; a quote the reader takes from the question's search must be shown under
+    that search (CI once saw a source with no query, outside the trajectory shown)."""
+
+    def script(prompt, action, request):
+        return ("It is 5895 metres high.", 0.9) if action is Action.ANSWER else ("jaguar cat Americas", 0.8)
+
+    config = DecodeConfig(prompting="trained", max_depth=1, actions=["decompose"], strategy="ppl", docs_per_search=1)
+    decoder = TreeDecoder(config, FakeGenerator(smollm2_tokenizer, script), smollm2_tokenizer, retriever)
+    pipeline = AnswerPipeline(decoder, quoter=ExtractiveQuoter(), verifier=SUPPORTED_IS_SURE)  # the shipped reader
+    settings = AnswerSettings(config, search_first=False, reader_search=True, language="en")
+    (answer,) = pipeline.answer(
+        [Question("q", [{"role": "user", "content": QUESTION}])], EvidenceSource(retriever), settings
+    )
+    shown = {h["docid"]: step["query"] for step in answer.trajectory for h in step["evidence"]}
+    assert answer.trajectory[0]["action"] == "question" and answer.trajectory[0]["text"] == QUESTION
+    assert "d-kili" in shown and any(s["docid"] == "d-kili" and s["cited"] for s in answer.sources)
+    assert answer.sources and all(s["query"] == shown[s["docid"]] for s in answer.sources)
