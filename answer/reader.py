@@ -12,7 +12,8 @@ by `training/fit_reader.py` and saved as `models/reader/reader.json`:
 
 A `Reading` is one span with its p and the quote that states it: the best sentence holding it, whole (never cut below
 the clause that holds the answer), with the sentence before it when that one names what "it" is. The reader never
-writes: its answers are the evidence's own words. Scoring needs numpy only; the fit uses scikit-learn.
+writes: its answers are the evidence's own words. Both models are `rqrag.logistic.LogisticScorer`s, as the verifier:
+scoring needs numpy only; the fit (`rqrag.training.logistic_fit`) uses scikit-learn.
 
     reader = Reader.default()
     readings = reader.read(["Who did the 39th Vice President serve under?"], [hits], ["en"])[0]
@@ -26,12 +27,9 @@ from __future__ import annotations
 
 import functools
 import json
-import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-
-import numpy as np
 
 from rqrag.answer.extractive import ExtractiveAnswerer, Quote, _language
 from rqrag.answer.reader_compare import compare_by_years
@@ -45,6 +43,7 @@ from rqrag.answer.reader_features import (
 from rqrag.answer.reader_spans import candidate_spans
 from rqrag.answer_text import normalize_answer
 from rqrag.answer_types import OPTION, asked_type, options
+from rqrag.logistic import LogisticScorer, sigmoid
 from rqrag.retrieval.base import Hit
 
 
@@ -59,46 +58,6 @@ def default_reader_path() -> Path:
     from rqrag.paths import models_dir
 
     return models_dir() / "reader" / READER_FILE
-
-
-@dataclass(frozen=True)
-class LogisticScorer:
-    """Standardised features -> logistic regression: the shape both reader models share (as the verifier's)."""
-
-    features: tuple[str, ...]
-    mean: tuple[float, ...]
-    scale: tuple[float, ...]
-    coef: tuple[float, ...]
-    intercept: float
-
-    def logits(self, rows: Sequence[dict[str, float]]) -> np.ndarray:
-        if not rows:
-            return np.zeros(0)
-        x = np.array([[r.get(f, 0.0) for f in self.features] for r in rows], dtype=float)
-        scale = np.where(np.array(self.scale) == 0, 1.0, np.array(self.scale))
-        return ((x - np.array(self.mean)) / scale) @ np.array(self.coef) + self.intercept
-
-    def to_dict(self) -> dict:
-        return {
-            "features": list(self.features),
-            "mean": list(self.mean),
-            "scale": list(self.scale),
-            "coef": list(self.coef),
-            "intercept": self.intercept,
-        }
-
-    @classmethod
-    def from_dict(cls, data: dict, known: Sequence[str]) -> LogisticScorer:
-        unknown = [f for f in data["features"] if f not in known]
-        if unknown:
-            raise ValueError(f"reader names features this version does not compute: {unknown}")
-        return cls(
-            tuple(data["features"]),
-            tuple(map(float, data["mean"])),
-            tuple(map(float, data["scale"])),
-            tuple(map(float, data["coef"])),
-            float(data["intercept"]),
-        )
 
 
 @dataclass(frozen=True)
@@ -207,7 +166,7 @@ class Reader:
             logits = self.model.span.logits([f for _, _, f in read.spans])
             ranked = sorted(zip(logits, read.spans), key=lambda pair: -pair[0])
             read.readings = [
-                Reading(span, _sigmoid(logit), self.quote(read, holders), _sigmoid(rows[min(holders)].logit))
+                Reading(span, sigmoid(logit), self.quote(read, holders), sigmoid(rows[min(holders)].logit))
                 for logit, (span, holders, _) in ranked[:10]
             ]
         return read
@@ -254,10 +213,6 @@ class Reader:
                 text = f"{before} {text}"
         hit = read.hits[best.hit]
         return Quote(text, hit.docid, hit.title, dict(hit.extra or {}), best.logit)
-
-
-def _sigmoid(z: float) -> float:
-    return 1.0 / (1.0 + math.exp(-max(-50.0, min(50.0, z))))
 
 
 @functools.lru_cache(maxsize=1)

@@ -8,7 +8,8 @@ their gold answers, and saved beside the model as `verifier/verifier.json`:
     {"features": [...], "mean": [...], "scale": [...], "coef": [...], "intercept": b,
      "threshold": t, "precision_target": 0.8, "report": {...}}
 
-Scoring needs numpy only (no scikit-learn at run time). A model without its own verifier uses the default
+It scores through the one `rqrag.logistic.LogisticScorer` (the reader's models are the same shape); the file keeps
+the scorer's fields at its top level, as it always has. Scoring needs numpy only (no scikit-learn at run time). A model without its own verifier uses the default
 model's (`DEFAULT_VERIFIER`), and every answer says which verifier judged it.
 
     verifier = Verifier.for_model("rqrag-smollm2-135m")      # its verifier/, else the default model's
@@ -20,13 +21,13 @@ from __future__ import annotations
 
 import functools
 import json
-import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from rqrag.answer.candidates import FEATURES, AnswerCandidate
 from rqrag.answer.model_reader import READING_FEATURES
+from rqrag.logistic import LogisticScorer, require_known
 
 
 VERIFIER_DIR = "verifier"
@@ -52,25 +53,28 @@ class Verifier:
     precision_target: float = 0.8
     source: str = ""  # which model's verifier it is (reported with every answer): its folder's name, never a path
     report: dict = field(default_factory=dict, compare=False)
+    # the shared scorer built from the five fields above (made here, so `dataclasses.replace` remakes it too)
+    scorer: LogisticScorer = field(init=False, repr=False, compare=False)
 
     def __post_init__(self):
         # the tree's candidates, or a model reader's reading (the same logistic form judges both)
-        unknown = [f for f in self.features if f not in FEATURES and f not in READING_FEATURES]
-        if unknown:
-            raise ValueError(f"verifier names features this version does not compute: {unknown}")
-        if not (len(self.features) == len(self.mean) == len(self.scale) == len(self.coef)):
-            raise ValueError("verifier: features, mean, scale and coef must have the same length")
+        require_known(self.features, {*FEATURES, *READING_FEATURES}, "verifier")
+        scorer = LogisticScorer(self.features, self.mean, self.scale, self.coef, self.intercept)  # checks lengths
+        object.__setattr__(self, "scorer", scorer)
+
+    @classmethod
+    def of(cls, scorer: LogisticScorer, threshold: float, precision_target: float = 0.8, **rest) -> Verifier:
+        """A verifier scoring with a fitted `scorer` (`rest`: source, report)."""
+        s = scorer
+        return cls(s.features, s.mean, s.scale, s.coef, s.intercept, threshold, precision_target, **rest)
 
     def probability(self, features: dict[str, float]) -> float:
-        z = self.intercept
-        for name, mean, scale, weight in zip(self.features, self.mean, self.scale, self.coef):
-            z += weight * (features.get(name, 0.0) - mean) / (scale or 1.0)
-        return 1.0 / (1.0 + math.exp(-max(-50.0, min(50.0, z))))
+        return self.scorer.probability(features)
 
     def score(self, candidates: Sequence[AnswerCandidate]) -> list[AnswerCandidate]:
         """Sets each candidate's `p`; returns them by p, highest first (ties: the more voted, the earlier)."""
-        for c in candidates:
-            c.p = self.probability(c.features)
+        for c, p in zip(candidates, self.scorer.probabilities([c.features for c in candidates])):
+            c.p = float(p)
         return sorted(candidates, key=lambda c: -c.p)
 
     def confident(self, candidate: AnswerCandidate) -> bool:
@@ -79,12 +83,9 @@ class Verifier:
     # ------------------------------------------------------------------------------------------ files
 
     def to_dict(self) -> dict:
+        # the scorer's fields first, at the top level: the format of every verifier.json already shipped
         return {
-            "features": list(self.features),
-            "mean": list(self.mean),
-            "scale": list(self.scale),
-            "coef": list(self.coef),
-            "intercept": self.intercept,
+            **self.scorer.to_dict(),
             "threshold": self.threshold,
             "precision_target": self.precision_target,
             "report": self.report,
@@ -103,12 +104,8 @@ class Verifier:
         if path.is_dir():
             path = path / VERIFIER_FILE if (path / VERIFIER_FILE).is_file() else path / VERIFIER_DIR / VERIFIER_FILE
         data = json.loads(path.read_text())
-        return cls(
-            tuple(data["features"]),
-            tuple(map(float, data["mean"])),
-            tuple(map(float, data["scale"])),
-            tuple(map(float, data["coef"])),
-            float(data["intercept"]),
+        return cls.of(
+            LogisticScorer.from_dict(data, {*FEATURES, *READING_FEATURES}, "verifier"),
             float(data["threshold"]),
             float(data.get("precision_target", 0.8)),
             # the model folder's name (".../rqrag-smollm2-135m-selftrain/verifier/verifier.json"): an answer the

@@ -26,13 +26,15 @@ from tqdm.auto import tqdm
 
 from rqrag.answer.candidates import is_correct
 from rqrag.answer.grounding import all_hits
-from rqrag.answer.reader import LogisticScorer, Reader, ReaderModel, ReadQuestion
+from rqrag.answer.reader import Reader, ReaderModel, ReadQuestion
 from rqrag.answer.reader_features import SENTENCE_FEATURES, SPAN_FEATURES
 from rqrag.answer_text import answer_f1, normalize_answer
 from rqrag.eval.verifier_fit import golds, question_search, refuse_eval_ids
 from rqrag.inference.decoding.tree import QuestionResult
+from rqrag.logistic import LogisticScorer
 from rqrag.retrieval.base import Hit
 from rqrag.text_quality import fold, words
+from rqrag.training.logistic_fit import fit_logistic
 
 
 logger = logging.getLogger(__name__)
@@ -71,7 +73,7 @@ def own_searches(trees, k: int) -> dict:
     """Per record id, the question searched with its own words over its candidate paragraphs (BM25, k hits)."""
     from rqrag.eval.runner import build_task_retriever
     from rqrag.eval.tasks import get_task
-    from rqrag.inference.decoding.config import DecodeConfig
+    from rqrag.inference.decoding.decode_config import DecodeConfig
 
     out: dict = {}
     by_task: dict[str, list[dict]] = {}
@@ -115,14 +117,11 @@ def span_label(span: str, item: ReadItem) -> int:
 def fit_scorer(
     rows: Sequence[dict[str, float]], labels: Sequence[int], names: Sequence[str], C: float = 1.0
 ) -> LogisticScorer:
-    """A logistic model over the standardised features `names` of `rows` (a feature constant over them keeps scale 1)."""
-    from sklearn.linear_model import LogisticRegression
-
-    X = np.array([[r.get(f, 0.0) for f in names] for r in rows], dtype=float)
-    mean, scale = X.mean(axis=0), X.std(axis=0)
-    scale = np.where(scale == 0, 1.0, scale)
-    model = LogisticRegression(C=C, max_iter=3000).fit((X - mean) / scale, np.array(labels))
-    return LogisticScorer(tuple(names), tuple(mean), tuple(scale), tuple(model.coef_[0]), float(model.intercept_[0]))
+    """A logistic model over the standardised features `names` of `rows` (a feature constant over them keeps scale 1),
+    by the one fitting recipe (`fit_logistic`)."""
+    X = np.array([[r.get(f, 0.0) for f in names] for r in rows], dtype=float).reshape(len(rows), len(names))
+    # the reader's spread is numpy's X.std and its solver limit 3000: what models/reader/reader.json was fitted with
+    return fit_logistic(X, labels, names, C, max_iter=3000, scaling="numpy")
 
 
 def featurise(items: Sequence[ReadItem], reader: Reader, batch: int = 16) -> list[ReadQuestion]:

@@ -8,6 +8,7 @@ each tree is decided again here by the same code the answer pipeline runs (`deci
    A record whose question is an *eval* id of its benchmark is refused: the verifier never sees held-out questions.
 2. `cross_fit` — out-of-fold p for every candidate (5 folds grouped by question, stratified by benchmark), so
    every training question is also a held-back one; the final model is then fitted on all of them.
+   Every fit is `rqrag.training.logistic_fit.fit_logistic` (the one recipe of the verifier, judge and reader).
 3. `choose_threshold` — the lowest p at which the shown (top) candidates of held-back questions reach the
    precision target (80 %); `calibration` — expected calibration error and the reliability bins.
 
@@ -30,6 +31,7 @@ from rqrag.answer.verifier import Verifier
 from rqrag.benchmarks.splits import load_split
 from rqrag.inference.decoding.tree import QuestionResult
 from rqrag.records import read_records
+from rqrag.training.logistic_fit import fit_logistic
 
 
 PRECISION_TARGET = 0.8
@@ -118,15 +120,6 @@ def candidate_table(
     return table
 
 
-def _fit(X: np.ndarray, y: np.ndarray, C: float):
-    from sklearn.linear_model import LogisticRegression
-    from sklearn.preprocessing import StandardScaler
-
-    scaler = StandardScaler().fit(X)
-    model = LogisticRegression(C=C, max_iter=2000).fit(scaler.transform(X), y)
-    return scaler, model
-
-
 def _folds(table: CandidateTable, folds: int, seed: int) -> np.ndarray:
     """A fold number per row: questions (never split across folds) dealt round-robin within each benchmark."""
     rng = np.random.default_rng(seed)
@@ -146,8 +139,9 @@ def cross_fit(table: CandidateTable, C: float = 1.0, folds: int = FOLDS, seed: i
         train, test = fold != k, fold == k
         if not test.any():
             continue
-        scaler, model = _fit(X[train], y[train], C)
-        p[test] = model.predict_proba(scaler.transform(X[test]))[:, 1]
+        # the verifier's recipe (StandardScaler's spread, lbfgs' 2000 steps): refits give the shipped files back
+        scorer = fit_logistic(X[train], y[train], table.features, C, max_iter=2000, scaling="scaler")
+        p[test] = scorer.probabilities(X[test])
     return p
 
 
@@ -210,7 +204,7 @@ def fit_verifier(
     oof = cross_fit(table, C=C, seed=seed) if oof is None else oof
     shown = shown_rows(table, oof)
     threshold = choose_threshold(oof[shown], y[shown], target)
-    scaler, model = _fit(X, y, C)
+    scorer = fit_logistic(X, y, table.features, C, max_iter=2000, scaling="scaler")
     answered = shown[oof[shown] >= threshold]
     tasks = np.array(table.tasks)
     per_task = {}
@@ -245,16 +239,7 @@ def fit_verifier(
         "C": C,
         "label": "right = token F1 >= 0.5 against a gold answer, or a gold answer inside the text",
     }
-    verifier = Verifier(
-        tuple(table.features),
-        tuple(float(v) for v in scaler.mean_),
-        tuple(float(v) for v in scaler.scale_),
-        tuple(float(v) for v in model.coef_[0]),
-        float(model.intercept_[0]),
-        float(threshold),
-        target,
-        report=report,
-    )
+    verifier = Verifier.of(scorer, float(threshold), target, report=report)
     return verifier, report
 
 
