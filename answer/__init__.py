@@ -16,7 +16,7 @@ from rqrag.answer.messages import AnswerKind, Message, said
 from rqrag.answer.pipeline import AnswerPipeline, AnswerSettings, EvidenceSource, PipelineAnswer, Prepared
 from rqrag.answer.policy import AnsweringPolicy, searches_first
 from rqrag.inference.build import build_decoder, retriever_for
-from rqrag.inference.decoding.config import DecodeConfig
+from rqrag.inference.decoding.decode_config import DecodeConfig
 from rqrag.inference.decoding.failures import Failure, FailureKind
 from rqrag.inference.decoding.select import STRATEGY_NAMES, StrategyName
 from rqrag.inference.decoding.tree import Question, QuestionResult

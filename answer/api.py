@@ -22,9 +22,9 @@ from collections.abc import Sequence
 
 from rqrag.answer.pipeline import AnswerSettings, EvidenceSource, PipelineAnswer
 from rqrag.answer.policy import AnsweringPolicy
-from rqrag.config import ConfigError, load_yaml_config, resolve_config
+from rqrag.config_loader import ConfigError, load_yaml_config, resolve_config
 from rqrag.inference import build
-from rqrag.inference.decoding.config import DecodeConfig
+from rqrag.inference.decoding.decode_config import DecodeConfig
 from rqrag.inference.decoding.tree import Question
 from rqrag.retrieval.base import Hit
 

@@ -53,14 +53,13 @@ from rqrag.answer.grounding import (
 from rqrag.answer.messages import AnswerKind, Message, said
 from rqrag.answer.readers import Readers
 from rqrag.answer.results import AnswerSettings, EvidenceSource, PipelineAnswer, Prepared
-from rqrag.answer.source_view import SourceView, could_not_search, searching_step, told_back
-from rqrag.inference.decoding.config import DecodeConfig, quotes_only
+from rqrag.answer.source_view import SourceView, could_not_search, read_steps, searching_step, told_back
+from rqrag.inference.decoding.decode_config import DecodeConfig, quotes_only
 from rqrag.inference.decoding.failures import Failure, FailureKind
 from rqrag.inference.decoding.search_first import outside_documents, search_question_first
 from rqrag.inference.decoding.tree import Question, QuestionResult
 from rqrag.languages import question_language
 from rqrag.retrieval.base import Hit, RetrieverError
-from rqrag.trajectory import Action, Step
 
 
 logger = logging.getLogger(__name__)
@@ -137,7 +136,7 @@ class AnswerPipeline:
         prepared = self._prepare(questions, source, settings, on_event)
         out = self._decode(prepared, source, settings, on_event, run_tree or self.run_tree)
         for answer in out:
-            answer.timings["total_seconds"] = round(time.perf_counter() - started, 3)
+            answer.timings["answer_seconds"] = round(time.perf_counter() - started, 3)  # this call's, for the batch
         return out
 
     def run_tree(
@@ -398,12 +397,3 @@ class AnswerPipeline:
             read.setdefault(hit.docid, hit)
         answer.sources = self.shown.sources(shown.cited, list(read.values()), steps)
         return answer
-
-
-def read_steps(path_steps: Sequence[Step], question: str, searched: Sequence[Hit]) -> list[Step]:
-    """The path's steps as a person is shown them: when the reader also read the question's own search (made
-    beside the tree, `search_first` off), that search comes first as the question's step, so every source shown,
-    a quote from it included, sits under the query that found it."""
-    if not searched or any(s.given for s in path_steps):
-        return list(path_steps)
-    return [Step(Action.REWRITE, " ".join(question.split()), tuple(searched), given=True), *path_steps]

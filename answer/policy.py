@@ -32,7 +32,7 @@ from collections.abc import Sequence
 from rqrag.answer.messages import AnswerKind, Message, said
 from rqrag.answer.pipeline import AnswerPipeline
 from rqrag.answer.results import AnswerSettings, EvidenceSource, PipelineAnswer, Prepared
-from rqrag.inference.decoding.config import DecodeConfig
+from rqrag.inference.decoding.decode_config import DecodeConfig
 from rqrag.inference.decoding.tree import Question, QuestionResult
 from rqrag.retrieval.registry import SEARCH_FIRST_KINDS
 

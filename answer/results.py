@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 
 from rqrag.answer.grounding import GroundedAnswer
 from rqrag.answer.messages import AnswerKind
-from rqrag.inference.decoding.config import DecodeConfig
+from rqrag.inference.decoding.decode_config import DecodeConfig
 from rqrag.inference.decoding.failures import Failure
 from rqrag.inference.decoding.tree import Question, QuestionResult
 from rqrag.retrieval.base import Hit, Retriever

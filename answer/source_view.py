@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from rqrag.answer.grounding import GroundedAnswer
 from rqrag.answer.messages import AnswerKind, Message, said
 from rqrag.retrieval.base import Hit
+from rqrag.trajectory import Action, Step
 
 
 # What a source says about where it comes from: a chunk of the user's documents its file and page span
@@ -88,3 +89,12 @@ def told_back(shown: GroundedAnswer, language: str) -> GroundedAnswer:
     else:
         text = f"You told me on {told:%Y-%m-%d}: “{quote}”"
     return dataclasses.replace(shown, text=text)
+
+
+def read_steps(path_steps: Sequence[Step], question: str, searched: Sequence[Hit]) -> list[Step]:
+    """The path's steps as a person is shown them: when the reader also read the question's own search (made
+    beside the tree, `search_first` off), that search comes first as the question's step, so every source shown,
+    a quote from it included, sits under the query that found it."""
+    if not searched or any(s.given for s in path_steps):
+        return list(path_steps)
+    return [Step(Action.REWRITE, " ".join(question.split()), tuple(searched), given=True), *path_steps]

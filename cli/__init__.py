@@ -10,9 +10,11 @@
     rqrag config list
 
 The CLI is a room of its own: the top-level folder cli/ of the checkout, installed as `rqrag.cli` (pyproject's
-package-dir), above every stage; the core imports none of it. Each subcommand lives in `cli/commands/<name>.py`
-(`rqrag.cli.commands.<name>`) and exposes `main(argv) -> int`; this file only dispatches, importing the chosen
-module lazily so `rqrag --help` answers in well under a second. `python -m rqrag.cli` runs `cli/__main__.py`.
+package-dir), above every stage; the core imports none of it. Each subcommand lives in the module SUBCOMMANDS
+names, `cli/commands/<name>.py` (`rqrag.cli.commands.<name>`) unless its name alone would not say what the module
+holds (`rqrag config`: `config_catalog.py`, the shipped configs), and exposes `main(argv) -> int`; this file only
+dispatches, importing the chosen module lazily so `rqrag --help` answers in well under a second. `python -m
+rqrag.cli` runs `cli/__main__.py`.
 """
 
 from __future__ import annotations
@@ -68,7 +70,7 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
         "materialise the default model and print its folder (`rqrag model materialize`)",
     ),
     "config": (
-        "rqrag.cli.commands.config",
+        "rqrag.cli.commands.config_catalog",
         "the shipped configs, which every --config takes by name (`rqrag config list`, `rqrag config show NAME`)",
     ),
 }
@@ -104,7 +106,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     for noisy in ("faiss", "sentence_transformers", "httpx", "httpx2", "urllib3", "filelock", "bm25s", "openai"):
         logging.getLogger(noisy).setLevel(logging.WARNING)  # their INFO lines drown ours
-    from rqrag.config import ConfigError
+    from rqrag.config_loader import ConfigError
 
     module = importlib.import_module(SUBCOMMANDS[name][0])
     try:

@@ -24,7 +24,7 @@ from rqrag.benchmarks.source_spec import parse_source_spec
 from rqrag.benchmarks.sources import SourceExample, parse_records
 from rqrag.benchmarks.splits import load_split
 from rqrag.data_construction.annotate import Annotator, DropExample, answer_agrees
-from rqrag.data_construction.config import DataBuildConfig
+from rqrag.data_construction.data_config import DataBuildConfig
 from rqrag.data_construction.prompts import PromptBook
 from rqrag.data_construction.query_filter import filter_new_evidence, filter_text
 from rqrag.llm_client import ChatClient, LLMUnavailable

@@ -44,7 +44,7 @@ from typing import Any
 
 from tqdm.auto import tqdm
 
-from rqrag.data_construction.config import DataImportConfig
+from rqrag.data_construction.data_config import DataImportConfig
 from rqrag.prompt_formats import INTERMEDIATE_ANSWER  # the release's answer to one clarified question
 from rqrag.records import HUB_PREFIX, ReadStats, read_records
 from rqrag.retrieval.base import Hit

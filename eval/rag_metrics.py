@@ -27,7 +27,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from rqrag.config import log_config, make_parser, parse, save_resolved_config
+from rqrag.config_loader import log_config, make_parser, parse, save_resolved_config
 from rqrag.eval import metrics
 from rqrag.records import jsonl_objects
 

@@ -26,14 +26,14 @@ from pathlib import Path
 from rqrag.answer.messages import AnswerKind
 from rqrag.answer.pipeline import EvidenceSource
 from rqrag.answer.policy import AnsweringPolicy
-from rqrag.config import ConfigError, save_resolved_config
+from rqrag.config_loader import ConfigError, save_resolved_config
 from rqrag.eval import metrics
-from rqrag.eval.config import EvalConfig
 from rqrag.eval.engine import Answerer, Study, StudyCell, StudyQuestion, run_study
+from rqrag.eval.eval_config import EvalConfig
 from rqrag.eval.report import summarize_task, write_reports
 from rqrag.eval.systems import BENCHMARK_SYSTEMS, answer_settings
 from rqrag.eval.tasks import EvalExample, Task, get_task
-from rqrag.inference.decoding.config import DecodeConfig
+from rqrag.inference.decoding.decode_config import DecodeConfig
 from rqrag.inference.decoding.select import STRATEGIES
 from rqrag.inference.decoding.tree import Question, QuestionResult
 from rqrag.resumable import ResumableJsonl

@@ -20,15 +20,15 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from rqrag.config import ConfigError, save_resolved_config
-from rqrag.review.config import (
+from rqrag.config_loader import ConfigError, save_resolved_config
+from rqrag.review.report import render_markdown
+from rqrag.review.review_config import (
     ENDPOINT_TIMEOUT_S,
     LOCAL_CONTEXT_TOKENS,
     LOCAL_FIELD_CHARS,
     LOCAL_TIMEOUT_S,
     ReviewConfig,
 )
-from rqrag.review.report import render_markdown
 from rqrag.review.sources import hit_extras, index_language, library_source, open_source, review_language
 
 

@@ -9,8 +9,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from rqrag.config import ConfigError
-from rqrag.review.config import ReviewConfig
+from rqrag.config_loader import ConfigError
+from rqrag.review.review_config import ReviewConfig
 
 
 @dataclass

@@ -45,8 +45,8 @@ BEFORE = {
 
 def demo_config(overrides: dict):
     """The demo's DecodeConfig (its YAML, greedy queries as `make demo` passes) with `overrides` applied."""
-    from rqrag.config import load_yaml_config
-    from rqrag.inference.decoding.config import DecodeConfig
+    from rqrag.config_loader import load_yaml_config
+    from rqrag.inference.decoding.decode_config import DecodeConfig
 
     values = load_yaml_config(DEMO_CONFIG, [DecodeConfig])
     return DecodeConfig(**{**values, "query_temperature": 0.0, **overrides})

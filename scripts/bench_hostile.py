@@ -80,7 +80,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--extra", default="", help='more `rqrag serve` flags, e.g. --extra="--max_depth 1"')
     args = parser.parse_args(argv)
-    from rqrag.serve.config import ServeConfig
+    from rqrag.serve.serve_config import ServeConfig
     from rqrag.serve.server.process import RQRAGServer
 
     question = normal_question()

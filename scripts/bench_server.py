@@ -63,11 +63,11 @@ def run_level(client, batch: list[str], max_depth: int) -> dict:
 def in_process_seconds(question: str, warm_up: str, max_depth: int, extra: list[str]) -> float:
     """The same question decoded in this process with the server's config and flags (what `rqrag ask` does),
     after a warm-up question: the server's 1-client time should be no slower than this."""
-    from rqrag.config import make_parser, parse
+    from rqrag.config_loader import make_parser, parse
     from rqrag.inference.build import build_decoder
-    from rqrag.inference.decoding.config import DecodeConfig
+    from rqrag.inference.decoding.decode_config import DecodeConfig
     from rqrag.inference.decoding.tree import Question
-    from rqrag.serve.config import ServeConfig
+    from rqrag.serve.serve_config import ServeConfig
 
     config_path = Path(__file__).resolve().parents[1] / "configs" / "serve" / "default.yaml"
     decode, _, _ = parse(make_parser(DecodeConfig, ServeConfig), ["--config", str(config_path), *extra])

@@ -105,7 +105,7 @@ def hotpotqa_questions(n: int):
 
 def run(backend_name: str, schedule: str, merge: bool, args, questions, records, shared: dict) -> dict:
     from rqrag.inference.backends.base import GenerationRequest, SamplingParams
-    from rqrag.inference.decoding.config import DecodeConfig
+    from rqrag.inference.decoding.decode_config import DecodeConfig
     from rqrag.inference.decoding.decoder import TreeDecoder
     from rqrag.retrieval.candidates import CandidateRetriever
 

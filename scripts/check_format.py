@@ -21,7 +21,7 @@ from pathlib import Path
 
 
 def held_out(per_source: int):
-    from rqrag.data_construction.config import DataBuildConfig
+    from rqrag.data_construction.data_config import DataBuildConfig
     from rqrag.data_construction.pipeline import load_examples
 
     examples, _ = load_examples(
@@ -31,10 +31,10 @@ def held_out(per_source: int):
 
 
 def run(config_path: str, model: str, examples, max_depth: int) -> dict:
-    from rqrag.config import load_yaml_config
+    from rqrag.config_loader import load_yaml_config
     from rqrag.data_construction.annotate import answer_agrees
     from rqrag.inference.build import build_decoder
-    from rqrag.inference.decoding.config import DecodeConfig
+    from rqrag.inference.decoding.decode_config import DecodeConfig
     from rqrag.inference.decoding.tree import Question
 
     config = DecodeConfig(**load_yaml_config(config_path, [DecodeConfig]))

@@ -103,7 +103,7 @@ def score(question: dict, body: dict) -> dict:
             for p in pages
         ),
         "words": len(answer.split()),
-        "seconds": body.get("timings", {}).get("total_seconds"),
+        "seconds": body.get("timings", {}).get("request_seconds"),  # the server's span for the request
         # What the model's own refinements were worth: searched (a step after the question's own search), or
         # guarded and why (a query in another language than the question's, one that loops, ...).
         "refinements_searched": len(

@@ -22,7 +22,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from rqrag.config import save_resolved_config
+from rqrag.config_loader import save_resolved_config
 
 
 ROOT = Path(__file__).resolve().parents[1]

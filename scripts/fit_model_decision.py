@@ -20,7 +20,7 @@ from pathlib import Path
 
 import numpy as np
 
-from rqrag.config import save_resolved_config
+from rqrag.config_loader import save_resolved_config
 
 
 DEFAULT_FEATURES = ("log_p", "passage_overlap")

@@ -18,7 +18,7 @@ import json
 import logging
 from pathlib import Path
 
-from rqrag.config import save_resolved_config
+from rqrag.config_loader import save_resolved_config
 
 
 def main(argv=None) -> int:

@@ -19,7 +19,7 @@ import logging
 from pathlib import Path
 
 from rqrag.answer.candidates import FEATURES
-from rqrag.config import save_resolved_config
+from rqrag.config_loader import save_resolved_config
 from rqrag.eval.verifier_fit import PRECISION_TARGET, candidate_table, fit_verifier, load_trees, save_report
 
 

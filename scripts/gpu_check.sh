@@ -337,9 +337,9 @@ from pathlib import Path
 
 import torch
 
-from rqrag.config import load_yaml_config
+from rqrag.config_loader import load_yaml_config
 from rqrag.inference.backends.hf import HFGenerator
-from rqrag.inference.decoding.config import DecodeConfig
+from rqrag.inference.decoding.decode_config import DecodeConfig
 from rqrag.inference.decoding.decoder import TreeDecoder
 from rqrag.inference.decoding.search_first import search_question_first
 from rqrag.inference.decoding.tree import Question

@@ -25,7 +25,7 @@ from pathlib import Path
 from rqrag.answer.messages import AnswerKind
 from rqrag.answer.pipeline import AnswerPipeline
 from rqrag.answer.verifier import Verifier
-from rqrag.config import save_resolved_config
+from rqrag.config_loader import save_resolved_config
 from rqrag.eval.decision_replay import replay, summarize
 from rqrag.eval.significance import paired_bootstrap
 from rqrag.records import read_records

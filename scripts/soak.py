@@ -356,7 +356,7 @@ class Soak:
         plt.close(fig)
 
     def run(self) -> dict:
-        from rqrag.config import save_resolved_config
+        from rqrag.config_loader import save_resolved_config
 
         save_resolved_config(self.out, "scripts/soak.py", self.config)
         self.start_server()

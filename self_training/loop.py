@@ -35,11 +35,11 @@ from rqrag.benchmarks.files import default_file
 from rqrag.benchmarks.source_spec import parse_source_spec
 from rqrag.benchmarks.sources import parse_records
 from rqrag.benchmarks.splits import load_split
-from rqrag.config import concern, save_resolved_config
+from rqrag.config_loader import concern, save_resolved_config
 from rqrag.eval.engine import Answerer, Study, StudyCell, StudyQuestion, run_study
 from rqrag.eval.runner import build_task_retriever
 from rqrag.eval.tasks import EvalExample, MultiHopTask, get_task
-from rqrag.inference.decoding.config import DecodeConfig
+from rqrag.inference.decoding.decode_config import DecodeConfig
 from rqrag.inference.decoding.tree import Question, QuestionResult
 from rqrag.records import ReadStats, read_records
 from rqrag.resumable import ResumableJsonl

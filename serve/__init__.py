@@ -2,7 +2,7 @@
 
 What `rqrag serve` runs around the answer step: `server/` (the HTTP edge: the OpenAI-compatible API, the chat page
 and its routes, SSE, auth), `answer_service.py` and `conversation_service.py` (what the routes call),
-`tree_scheduler.py` (one model thread: questions join the running decode at each depth, users in turn), `users.py` and `user_data.py`, `config.py` (the server's
+`tree_scheduler.py` (one model thread: questions join the running decode at each depth, users in turn), `users.py` and `user_data.py`, `serve_config.py` (the server's
 settings), `errors.py` (the services' domain errors), and its areas:
 
     memory/     episodic memory: conversations, remembered statements, their dates and retriever

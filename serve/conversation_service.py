@@ -35,11 +35,11 @@ from typing import Any
 
 from rqrag.answer import PipelineAnswer
 from rqrag.serve.answer_service import AnswerService, Batch
-from rqrag.serve.config import ServeConfig
 from rqrag.serve.errors import BadRequest, NotFound, ServiceFailure, Unavailable
 from rqrag.serve.memory.conversations import ConversationStore, UnknownConversation, conversation_window
 from rqrag.serve.memory.shown import happened_words
 from rqrag.serve.memory.writer import just_telling
+from rqrag.serve.serve_config import ServeConfig
 
 
 logger = logging.getLogger(__name__)

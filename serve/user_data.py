@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import logging
 
-from rqrag.serve.config import ServeConfig
+from rqrag.serve.serve_config import ServeConfig
 
 
 logger = logging.getLogger(__name__)

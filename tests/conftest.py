@@ -65,10 +65,10 @@ def make_app(tmp_path, request):
     refuse an upload before anything is ingested). `serve`: more `ServeConfig` fields (`users`, say)."""
     from fakes import FakeGenerator
 
-    from rqrag.inference.decoding.config import DecodeConfig
+    from rqrag.inference.decoding.decode_config import DecodeConfig
     from rqrag.inference.decoding.decoder import TreeDecoder
-    from rqrag.serve.config import ServeConfig
     from rqrag.serve.documents.service import DocumentsService, DocumentsSettings
+    from rqrag.serve.serve_config import ServeConfig
     from rqrag.serve.server.app import create_app
     from rqrag.trajectory import Action
 

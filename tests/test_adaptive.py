@@ -6,7 +6,7 @@ import pytest
 from fakes import FakeGenerator
 from test_decoder import DOCS, _questions, script
 
-from rqrag.inference.decoding.config import DecodeConfig
+from rqrag.inference.decoding.decode_config import DecodeConfig
 from rqrag.inference.decoding.decoder import TreeDecoder
 from rqrag.retrieval.bm25 import BM25Retriever
 from rqrag.trajectory import Action

@@ -79,7 +79,7 @@ def test_min_tokens_keeps_the_end_away(both):
 
 def test_the_tree_decoder_runs_on_llamacpp():
     from rqrag.inference.build import build_decoder
-    from rqrag.inference.decoding.config import DecodeConfig
+    from rqrag.inference.decoding.decode_config import DecodeConfig
     from rqrag.inference.decoding.tree import Question
     from rqrag.models import DEFAULT_MODEL
     from rqrag.retrieval.candidates import CandidateRetriever

@@ -19,13 +19,13 @@ from fakes import FakeGenerator
 from fastapi.testclient import TestClient
 
 from rqrag.cli import main as cli_main
-from rqrag.config import COMMON_TITLE, concerns_of, make_parser, parse
-from rqrag.data_construction.config import DataBuildConfig
-from rqrag.inference.decoding.config import DecodeConfig
+from rqrag.config_loader import COMMON_TITLE, concerns_of, make_parser, parse
+from rqrag.data_construction.data_config import DataBuildConfig
+from rqrag.inference.decoding.decode_config import DecodeConfig
 from rqrag.inference.decoding.decoder import TreeDecoder
 from rqrag.retrieval.bm25 import BM25Retriever
 from rqrag.retrieval.passages import Passage
-from rqrag.serve.config import ServeConfig
+from rqrag.serve.serve_config import ServeConfig
 from rqrag.serve.server.app import create_app
 from rqrag.text_quality import guess_language
 

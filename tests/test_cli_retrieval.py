@@ -10,7 +10,7 @@ import yaml
 
 from rqrag.cli.commands import index as index_command
 from rqrag.cli.commands import search as search_command
-from rqrag.config import RESOLVED_CONFIG_NAME, ConfigError, make_parser, parse
+from rqrag.config_loader import RESOLVED_CONFIG_NAME, ConfigError, make_parser, parse
 
 
 REPO_ROOT = Path(__file__).resolve().parents[1]

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 import pytest
 import yaml
 
-from rqrag.config import RESOLVED_CONFIG_NAME, ConfigError, make_parser, parse, save_resolved_config
+from rqrag.config_loader import RESOLVED_CONFIG_NAME, ConfigError, make_parser, parse, save_resolved_config
 
 
 @dataclass

@@ -1,4 +1,4 @@
-"""`--config NAME`: a shipped config by its name, for every command (rqrag.config.parse), and `rqrag config`.
+"""`--config NAME`: a shipped config by its name, for every command (rqrag.config_loader.parse), and `rqrag config`.
 
 python -m pytest tests/test_config_names.py -q
 """
@@ -9,10 +9,10 @@ from pathlib import Path
 
 import pytest
 
-import rqrag.config
+import rqrag.config_loader
 from rqrag.cli import main as cli_main
-from rqrag.config import ConfigError, make_parser, parse, resolve_config, shipped_configs
-from rqrag.inference.decoding.config import DecodeConfig
+from rqrag.config_loader import ConfigError, make_parser, parse, resolve_config, shipped_configs
+from rqrag.inference.decoding.decode_config import DecodeConfig
 
 
 REPO = Path(__file__).resolve().parent.parent
@@ -28,7 +28,7 @@ def test_a_bare_name_is_the_shipped_config_of_that_name():
 
 
 def test_a_named_config_keeps_its_base_chain():
-    from rqrag.eval.config import EvalConfig
+    from rqrag.eval.eval_config import EvalConfig
 
     decode, task, _ = parse(make_parser(DecodeConfig, EvalConfig), ["--config=hotpotqa", "--max_depth", "1"])
     assert (task.task, decode.model, decode.max_depth) == ("hotpotqa", "rqrag-smollm2-135m-selftrain", 1)
@@ -55,7 +55,7 @@ def test_an_ambiguous_name_lists_its_files(tmp_path, monkeypatch):
     for stage in ("decode", "serve"):
         (tmp_path / stage).mkdir()
         (tmp_path / stage / "fast.yaml").write_text(f"# {stage} fast\nmax_depth: 1\n")
-    monkeypatch.setattr(rqrag.config, "configs_dir", lambda: tmp_path)
+    monkeypatch.setattr(rqrag.config_loader, "configs_dir", lambda: tmp_path)
     assert shipped_configs() == {"fast": [tmp_path / "decode" / "fast.yaml", tmp_path / "serve" / "fast.yaml"]}
     with pytest.raises(ConfigError, match=r"'fast' is ambiguous.*decode/fast.yaml.*serve/fast.yaml"):
         parse(make_parser(DecodeConfig), ["--config", "fast"])

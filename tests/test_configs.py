@@ -8,13 +8,13 @@ import pytest
 
 from rqrag.cli.commands.index import IndexBuildConfig
 from rqrag.cli.commands.search import SearchConfig
-from rqrag.config import load_yaml_config
-from rqrag.data_construction.config import DataBuildConfig, DataImportConfig
-from rqrag.eval.config import EvalConfig
-from rqrag.eval.experiments.config import ExperimentConfig
-from rqrag.inference.decoding.config import DecodeConfig
+from rqrag.config_loader import load_yaml_config
+from rqrag.data_construction.data_config import DataBuildConfig, DataImportConfig
+from rqrag.eval.eval_config import EvalConfig
+from rqrag.eval.experiments.experiment_config import ExperimentConfig
+from rqrag.inference.decoding.decode_config import DecodeConfig
 from rqrag.self_training.loop import SelfTrainConfig
-from rqrag.serve.config import ServeConfig
+from rqrag.serve.serve_config import ServeConfig
 
 
 CONFIGS = Path(__file__).resolve().parent.parent / "configs"

@@ -20,14 +20,14 @@ import pytest
 from fakes import FakeGenerator
 from fastapi.testclient import TestClient
 
-from rqrag.inference.decoding.config import DecodeConfig
+from rqrag.inference.decoding.decode_config import DecodeConfig
 from rqrag.inference.decoding.decoder import TreeDecoder
 from rqrag.retrieval.bm25 import BM25Retriever
 from rqrag.retrieval.passages import Passage
-from rqrag.serve.config import ServeConfig
 from rqrag.serve.errors import BadRequest, Busy, Forbidden, NotFound, ServiceFailure, Timeout
 from rqrag.serve.memory.conversations import ConversationStore
 from rqrag.serve.memory.store import MemoryStore
+from rqrag.serve.serve_config import ServeConfig
 from rqrag.serve.server import app as app_module
 from rqrag.serve.server import auth as auth_module
 from rqrag.serve.server.app import create_app

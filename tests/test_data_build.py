@@ -23,7 +23,7 @@ from pathlib import Path
 import pytest
 
 from rqrag.benchmarks.files import slice_path
-from rqrag.data_construction.config import DataBuildConfig
+from rqrag.data_construction.data_config import DataBuildConfig
 from rqrag.data_construction.pipeline import DATA_FILE, DROPPED_FILE, load_examples, run_build
 from rqrag.data_construction.report import write_report
 from rqrag.trajectory import Action, parse_trajectory

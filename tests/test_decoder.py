@@ -10,7 +10,7 @@ from fakes import FakeGenerator
 
 from rqrag.inference.backends.base import Completion
 from rqrag.inference.decoding.accounting import answer_span_logprobs
-from rqrag.inference.decoding.config import DecodeConfig
+from rqrag.inference.decoding.decode_config import DecodeConfig
 from rqrag.inference.decoding.decoder import TreeDecoder
 from rqrag.inference.decoding.failures import Failure, FailureKind
 from rqrag.inference.decoding.select import STRATEGIES, supported

@@ -7,7 +7,7 @@ import json
 import pytest
 
 from rqrag.inference.backends.hf import HFGenerator
-from rqrag.inference.decoding.config import DecodeConfig
+from rqrag.inference.decoding.decode_config import DecodeConfig
 from rqrag.inference.decoding.decoder import TreeDecoder
 from rqrag.inference.decoding.prompting import PromptedPrompter, TrainedPrompter
 from rqrag.inference.decoding.select import STRATEGIES

@@ -13,7 +13,7 @@ import pytest
 from rqrag.answer import AnsweringPolicy, Failure
 from rqrag.eval.engine import Answerer, Study, StudyCell, StudyQuestion, failed_for_now, run_study
 from rqrag.eval.systems import NO_RETRIEVAL, RQRAG, STANDARD_RAG, answer_settings, refinement_system
-from rqrag.inference.decoding.config import DecodeConfig
+from rqrag.inference.decoding.decode_config import DecodeConfig
 from rqrag.inference.decoding.tree import Question
 from rqrag.resumable import ResumableJsonl
 

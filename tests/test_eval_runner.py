@@ -13,11 +13,11 @@ import pytest
 from fakes import FakeGenerator
 from killing import kill_after_first_line
 
-from rqrag.config import ConfigError
-from rqrag.eval.config import EvalConfig
+from rqrag.config_loader import ConfigError
+from rqrag.eval.eval_config import EvalConfig
 from rqrag.eval.report import markdown_table
 from rqrag.eval.runner import run_eval
-from rqrag.inference.decoding.config import DecodeConfig
+from rqrag.inference.decoding.decode_config import DecodeConfig
 from rqrag.inference.decoding.decoder import TreeDecoder
 from rqrag.inference.decoding.select import DEFINITIONS, STRATEGIES
 from rqrag.trajectory import Action

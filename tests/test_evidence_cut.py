@@ -9,8 +9,8 @@ import pytest
 import yaml
 from fakes import FakeGenerator
 
-from rqrag.config import make_parser, parse
-from rqrag.inference.decoding.config import (
+from rqrag.config_loader import make_parser, parse
+from rqrag.inference.decoding.decode_config import (
     DEFAULT_EVIDENCE_MAX_WORDS,
     DecodeConfig,
     trained_evidence_max_words,

@@ -7,7 +7,7 @@ from fakes import FakeGenerator
 from test_decoder import DOCS, _questions, script
 
 from rqrag.inference.backends.base import GenerationRequest, SamplingParams
-from rqrag.inference.decoding.config import DecodeConfig
+from rqrag.inference.decoding.decode_config import DecodeConfig
 from rqrag.inference.decoding.decoder import TreeDecoder
 from rqrag.inference.decoding.expansions import request_key
 from rqrag.inference.decoding.tree import Question

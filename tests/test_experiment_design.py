@@ -12,9 +12,14 @@ from pathlib import Path
 
 import pytest
 
-from rqrag.eval.experiments.config import ExperimentConfig, chunking_from_level, chunking_label, depth_of_refinement
 from rqrag.eval.experiments.design import build_cells, cell_decode_config, generator_key, write_design
-from rqrag.inference.decoding.config import DecodeConfig
+from rqrag.eval.experiments.experiment_config import (
+    ExperimentConfig,
+    chunking_from_level,
+    chunking_label,
+    depth_of_refinement,
+)
+from rqrag.inference.decoding.decode_config import DecodeConfig
 
 
 CONFIGS = Path(__file__).resolve().parent.parent / "configs" / "experiments"
@@ -167,7 +172,7 @@ def test_design_csv_lists_every_run(tmp_path):
 
 @pytest.mark.parametrize("name, runs", [("pt_manual_small.yaml", 12), ("pt_manual_full.yaml", 108)])
 def test_shipped_configs_parse_with_overrides(name, runs, tmp_path):
-    from rqrag.config import make_parser, parse
+    from rqrag.config_loader import make_parser, parse
 
     parser = make_parser(DecodeConfig, ExperimentConfig)
     decode, config, _ = parse(parser, ["--config", str(CONFIGS / name)])

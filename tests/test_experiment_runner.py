@@ -117,10 +117,10 @@ def _records(path: Path) -> list[dict]:
 
 
 def _runner(config_path: Path):
-    from rqrag.config import make_parser, parse
-    from rqrag.eval.experiments.config import ExperimentConfig
+    from rqrag.config_loader import make_parser, parse
+    from rqrag.eval.experiments.experiment_config import ExperimentConfig
     from rqrag.eval.experiments.runner import ExperimentRunner
-    from rqrag.inference.decoding.config import DecodeConfig
+    from rqrag.inference.decoding.decode_config import DecodeConfig
 
     decode, config, _ = parse(make_parser(DecodeConfig, ExperimentConfig), ["--config", str(config_path)])
     return ExperimentRunner(config, decode)

@@ -22,12 +22,12 @@ import pytest
 from fakes import FakeGenerator
 from fastapi.testclient import TestClient
 
-from rqrag.inference.decoding.config import DecodeConfig
+from rqrag.inference.decoding.decode_config import DecodeConfig
 from rqrag.inference.decoding.decoder import TreeDecoder
 from rqrag.retrieval.base import RetrieverError, RetrieverUnavailable
 from rqrag.retrieval.bm25 import BM25Retriever
 from rqrag.retrieval.passages import Passage
-from rqrag.serve.config import ServeConfig
+from rqrag.serve.serve_config import ServeConfig
 from rqrag.serve.server.app import create_app
 from rqrag.trajectory import Action
 
@@ -168,7 +168,7 @@ def test_the_real_web_retriever_offline_is_a_200_on_every_path(app_and_client, q
 @pytest.mark.parametrize("failure", sorted(FAILURES))
 def test_a_review_of_a_library_that_cannot_be_searched_fails_clearly(tmp_path, failure):
     from rqrag.ingest.libraries import open_library
-    from rqrag.review.config import ReviewConfig
+    from rqrag.review.review_config import ReviewConfig
     from rqrag.review.run import ReviewFailed, run_review
 
     library = open_library(tmp_path / "lib")

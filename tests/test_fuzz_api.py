@@ -22,12 +22,12 @@ import schemathesis
 from fakes import FakeGenerator
 from hypothesis import HealthCheck, given, settings
 
-from rqrag.inference.decoding.config import DecodeConfig
+from rqrag.inference.decoding.decode_config import DecodeConfig
 from rqrag.inference.decoding.decoder import TreeDecoder
 from rqrag.retrieval.bm25 import BM25Retriever
 from rqrag.retrieval.passages import Passage
-from rqrag.serve.config import ServeConfig
 from rqrag.serve.documents.service import DocumentsService, DocumentsSettings
+from rqrag.serve.serve_config import ServeConfig
 from rqrag.serve.server.app import create_app
 from rqrag.trajectory import Action
 

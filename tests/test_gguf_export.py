@@ -91,7 +91,7 @@ def test_greedy_steps_match_the_hf_backend_on_the_merged_weights(trained):
 def test_the_tree_runs_the_trained_model_on_llamacpp():
     pytest.importorskip("xllamacpp")
     from rqrag.inference.build import build_decoder
-    from rqrag.inference.decoding.config import DecodeConfig
+    from rqrag.inference.decoding.decode_config import DecodeConfig
     from rqrag.inference.decoding.tree import Question
     from rqrag.retrieval.candidates import CandidateRetriever
 

@@ -7,7 +7,7 @@ import pytest
 from fakes import FakeGenerator
 from test_decoder import DOCS, _questions, script
 
-from rqrag.inference.decoding.config import DecodeConfig
+from rqrag.inference.decoding.decode_config import DecodeConfig
 from rqrag.inference.decoding.decoder import TreeDecoder
 from rqrag.inference.decoding.guards import text_guards
 from rqrag.inference.decoding.tree import Path, Question

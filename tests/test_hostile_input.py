@@ -16,12 +16,12 @@ import pytest
 from fakes import FakeGenerator
 from fastapi.testclient import TestClient
 
-from rqrag.inference.decoding.config import DecodeConfig
+from rqrag.inference.decoding.decode_config import DecodeConfig
 from rqrag.inference.decoding.decoder import TreeDecoder
 from rqrag.inference.decoding.tree import Question
 from rqrag.retrieval.bm25 import BM25Retriever
 from rqrag.retrieval.passages import Passage
-from rqrag.serve.config import ServeConfig
+from rqrag.serve.serve_config import ServeConfig
 from rqrag.serve.server.app import create_app
 from rqrag.trajectory import Action
 

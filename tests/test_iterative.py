@@ -13,7 +13,7 @@ from rqrag.answer.pipeline import AnswerPipeline, EvidenceSource
 from rqrag.answer.policy import AnsweringPolicy
 from rqrag.eval.systems import IRCOT, ITER_RETGEN, STANDARD_RAG, answer_settings
 from rqrag.inference.backends.base import Completion, GeneratorStats
-from rqrag.inference.decoding.config import DecodeConfig
+from rqrag.inference.decoding.decode_config import DecodeConfig
 from rqrag.inference.decoding.decoder import TreeDecoder
 from rqrag.inference.decoding.iterative import IterativeDecoder
 from rqrag.inference.decoding.search_first import search_question_first

@@ -15,7 +15,7 @@ from types import SimpleNamespace
 
 import pytest
 
-from rqrag.config import ConfigError
+from rqrag.config_loader import ConfigError
 from rqrag.serve.documents import jobs as jobs_module
 from rqrag.serve.documents.jobs import (
     ALLOWED,

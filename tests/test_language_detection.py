@@ -184,9 +184,9 @@ def wait_for(client, job_id: str, timeout: float = 300) -> dict:
 def test_an_upload_without_a_configured_language_gets_portuguese(tmp_path, minilm_encoder):
     from fastapi.testclient import TestClient
 
-    from rqrag.inference.decoding.config import DecodeConfig
-    from rqrag.serve.config import ServeConfig
+    from rqrag.inference.decoding.decode_config import DecodeConfig
     from rqrag.serve.documents.service import DocumentsService, DocumentsSettings
+    from rqrag.serve.serve_config import ServeConfig
     from rqrag.serve.server.app import create_app
 
     settings = DocumentsSettings(documents_dir=str(tmp_path / "libraries"), embedding_model=MODEL)  # no language

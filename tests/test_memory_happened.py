@@ -16,15 +16,15 @@ from fakes import FakeGenerator
 from fastapi.testclient import TestClient
 from test_schema_versions import MEMORIES_VERSION_1
 
-from rqrag.inference.decoding.config import DecodeConfig
+from rqrag.inference.decoding.decode_config import DecodeConfig
 from rqrag.inference.decoding.decoder import TreeDecoder
 from rqrag.retrieval.bm25 import BM25Retriever
 from rqrag.retrieval.passages import Passage
-from rqrag.serve.config import ServeConfig
 from rqrag.serve.memory.dates import date_range_in, happened_span
 from rqrag.serve.memory.retriever import MemoryRetriever
 from rqrag.serve.memory.schema_versions import recorded_version
 from rqrag.serve.memory.store import MemoryStore
+from rqrag.serve.serve_config import ServeConfig
 from rqrag.serve.server.app import create_app
 from rqrag.trajectory import Action
 

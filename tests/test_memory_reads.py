@@ -62,11 +62,11 @@ def test_memories_join_a_documents_question_only_when_they_are_about_it(smollm2_
     """The issue's case on the real app: two memories told, then questions about the user's PDF on the chat page's
     default retriever (documents + memories). No memory is cited for a question no memory mentions; a question
     about the user's own Mac finds its memory."""
-    from rqrag.inference.decoding.config import DecodeConfig
+    from rqrag.inference.decoding.decode_config import DecodeConfig
     from rqrag.inference.decoding.decoder import TreeDecoder
     from rqrag.retrieval.bm25 import BM25Retriever
     from rqrag.retrieval.passages import Passage
-    from rqrag.serve.config import ServeConfig
+    from rqrag.serve.serve_config import ServeConfig
     from rqrag.serve.server.app import create_app
     from rqrag.trajectory import Action
 

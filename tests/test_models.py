@@ -154,7 +154,7 @@ def test_default_model_loads_and_generates_on_cpu():
 
 
 def test_the_self_trained_model_is_the_default_and_prompted_mode_runs_its_base():
-    from rqrag.inference.decoding.config import DecodeConfig
+    from rqrag.inference.decoding.decode_config import DecodeConfig
     from rqrag.models import DEFAULT_MODEL, DEFAULT_RQRAG_MODEL, SELFTRAINED_MODEL, SHIPPED_MODEL, SHIPPED_MODEL_DIR
 
     assert DecodeConfig().model_to_load == DEFAULT_RQRAG_MODEL == SELFTRAINED_MODEL

@@ -14,7 +14,7 @@ import pytest
 
 from rqrag.cli.commands import index as index_command
 from rqrag.cli.commands import search as search_command
-from rqrag.config import ConfigError
+from rqrag.config_loader import ConfigError
 from rqrag.retrieval.base import RetrieverError
 from rqrag.retrieval.corpus_index import CorpusIndex
 from rqrag.retrieval.passages import read_passages
@@ -198,7 +198,7 @@ def test_a_resumed_build_refuses_a_changed_file_or_another_model(pg_url, sample_
 
 def test_the_decoder_searches_the_corpus_its_index_database_url_holds(wiki_in_postgres, sample_records):
     from rqrag.inference.build import retriever_for
-    from rqrag.inference.decoding.config import DecodeConfig
+    from rqrag.inference.decoding.decode_config import DecodeConfig
 
     config = DecodeConfig(retriever="corpus", index="wiki_sample", index_database_url=wiki_in_postgres)
     retriever = retriever_for(config)

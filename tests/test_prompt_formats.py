@@ -206,7 +206,7 @@ def test_multiple_choice_and_free_questions_get_the_originals_wording(tokenizer)
 def test_the_tree_decoder_runs_the_original_model_end_to_end(original_model_dir, tokenizer):
     """The real (tiny, random) model through the HF backend: every request starts with the original's prompt."""
     from rqrag.inference.backends.hf import HFGenerator
-    from rqrag.inference.decoding.config import DecodeConfig
+    from rqrag.inference.decoding.decode_config import DecodeConfig
     from rqrag.inference.decoding.decoder import TreeDecoder
     from rqrag.retrieval.bm25 import BM25Retriever
     from rqrag.retrieval.passages import Passage

@@ -14,8 +14,8 @@ from fakes import FakeGenerator
 
 from rqrag.answer import AnswerKind, PipelineAnswer
 from rqrag.cli import main as cli_main
-from rqrag.config import make_parser, parse
-from rqrag.inference.decoding.config import DecodeConfig
+from rqrag.config_loader import make_parser, parse
+from rqrag.inference.decoding.decode_config import DecodeConfig
 from rqrag.inference.decoding.decoder import TreeDecoder
 
 

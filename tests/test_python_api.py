@@ -23,7 +23,7 @@ def test_pipeline_is_importable_from_the_package_root_without_loading_a_stage_ea
 
 
 def test_unknown_settings_are_refused_with_the_known_ones():
-    from rqrag.config import ConfigError
+    from rqrag.config_loader import ConfigError
 
     with pytest.raises(ConfigError, match="unknown setting"):
         rqrag.Pipeline.from_config("rqrag_trained", max_dept=1)

@@ -77,7 +77,7 @@ def test_gold_and_silver_build_with_the_filter_on_real_records(smollm2_tokenizer
     import asyncio
     import json
 
-    from rqrag.data_construction.config import DataBuildConfig
+    from rqrag.data_construction.data_config import DataBuildConfig
     from rqrag.data_construction.pipeline import DATA_FILE, DROPPED_FILE, run_build
     from rqrag.data_construction.report import format_report, write_report
 

@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 from fakes import FakeGenerator
 
-from rqrag.eval.config import EvalConfig
+from rqrag.eval.eval_config import EvalConfig
 from rqrag.eval.runner import run_eval
-from rqrag.inference.decoding.config import DecodeConfig
+from rqrag.inference.decoding.decode_config import DecodeConfig
 from rqrag.inference.decoding.decoder import TreeDecoder
 from rqrag.inference.decoding.select import STRATEGIES
 from rqrag.trajectory import Action

@@ -311,9 +311,9 @@ def test_chunks_get_their_own_language_and_a_listing_its_documents():
 
 
 def test_every_benchmark_config_runs_the_shipped_default_model():
-    from rqrag.config import load_yaml_config
-    from rqrag.eval.config import EvalConfig
-    from rqrag.inference.decoding.config import DecodeConfig
+    from rqrag.config_loader import load_yaml_config
+    from rqrag.eval.eval_config import EvalConfig
+    from rqrag.inference.decoding.decode_config import DecodeConfig
 
     shipped = load_yaml_config(ROOT / "configs" / "decode" / "rqrag_trained.yaml", [DecodeConfig])["model"]
     for path in sorted((ROOT / "configs" / "eval").glob("*.yaml")):
@@ -323,7 +323,7 @@ def test_every_benchmark_config_runs_the_shipped_default_model():
 
 
 def test_a_config_base_is_followed_and_a_loop_refused(tmp_path):
-    from rqrag.config import ConfigError, read_yaml_layers
+    from rqrag.config_loader import ConfigError, read_yaml_layers
 
     (tmp_path / "a.yaml").write_text("base: b.yaml\nmax_depth: 3\n")
     (tmp_path / "b.yaml").write_text("max_depth: 1\nwidth: 2\n")

@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 from rqrag.cli import main as cli_main
-from rqrag.data_construction.config import DataImportConfig
+from rqrag.data_construction.data_config import DataImportConfig
 from rqrag.data_construction.released_import import (
     DATA_FILE,
     DROPPED_FILE,

@@ -10,9 +10,9 @@ import shlex
 import subprocess
 from pathlib import Path
 
-from rqrag.config import make_parser, parse
-from rqrag.eval.config import EvalConfig
-from rqrag.inference.decoding.config import DecodeConfig
+from rqrag.config_loader import make_parser, parse
+from rqrag.eval.eval_config import EvalConfig
+from rqrag.inference.decoding.decode_config import DecodeConfig
 
 
 ROOT = Path(__file__).resolve().parent.parent

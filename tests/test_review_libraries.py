@@ -10,7 +10,7 @@ import json
 import pytest
 
 from rqrag.cli.commands import review as command
-from rqrag.config import ConfigError
+from rqrag.config_loader import ConfigError
 from rqrag.ingest.libraries import open_library
 from rqrag.review import reviewer as reviewing
 

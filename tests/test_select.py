@@ -8,7 +8,7 @@ from typing import get_args
 import pytest
 
 from rqrag.answer_text import normalize_answer
-from rqrag.inference.decoding.config import DecodeConfig
+from rqrag.inference.decoding.decode_config import DecodeConfig
 from rqrag.inference.decoding.select import (
     DEFINITIONS,
     STRATEGIES,

@@ -15,7 +15,7 @@ import pytest
 from fakes import FakeGenerator
 
 from rqrag.benchmarks.splits import load_split
-from rqrag.inference.decoding.config import DecodeConfig
+from rqrag.inference.decoding.decode_config import DecodeConfig
 from rqrag.inference.decoding.decoder import TreeDecoder
 from rqrag.retrieval.base import Hit
 from rqrag.self_training.loop import (

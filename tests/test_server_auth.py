@@ -18,11 +18,11 @@ import sys
 import pytest
 from fastapi.testclient import TestClient
 
-from rqrag.config import ConfigError
-from rqrag.inference.decoding.config import DecodeConfig
+from rqrag.config_loader import ConfigError
+from rqrag.inference.decoding.decode_config import DecodeConfig
 from rqrag.paths import PROJECT_ROOT
 from rqrag.processes import free_port
-from rqrag.serve.config import ServeConfig
+from rqrag.serve.serve_config import ServeConfig
 from rqrag.serve.server.app import create_app
 from rqrag.serve.users import UserFile
 

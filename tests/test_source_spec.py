@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from rqrag.benchmarks.source_spec import SourceSpec, parse_source_spec
-from rqrag.data_construction.config import DataBuildConfig
+from rqrag.data_construction.data_config import DataBuildConfig
 from rqrag.data_construction.pipeline import load_examples
 
 

@@ -313,12 +313,12 @@ def test_the_answer_service_schedules_what_its_types_say(smollm2_tokenizer):
 
     from fakes import FakeGenerator
 
-    from rqrag.inference.decoding.config import DecodeConfig
+    from rqrag.inference.decoding.decode_config import DecodeConfig
     from rqrag.inference.decoding.decoder import TreeDecoder
     from rqrag.retrieval.bm25 import BM25Retriever
     from rqrag.retrieval.passages import Passage
     from rqrag.serve.answer_service import AnswerService, _TreeWork
-    from rqrag.serve.config import ServeConfig
+    from rqrag.serve.serve_config import ServeConfig
 
     retriever = BM25Retriever.from_documents([Passage("d", "Hamlet", "Hamlet was written by Shakespeare.")])
     generator = FakeGenerator(smollm2_tokenizer, lambda prompt, action, request: ("Shakespeare", 0.9))

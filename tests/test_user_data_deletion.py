@@ -19,10 +19,10 @@ import sys
 import pytest
 
 from rqrag.paths import PROJECT_ROOT
-from rqrag.serve.config import ServeConfig
 from rqrag.serve.documents.service import DocumentsService, DocumentsSettings
 from rqrag.serve.memory.conversations import ConversationStore
 from rqrag.serve.memory.store import MemoryStore
+from rqrag.serve.serve_config import ServeConfig
 from rqrag.serve.users import UserFile
 
 

@@ -228,7 +228,7 @@ def build_trainer(script_args, training_args, model_args):
 
 
 def main(script_args, training_args, model_args) -> None:
-    from rqrag.config import save_resolved_config
+    from rqrag.config_loader import save_resolved_config
     from rqrag.training.sft import _checkpoint_to_resume, point_adapter_at, save_train_summary
 
     trainer, tokenizer, n_questions = build_trainer(script_args, training_args, model_args)

@@ -137,7 +137,7 @@ def main(script_args, training_args, model_args) -> None:
     from trl import SFTTrainer, get_peft_config
 
     from rqrag.adapters import TOKEN_ROWS_FILE, apply_token_rows
-    from rqrag.config import save_resolved_config
+    from rqrag.config_loader import save_resolved_config
     from rqrag.training.data import load_records, tokenize_dataset
     from rqrag.training.token_rows import NewTokenRows, SaveTokenRowsCallback
 

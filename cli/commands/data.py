@@ -26,14 +26,14 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from rqrag.cli.commands import run_verb
-from rqrag.config import log_config, make_parser, parse, save_resolved_config
+from rqrag.config_loader import log_config, make_parser, parse, save_resolved_config
 
 
 logger = logging.getLogger(__name__)
 
 
 def build(argv: Sequence[str]) -> int:
-    from rqrag.data_construction.config import DataBuildConfig
+    from rqrag.data_construction.data_config import DataBuildConfig
 
     parser = make_parser(DataBuildConfig, prog="rqrag data build", description=__doc__.split("\n\n")[2])
     (config, _extra) = parse(parser, argv)
@@ -67,7 +67,7 @@ def build(argv: Sequence[str]) -> int:
 
 def self_train(argv: Sequence[str]) -> int:
     """rqrag data self-train --config configs/data/self_train.yaml [--sources hotpotqa:20 ...] [--model PATH]"""
-    from rqrag.inference.decoding.config import DecodeConfig
+    from rqrag.inference.decoding.decode_config import DecodeConfig
     from rqrag.self_training import loop as self_training
 
     description = self_training.__doc__.split("\n\n")[2]
@@ -85,7 +85,7 @@ def self_train(argv: Sequence[str]) -> int:
 def import_released(argv: Sequence[str]) -> int:
     """rqrag data import --input rq_rag.jsonl --out_dir runs/data/released [--limit N]"""
     from rqrag.data_construction import released_import
-    from rqrag.data_construction.config import DataImportConfig
+    from rqrag.data_construction.data_config import DataImportConfig
 
     description = released_import.__doc__.split("\n\n")[2]
     parser = make_parser(DataImportConfig, prog="rqrag data import", description=description)

@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from rqrag.cli.commands import run_verb
-from rqrag.config import ConfigError, log_config, make_parser, parse
+from rqrag.config_loader import ConfigError, log_config, make_parser, parse
 
 
 logger = logging.getLogger(__name__)

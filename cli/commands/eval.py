@@ -16,9 +16,9 @@ from __future__ import annotations
 import sys
 from collections.abc import Sequence
 
-from rqrag.config import log_config, make_parser, parse
-from rqrag.eval.config import EvalConfig
-from rqrag.inference.decoding.config import DecodeConfig
+from rqrag.config_loader import log_config, make_parser, parse
+from rqrag.eval.eval_config import EvalConfig
+from rqrag.inference.decoding.decode_config import DecodeConfig
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -21,9 +21,9 @@ from __future__ import annotations
 import sys
 from collections.abc import Sequence
 
-from rqrag.config import log_config, make_parser, parse
-from rqrag.eval.experiments.config import ExperimentConfig
-from rqrag.inference.decoding.config import DecodeConfig
+from rqrag.config_loader import log_config, make_parser, parse
+from rqrag.eval.experiments.experiment_config import ExperimentConfig
+from rqrag.inference.decoding.decode_config import DecodeConfig
 
 
 ACTIONS = ("run", "design", "report", "queries")
@@ -44,7 +44,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     log_config(f"rqrag experiment {extra.action}", decode, config)
 
     if extra.action == "report":
-        from rqrag.config import save_resolved_config
+        from rqrag.config_loader import save_resolved_config
         from rqrag.eval.experiments.analysis import make_report
 
         path = make_report(config, extra.report_dir)

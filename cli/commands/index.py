@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from rqrag.cli.commands import run_verb
-from rqrag.config import ConfigError, log_config, make_parser, parse, save_resolved_config
+from rqrag.config_loader import ConfigError, log_config, make_parser, parse, save_resolved_config
 
 
 logger = logging.getLogger(__name__)

@@ -22,8 +22,8 @@ from __future__ import annotations
 import sys
 from collections.abc import Sequence
 
-from rqrag.config import log_config, make_parser, parse
-from rqrag.review.config import ReviewConfig
+from rqrag.config_loader import log_config, make_parser, parse
+from rqrag.review.review_config import ReviewConfig
 from rqrag.review.run import review
 
 

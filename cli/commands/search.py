@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Literal
 
-from rqrag.config import log_config, make_parser, parse, renamed
+from rqrag.config_loader import log_config, make_parser, parse, renamed
 from rqrag.retrieval.base import Hit
 from rqrag.retrieval.registry import SEARCH_MODES
 

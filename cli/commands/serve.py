@@ -13,9 +13,9 @@ from __future__ import annotations
 import sys
 from collections.abc import Sequence
 
-from rqrag.config import log_config, make_parser, parse
-from rqrag.inference.decoding.config import DecodeConfig
-from rqrag.serve.config import ServeConfig
+from rqrag.config_loader import log_config, make_parser, parse
+from rqrag.inference.decoding.decode_config import DecodeConfig
+from rqrag.serve.serve_config import ServeConfig
 
 
 def main(argv: Sequence[str] | None = None) -> int:

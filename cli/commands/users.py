@@ -22,7 +22,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from rqrag.cli.commands import run_verb
-from rqrag.config import make_parser, parse
+from rqrag.config_loader import make_parser, parse
 
 
 @dataclass
@@ -88,8 +88,8 @@ def _serve_parser():
     import argparse
     import dataclasses
 
-    from rqrag.inference.decoding.config import DecodeConfig
-    from rqrag.serve.config import ServeConfig
+    from rqrag.inference.decoding.decode_config import DecodeConfig
+    from rqrag.serve.serve_config import ServeConfig
 
     parser = make_parser(
         UsersRemoveConfig, DecodeConfig, ServeConfig, prog="rqrag users remove", description="Remove a user."

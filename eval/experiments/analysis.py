@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from rqrag.eval.experiments.config import ExperimentConfig, chunking_label, resolve_path
+from rqrag.eval.experiments.experiment_config import ExperimentConfig, chunking_label, resolve_path
 from rqrag.eval.experiments.metrics import BASE_METRICS, flatten_records
 from rqrag.eval.experiments.report import write_report
 from rqrag.retrieval.registry import SEARCH_MODES

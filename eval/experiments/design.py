@@ -22,7 +22,7 @@ from typing import Any
 
 import numpy as np
 
-from rqrag.eval.experiments.config import ExperimentConfig, depth_of_refinement
+from rqrag.eval.experiments.experiment_config import ExperimentConfig, depth_of_refinement
 
 
 DESIGN_FILE = "design.csv"

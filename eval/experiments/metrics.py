@@ -29,7 +29,7 @@ from typing import Any
 import numpy as np
 
 from rqrag.eval import metrics
-from rqrag.eval.experiments.config import RAGAS_JUDGED
+from rqrag.eval.experiments.experiment_config import RAGAS_JUDGED
 from rqrag.eval.report import mean_present
 
 

@@ -38,10 +38,15 @@ from collections.abc import Sequence
 from typing import Any
 
 from rqrag.answer.messages import AnswerKind
-from rqrag.config import save_resolved_config
+from rqrag.config_loader import save_resolved_config
 from rqrag.eval.engine import Answerer, Study, StudyCell, StudyQuestion, run_study
-from rqrag.eval.experiments.config import ExperimentConfig, chunking_from_level, chunking_label, resolve_path
 from rqrag.eval.experiments.design import Cell, build_cells, cell_decode_config, generator_key, write_design
+from rqrag.eval.experiments.experiment_config import (
+    ExperimentConfig,
+    chunking_from_level,
+    chunking_label,
+    resolve_path,
+)
 from rqrag.eval.experiments.metrics import (
     BASE_METRICS,
     RAGAS_JUDGED,

@@ -32,7 +32,7 @@ from collections.abc import Callable, Sequence
 
 from rqrag.inference.backends.base import Generator
 from rqrag.inference.decoding.accounting import charge
-from rqrag.inference.decoding.config import DecodeConfig
+from rqrag.inference.decoding.decode_config import DecodeConfig
 from rqrag.inference.decoding.expansions import Expansion, merge_identical, share_completions, share_prefix
 from rqrag.inference.decoding.failures import Failure, FailureKind
 from rqrag.inference.decoding.finished import cap_paths, failed_path, finished_path, select_trajectories

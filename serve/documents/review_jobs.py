@@ -76,8 +76,8 @@ class ReviewJobs:
         return job
 
     def _run(self, job: ReviewJob) -> None:
-        from rqrag.config import ConfigError
-        from rqrag.review.config import ReviewConfig
+        from rqrag.config_loader import ConfigError
+        from rqrag.review.review_config import ReviewConfig
         from rqrag.review.run import ReviewFailed, run_review
 
         try:

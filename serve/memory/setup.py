@@ -16,7 +16,7 @@ import logging
 import os
 
 from rqrag.answer import DecodeConfig
-from rqrag.serve.config import ServeConfig
+from rqrag.serve.serve_config import ServeConfig
 
 
 logger = logging.getLogger(__name__)

@@ -11,9 +11,9 @@ import uuid
 
 from fastapi import APIRouter
 
-from rqrag.serve.config import ServeConfig
 from rqrag.serve.conversation_service import ConversationService, Turn
 from rqrag.serve.errors import NotFound, ServiceError
+from rqrag.serve.serve_config import ServeConfig
 from rqrag.serve.server.chat_routes import answer_pieces
 from rqrag.serve.server.dependencies import ConversationServiceDep, RequestUser
 from rqrag.serve.server.schema import AskRequest, ChatCompletionRequest, http_error

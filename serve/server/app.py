@@ -34,11 +34,11 @@ from fastapi.responses import JSONResponse, Response
 
 from rqrag.answer import DecodeConfig
 from rqrag.serve.answer_service import AnswerService
-from rqrag.serve.config import ServeConfig
 from rqrag.serve.conversation_service import ConversationService
 from rqrag.serve.documents.service import DocumentsService, DocumentsSettings
 from rqrag.serve.memory.conversations import ConversationStore
 from rqrag.serve.memory.setup import memory_judge, open_memories
+from rqrag.serve.serve_config import ServeConfig
 from rqrag.serve.server.answer_routes import answer_router
 from rqrag.serve.server.auth import Authenticator, is_public
 from rqrag.serve.server.chat_routes import chat_router

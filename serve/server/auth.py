@@ -35,9 +35,9 @@ import re
 
 from starlette.requests import Request
 
-from rqrag.config import ConfigError
-from rqrag.serve.config import ServeConfig
+from rqrag.config_loader import ConfigError
 from rqrag.serve.memory.conversations import DEFAULT_USER
+from rqrag.serve.serve_config import ServeConfig
 from rqrag.serve.server.schema import APIError
 from rqrag.serve.users import Caller, UserFile, UsersError, bearer_token
 

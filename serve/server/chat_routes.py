@@ -27,9 +27,9 @@ from fastapi import Path as PathParam
 from fastapi.responses import FileResponse, RedirectResponse
 
 from rqrag.answer import STRATEGY_NAMES
-from rqrag.serve.config import ServeConfig
 from rqrag.serve.conversation_service import ConversationService, Turn
 from rqrag.serve.errors import ServiceError
+from rqrag.serve.serve_config import ServeConfig
 from rqrag.serve.server.dependencies import AnswerServiceDep, ConversationServiceDep, RequestUser
 from rqrag.serve.server.schema import APIError, ChatRequest, ConversationId
 from rqrag.serve.server.sse import event_stream, sse

@@ -129,10 +129,14 @@ function renderSources(sources) {
   return list;
 }
 
+// Not shown: the pipeline's own span (inside the request's, which the page shows as "total") and `total_seconds`,
+// the request's former name, repeated by the server for one release.
+const UNSHOWN_TIMINGS = new Set(["answer_seconds", "total_seconds"]);
+
 function timingText(timings) {
   const parts = [];
   for (const [key, value] of Object.entries(timings || {})) {
-    if (typeof value !== "number") continue;
+    if (typeof value !== "number" || UNSHOWN_TIMINGS.has(key)) continue;
     if (key.endsWith("_seconds") || key.endsWith("_s")) {
       const label = t(`timing.${key}`, {}, key.replace(/_(seconds|s)$/, "").replace(/_/g, " "));
       parts.push(`${label} ${value.toLocaleString(locale(), { maximumFractionDigits: 2 })} s`);

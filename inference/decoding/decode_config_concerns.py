@@ -1,8 +1,8 @@
 """The concerns `DecodeConfig` is made of, one dataclass each: the backend that runs the model, the tree's shape
 and sampling, retrieval, how the shown answer is chosen (selection and grounding), and the iterative baselines.
 
-`DecodeConfig` (rqrag.inference.decoding.config) inherits them all, so a field is still `config.field` and a YAML
-file still a flat mapping; `@concern` gives each its `--help` group (rqrag.config), and names its `common` fields:
+`DecodeConfig` (rqrag.inference.decoding.decode_config) inherits them all, so a field is still `config.field` and a YAML
+file still a flat mapping; `@concern` gives each its `--help` group (rqrag.config_loader), and names its `common` fields:
 the everyday flags every entry point lists first.
 """
 
@@ -12,7 +12,7 @@ import warnings
 from dataclasses import dataclass, field
 from typing import Literal
 
-from rqrag.config import concern, renamed
+from rqrag.config_loader import concern, renamed
 from rqrag.inference.backends.base import SamplingParams
 from rqrag.inference.decoding.select import StrategyName
 from rqrag.retrieval.registry import RETRIEVER_KINDS, SEARCH_MODES

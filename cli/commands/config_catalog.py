@@ -15,7 +15,7 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from rqrag.config import ConfigError, resolve_config, shipped_configs
+from rqrag.config_loader import ConfigError, resolve_config, shipped_configs
 
 
 def describe(path: Path) -> str:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from rqrag.config import concern
+from rqrag.config_loader import concern
 from rqrag.eval.systems import BENCHMARK_SYSTEMS, DEFAULT_SYSTEMS
 
 

@@ -31,7 +31,7 @@ from typing import Any, Literal
 
 import yaml
 
-from rqrag.config import concern
+from rqrag.config_loader import concern
 from rqrag.retrieval.registry import SEARCH_MODES
 
 
@@ -137,7 +137,7 @@ class ExperimentConfig:
             raise ValueError("a fractional design needs fraction_generator, fraction_resolution or fraction_reduction")
 
     def _check_levels(self) -> None:
-        from rqrag.inference.decoding.config import DecodeConfig
+        from rqrag.inference.decoding.decode_config import DecodeConfig
 
         decode_fields = {f.name for f in dataclasses.fields(DecodeConfig)}
         for name, levels in self.factors.items():

@@ -1,5 +1,5 @@
 """`DecodeConfig`: every knob of the tree decoder, one dataclass made of its concerns (YAML + CLI overrides via
-rqrag.config, `--help` grouped by concern).
+rqrag.config_loader, `--help` grouped by concern).
 
 Defaults follow the original RQ-RAG code where the paper is silent: refined queries are *sampled*
 (temperature 1.0) so siblings differ, answers are *greedy* so their confidences are comparable across
@@ -19,8 +19,8 @@ from pathlib import Path
 
 import yaml
 
-from rqrag.config import RESOLVED_CONFIG_NAME, former_names
-from rqrag.inference.decoding.config_concerns import (
+from rqrag.config_loader import RESOLVED_CONFIG_NAME, former_names
+from rqrag.inference.decoding.decode_config_concerns import (
     BackendConfig,
     BaselinesConfig,
     RetrievalConfig,
@@ -31,7 +31,7 @@ from rqrag.trajectory import Action
 
 
 def _accepts_former_names(cls: type) -> type:
-    """A renamed field (`renamed` in rqrag.config) keeps its old keyword, with a warning: `DecodeConfig(mode=...)`,
+    """A renamed field (`renamed` in rqrag.config_loader) keeps its old keyword, with a warning: `DecodeConfig(mode=...)`,
     and an experiment's generator preset that still says `mode:` (applied with `dataclasses.replace`)."""
     init, former = cls.__init__, former_names([cls])
 
@@ -108,7 +108,7 @@ def _recorded_evidence_max_words(path: str, _mtime_ns: int) -> int | None:
 @_accepts_former_names
 @dataclass
 class DecodeConfig(BaselinesConfig, SelectionConfig, RetrievalConfig, TreeConfig, BackendConfig):
-    """Every knob of the tree decoder; each concern's fields are declared in config_concerns.py."""
+    """Every knob of the tree decoder; each concern's fields are declared in decode_config_concerns.py."""
 
     def __post_init__(self):
         if self.backend in ("remote", "chat") and not self.remote_base_url:

@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Literal
 
-from rqrag.config import concern
+from rqrag.config_loader import concern
 
 
 @concern(
