@@ -170,26 +170,28 @@ class ExtractiveAnswerer:
         """One quote (or None: no sentence qualifies) per question; all sentences embedded in one encoder call."""
         quotes: list[Quote | None] = []
         for i, scored in enumerate(self.scored(questions, hits)):
-            kind = asked[i] if asked else None
+            answer_type = asked[i] if asked else None
             if answers and answers[i]:
                 phrases = [f" {normalize_answer(a)} " for a in answers[i] if normalize_answer(a)]
                 # the more of the candidates' phrases a sentence holds, the more it counts ("Paris ... of France"
                 # over a sentence that names France only)
                 boost = self.weights.answer * trust
                 scored = [(s + boost * share_held(phrases, normalize_answer(c.text)), c) for s, c in scored]
-            if kind in SPECIFIC_TYPES:
+            if answer_type in SPECIFIC_TYPES:
                 # a window must hold the asked-for thing; the others sink below every window that does
-                scored = [(s if holds_type(c.text, kind, questions[i]) else s - _NO_TYPE, c) for s, c in scored]
-            longest = self.max_sentences if kind in (None, OTHER) else min(TYPED_MAX_SENTENCES, self.max_sentences)
+                scored = [(s if holds_type(c.text, answer_type, questions[i]) else s - _NO_TYPE, c) for s, c in scored]
+            longest = (
+                self.max_sentences if answer_type in (None, OTHER) else min(TYPED_MAX_SENTENCES, self.max_sentences)
+            )
             window, score = self._best_window(scored, longest)
-            if window and kind in SPECIFIC_TYPES and score < -_NO_TYPE / 2:
+            if window and answer_type in SPECIFIC_TYPES and score < -_NO_TYPE / 2:
                 window = []  # nothing of the asked type in the evidence: not found, rather than a quote off topic
             found = self._quote([scored[j][1] for j in window], hits[i], score) if window else None
             if found is not None and is_procedure(questions[i]):
                 found = self._steps([scored[j][1] for j in window], hits[i], found)
-            if found is not None and kind in SPECIFIC_TYPES + (PERSON, PLACE, OPTION):
+            if found is not None and answer_type in SPECIFIC_TYPES + (PERSON, PLACE, OPTION):
                 found = dataclasses.replace(
-                    found, text=shortest_span(found.text, questions[i], kind, answers[i] if answers else ())
+                    found, text=shortest_span(found.text, questions[i], answer_type, answers[i] if answers else ())
                 )
             quotes.append(found)
         return quotes

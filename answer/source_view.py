@@ -21,8 +21,8 @@ from rqrag.trajectory import Action, Step
 
 
 # What a source says about where it comes from: a chunk of the user's documents its file and page span
-# (rqrag.ingest.library), a memory its date and conversation (serve/memory/store.py).
-SOURCE_LOCATION = ("doc_id", "file", "page_start", "page_end", "kind", "memory_id", "date", "time", "weekday")
+# (rqrag.ingest.library), a memory its `origin` ("memory"), date and conversation (serve/memory/store.py).
+SOURCE_LOCATION = ("doc_id", "file", "page_start", "page_end", "origin", "memory_id", "date", "time", "weekday")
 SOURCE_LOCATION += ("period_of_day", "conversation_id", "happened_first", "happened_last", "told_at")
 
 
@@ -78,7 +78,7 @@ def told_back(shown: GroundedAnswer, language: str) -> GroundedAnswer:
     if (
         shown.kind is not AnswerKind.QUOTED
         or cited is None
-        or cited.extra.get("kind") != "memory"
+        or cited.extra.get("origin") != "memory"
         or not cited.extra.get("told_at")
     ):
         return shown

@@ -99,23 +99,24 @@ def load_examples(config: DataBuildConfig) -> tuple[list[SourceExample], dict[st
 def build_retrievers(
     config: DataBuildConfig, examples: Sequence[SourceExample], cache_path: Path
 ) -> dict[str, Retriever]:
-    """Retriever per kind in use; multi-hop candidates are the loaded examples' own pools, keyed by uid."""
+    """One retriever per retriever kind in use; multi-hop candidates are the loaded examples' own pools, keyed by
+    uid."""
     from rqrag.retrieval import build_retriever
 
-    kinds = {_retriever_kind(config, ex) for ex in examples}
+    retriever_kinds = {_retriever_kind(config, ex) for ex in examples}
     retrievers: dict[str, Retriever] = {}
-    for kind in sorted(kinds):
-        if kind == "candidates":
+    for retriever_kind in sorted(retriever_kinds):
+        if retriever_kind == "candidates":
             records = [ex.pool_record() for ex in examples if ex.pool and _retriever_kind(config, ex) == "candidates"]
-            retrievers[kind] = build_retriever(
+            retrievers[retriever_kind] = build_retriever(
                 "candidates", mode=config.candidates_mode, records=records, cache_path=cache_path
             )
-        elif kind == "corpus":
-            retrievers[kind] = build_retriever(
+        elif retriever_kind == "corpus":
+            retrievers[retriever_kind] = build_retriever(
                 "corpus", mode=config.retriever_mode, index_dir=config.index_dir, cache_path=cache_path
             )
         else:
-            retrievers[kind] = build_retriever("web", cache_path=cache_path)
+            retrievers[retriever_kind] = build_retriever("web", cache_path=cache_path)
     return retrievers
 
 
@@ -144,15 +145,15 @@ class Pipeline:
                     kept, dropped = filter_text(outcome[0], ex.question, ex.aliases)
                     self.filtered[ex.uid] = dropped
                     refined[i] = (kept, outcome[1])
-        searches: dict[str, list[tuple[int, str, str]]] = {}  # kind -> [(example index, query, qid)]
+        searches: dict[str, list[tuple[int, str, str]]] = {}  # retriever kind -> [(example index, query, qid)]
         for i, (ex, outcome) in enumerate(zip(chunk, refined)):
             if isinstance(outcome, tuple):
                 for query in outcome[0]:
                     searches.setdefault(_retriever_kind(self.config, ex), []).append((i, query, ex.uid))
         hits_by_query: dict[tuple[int, str], list[Hit]] = {}
         failed_search: dict[int, RetrieverUnavailable] = {}
-        for kind, wanted in searches.items():
-            retriever = self.retrievers[kind]
+        for retriever_kind, wanted in searches.items():
+            retriever = self.retrievers[retriever_kind]
             qids = [qid for _, _, qid in wanted] if retriever.uses_qids else None
             try:
                 results = retriever.batch_search([q for _, q, _ in wanted], k=self.config.docs_per_query, qids=qids)

@@ -163,7 +163,7 @@ def parse_turn(content: str) -> ReleasedTurn:
             i += 2
         steps.append(Step(_QUERY_ACTIONS[token], query, hits))
         intermediate.append(short)
-    raise Rejected("no_answer", "the turn ends without [A_Response]")
+    raise Rejected("no_response", "the turn ends without [A_Response]")
 
 
 def _messages(raw: dict[str, Any]) -> list[dict[str, str]]:
@@ -184,8 +184,8 @@ def _messages(raw: dict[str, Any]) -> list[dict[str, str]]:
 
 
 def _refinement(steps: tuple[Step, ...]) -> str:
-    kinds = sorted({s.action.short for s in steps})
-    return "+".join(kinds) if kinds else "none"  # the release never mixes kinds; a mix would show here
+    actions = sorted({s.action.short for s in steps})
+    return "+".join(actions) if actions else "none"  # the release never mixes actions; a mix would show here
 
 
 def import_record(raw: dict[str, Any]) -> dict[str, Any]:

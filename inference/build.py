@@ -112,16 +112,16 @@ def retriever_for(config: DecodeConfig, records=None):
     `--index` is searched as itself (its hits carry file and page) and never cached: it changes with each add."""
     from rqrag.retrieval.registry import build_retriever
 
-    kind = config.retriever
+    retriever_kind = config.retriever
     library = open_index_library(config)
     return build_retriever(
-        kind,
+        retriever_kind,
         mode=config.retrieval_mode,
         index=library,
-        index_dir=config.index if kind == "corpus" else None,
-        database_url=config.index_database_url if kind == "corpus" else None,
-        candidates_path=config.candidates_file if kind == "candidates" and records is None else None,
-        records=records if kind == "candidates" else None,
+        index_dir=config.index if retriever_kind == "corpus" else None,
+        database_url=config.index_database_url if retriever_kind == "corpus" else None,
+        candidates_path=config.candidates_file if retriever_kind == "candidates" and records is None else None,
+        records=records if retriever_kind == "candidates" else None,
         cache_path=config.retrieval_cache if library is None else None,
     )
 

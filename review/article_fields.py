@@ -86,27 +86,27 @@ MIN_WORDS, MAX_WORDS = 6, 70
 class FieldSentence:
     text: str
     page: int | None
-    section: str  # the kind of the section it was read in
+    section: str  # the role of the section it was read in (rqrag.ingest.article.SECTION_ROLES)
     heading: str
     score: float
 
 
 def _candidates(article, field: str) -> list[tuple[str, int | None, str, str, int, int]]:
-    """(sentence, page, section kind, heading, index among the kind's sentences, sentences of the kind) of the
-    first of the field's section kinds the article has sentences in: a conclusion is read in the conclusion when
+    """(sentence, page, section role, heading, index among the role's sentences, sentences in the role) of the
+    first of the field's section roles the article has sentences in: a conclusion is read in the conclusion when
     there is one, and in the discussion only when there is none."""
     language = article.language
-    for kind in FIELD_SECTIONS[field]:
+    for role in FIELD_SECTIONS[field]:
         sentences = [
             (sentence.strip(), page, section.heading)
             for section in article.sections
             # the English abstract of a Portuguese article is not what its review quotes
-            if section.kind == kind and not (language and section.language and section.language != language)
+            if section.role == role and not (language and section.language and section.language != language)
             for page, text in section.paragraphs
             for sentence in split_sentences(text)
         ]
         out = [
-            (text, page, kind, heading, index, len(sentences))
+            (text, page, role, heading, index, len(sentences))
             for index, (text, page, heading) in enumerate(sentences)
             if MIN_WORDS <= len(text.split()) <= MAX_WORDS
         ]
@@ -127,14 +127,14 @@ def _centrality(texts: Sequence[str]) -> np.ndarray:
     return np.asarray(matrix @ centre).ravel() / norm
 
 
-def _position(field: str, kind: str, index: int, count: int) -> float:
+def _position(field: str, role: str, index: int, count: int) -> float:
     """How well a sentence's place in its section fits the field (1 best)."""
     if count <= 1:
         return 1.0
     share = index / (count - 1)
-    if field == "objective" and kind == "introduction":
+    if field == "objective" and role == "introduction":
         return share  # the introduction ends on what the article sets out to do
-    if field == "result" and kind == "abstract":
+    if field == "result" and role == "abstract":
         return share
     return 1.0 - share
 
@@ -153,16 +153,16 @@ def score_field(article, field: str, weights: dict[str, float] | None = None) ->
     for members in by_section.values():
         centrality[members] = _centrality([candidates[i][0] for i in members])
     scored = []
-    for i, (text, page, kind, heading, index, count) in enumerate(candidates):
+    for i, (text, page, role, heading, index, count) in enumerate(candidates):
         folded = fold(text)
         score = (
             weights["cue"] * min(2, len(cue.findall(folded))) / 2
-            + weights["position"] * _position(field, kind, index, count)
+            + weights["position"] * _position(field, role, index, count)
             + weights["centrality"] * float(centrality[i])
             + weights["number"] * float(field in ("result", "data") and bool(re.search(r"\d", text)))
             - weights["penalty"] * float(bool(penalty.search(folded)))
         )
-        scored.append(FieldSentence(text, page, kind, heading, round(score, 4)))
+        scored.append(FieldSentence(text, page, role, heading, round(score, 4)))
     return sorted(scored, key=lambda s: -s.score)
 
 

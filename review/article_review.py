@@ -36,7 +36,7 @@ def _quote(sentence: FieldSentence) -> dict:
         "page": sentence.page,
         "section": sentence.section,
         "heading": sentence.heading,
-        "kind": "quoted",
+        "origin": "quoted",
     }
 
 
@@ -69,10 +69,10 @@ def review_article(topic: str, document, language: str, model_review: dict | Non
         trial = {**{f: [q["text"] for q in fields[f]] for f in FIELDS}, field: generated}
         defects = [d for d in check_fields(trial, text) if d.field == field]
         if defects:
-            why[field] = ", ".join(sorted({d.kind for d in defects}))
+            why[field] = ", ".join(sorted({d.problem for d in defects}))
             continue
         fields[field] = [
-            {"text": item, "page": None, "section": None, "heading": None, "kind": "generated"} for item in generated
+            {"text": item, "page": None, "section": None, "heading": None, "origin": "generated"} for item in generated
         ]
     shown = {field: [q["text"] for q in quotes] for field, quotes in fields.items()}
     sources = {field: [q["section"] for q in quotes] for field, quotes in fields.items()}
@@ -82,7 +82,7 @@ def review_article(topic: str, document, language: str, model_review: dict | Non
         "authors": article.authors,
         "year": article.year,
         "language": article.language,
-        "sections": [{"kind": s.kind, "heading": s.heading, "pages": s.pages} for s in article.sections],
+        "sections": [{"role": s.role, "heading": s.heading, "pages": s.pages} for s in article.sections],
         "references": article.references,
         "fields": fields,
         "model_rejected": why,

@@ -79,14 +79,14 @@ def check_review(topic: str, document, language: str, quoter=None) -> None:
         quote = _quote(FIELD_QUESTIONS[_lang(language)][field], _stating(hits, field), language, quoter)
         text = quote.text if quote is not None else ""
         review[field] = [text] if field in LIST_FIELDS and text else ([] if field in LIST_FIELDS else text)
-        provenance[field] = {"kind": "quoted" if text else "none", "pages": _pages(quote), "why": why}
+        provenance[field] = {"origin": "quoted" if text else "none", "pages": _pages(quote), "why": why}
 
     summary = model_said.get("summary") or ""
     why = failure or (field_problem(summary, hits, language) if summary else "missing")
     if why:
         quoted("summary", why)
     else:
-        review["summary"], provenance["summary"] = summary, {"kind": "generated", "pages": [], "why": None}
+        review["summary"], provenance["summary"] = summary, {"origin": "generated", "pages": [], "why": None}
 
     for field in LIST_FIELDS:
         items = model_said.get(field) or []
@@ -95,7 +95,7 @@ def check_review(topic: str, document, language: str, quoter=None) -> None:
         if kept and not failure:
             rejected = [problem for problem in problems if problem]
             review[field] = kept
-            provenance[field] = {"kind": "generated", "pages": [], "why": ", ".join(rejected) or None}
+            provenance[field] = {"origin": "generated", "pages": [], "why": ", ".join(rejected) or None}
         else:
             quoted(field, failure or (", ".join(p for p in problems if p) if items else "none stated"))
 
@@ -105,10 +105,10 @@ def check_review(topic: str, document, language: str, quoter=None) -> None:
         share = _topic_share(topic, hits, language)
         review["relevance"] = next((level for floor, level in RELEVANCE_BY_SHARE if share >= floor), "none")
         review["relevance_reason"] = _share_sentence(share, language)
-        provenance["relevance"] = {"kind": "retrieval", "pages": [], "why": why, "topic_share": round(share, 2)}
+        provenance["relevance"] = {"origin": "retrieval", "pages": [], "why": why, "topic_share": round(share, 2)}
     else:
         review["relevance"], review["relevance_reason"] = model_said["relevance"], reason
-        provenance["relevance"] = {"kind": "generated", "pages": [], "why": None}
+        provenance["relevance"] = {"origin": "generated", "pages": [], "why": None}
     document.review, document.provenance = review, provenance  # `error` still says why the model's failed
 
 

@@ -37,7 +37,7 @@ LANGUAGES = ("pt", "en")
 _WORD = re.compile(r"[^\W\d_]+(?:['’][^\W\d_]+)?", re.UNICODE)
 _CLOSES = (".", "!", "?", "…", ")", '"', "»", "”", "]")
 SENTENCE_WORDS = 8  # a text this long is a sentence, and a sentence ends on its punctuation
-# Where each field may be taken from (section kinds of rqrag.ingest.article).
+# Where each field may be taken from (section roles of rqrag.ingest.article).
 ALLOWED_SECTIONS = {
     "objective": ("abstract", "introduction", "objectives"),
     "method": ("method", "abstract"),
@@ -50,11 +50,11 @@ ALLOWED_SECTIONS = {
 @dataclass(frozen=True)
 class Defect:
     field: str
-    kind: str  # invented_word | repeated | twice | cut | wrong_section
+    problem: str  # what is wrong with it: invented_word | repeated | twice | cut | wrong_section
     detail: str
 
     def to_dict(self) -> dict:
-        return {"field": self.field, "kind": self.kind, "detail": self.detail}
+        return {"field": self.field, "problem": self.problem, "detail": self.detail}
 
 
 @functools.lru_cache(maxsize=200_000)
@@ -113,7 +113,7 @@ def check_fields(
     sources: Mapping[str, Sequence[str | None]] | None = None,
 ) -> list[Defect]:
     """Every defect of a review's `fields` (name -> text or list of texts), checked against the article's text;
-    `sources[field][i]`: the section kind the i-th text of the field was quoted from (None: not found in it)."""
+    `sources[field][i]`: the section role the i-th text of the field was quoted from (None: not found in it)."""
     own = article_words(article_text)
     defects: list[Defect] = []
     shown: list[tuple[str, str]] = []  # (field, text) of every text, for "twice"
@@ -130,13 +130,13 @@ def check_fields(
                 other = next(name for name, earlier in shown if name != field and _same(text, earlier))
                 defects.append(Defect(field, "twice", f"also in {other}: {text[:60]}"))
             allowed = ALLOWED_SECTIONS.get(field)
-            kinds = (sources or {}).get(field) or []
-            kind = kinds[index] if index < len(kinds) else None
-            if allowed is not None and kind is not None and kind not in allowed:
-                defects.append(Defect(field, "wrong_section", f"from {kind}"))
+            roles = (sources or {}).get(field) or []
+            role = roles[index] if index < len(roles) else None
+            if allowed is not None and role is not None and role not in allowed:
+                defects.append(Defect(field, "wrong_section", f"from {role}"))
             shown.append((field, text))
     return defects
 
 
-def defect_kinds(defects: Iterable[Defect]) -> set[str]:
-    return {d.kind for d in defects}
+def defect_problems(defects: Iterable[Defect]) -> set[str]:
+    return {d.problem for d in defects}

@@ -161,14 +161,14 @@ def _article_section(n: int, doc: dict, words: dict) -> list[str]:
             continue
         shown = []
         for quote in quotes:
-            if quote["kind"] == "generated":
+            if quote["origin"] == "generated":
                 shown.append(f"{quote['text']} *({words['generated']})*")
             else:
                 where = words["section_page"].format(section=quote["heading"] or quote["section"], page=quote["page"])
                 shown.append(f"«{quote['text']}» *({where})*")
         lines += [f"**{label}.** " + " ".join(shown), ""]
     if article.get("defects"):
-        found = "; ".join(f"{d['field']}: {d['kind']} ({d['detail']})" for d in article["defects"])
+        found = "; ".join(f"{d['field']}: {d['problem']} ({d['detail']})" for d in article["defects"])
         lines += [f"**{words['defects']}:** {found}", ""]
     return lines
 
@@ -176,13 +176,13 @@ def _article_section(n: int, doc: dict, words: dict) -> list[str]:
 def _mark(provenance: dict, key: str, words: dict) -> str:
     """' *(quoted from the document, p. 12)*' after a field the model's text did not hold up for."""
     field = provenance.get(key) or {}
-    if field.get("kind") == "quoted":
+    if field.get("origin") == "quoted":
         # One word for one page or several: "p. 3-5", as the quoted fields have always been marked.
         pages = cite_pages(field["pages"], words["page"], words["page"]) if field.get("pages") else ""
         return f" *({words['quoted'].format(pages=pages).rstrip(', ')})*"
-    return f" *({words['by_words']})*" if field.get("kind") == "retrieval" else ""
+    return f" *({words['by_words']})*" if field.get("origin") == "retrieval" else ""
 
 
 def _shown(provenance: dict, key: str, text: str) -> str:
     """A quoted field between guillemets, as the document says it; generated text as it is."""
-    return f"«{text.strip()}»" if (provenance.get(key) or {}).get("kind") == "quoted" else text.strip()
+    return f"«{text.strip()}»" if (provenance.get(key) or {}).get("origin") == "quoted" else text.strip()

@@ -132,7 +132,7 @@ class DocumentGroup:
     chunks: list[Excerpt] = field(default_factory=list)
     review: dict[str, Any] | None = None
     error: str | None = None
-    # Per field, once checked (`check.check_review`): {"kind": generated | quoted | retrieval | none,
+    # Per field, once checked (`check.check_review`): {"origin": generated | quoted | retrieval | none,
     # "pages": the quote's pages, "why": why the model's text was not shown}.
     provenance: dict[str, dict[str, Any]] | None = None
     # The library's record of the document when it reads as a scientific article (`rqrag.ingest.article`), and
@@ -315,6 +315,7 @@ def review_record(
     topic: str, documents: Sequence[DocumentGroup], language: str, retrieved: int, over_cap: int, **info
 ) -> dict:
     """What review.json holds (validates against `REVIEW_FILE_SCHEMA`)."""
+    shown = [_with_former_keys(d.provenance, d.article_review) for d in documents]
     return {
         "topic": topic,
         "language": language,
@@ -340,9 +341,29 @@ def review_record(
                 ],
                 "review": d.review,
                 "error": d.error,
-                "provenance": d.provenance,
-                "article": d.article_review,
+                "provenance": provenance,
+                "article": article,
             }
-            for d in documents
+            for d, (provenance, article) in zip(documents, shown)
         ],
     }
+
+
+def _with_former_keys(provenance: dict | None, article: dict | None) -> tuple[dict | None, dict | None]:
+    """A document's provenance and article review as review.json shows them in this release: each key renamed
+    here (a field's `origin`, an article section's `role`, a defect's `problem`) is also written under its former
+    name, `kind`, so a reader of the file keeps working for one release (docs/review.md)."""
+
+    def both(item: dict, key: str) -> dict:
+        return {**item, "kind": item[key]}
+
+    if provenance is not None:
+        provenance = {field: both(entry, "origin") for field, entry in provenance.items()}
+    if article is not None:
+        article = {
+            **article,
+            "sections": [both(section, "role") for section in article["sections"]],
+            "fields": {field: [both(q, "origin") for q in quotes] for field, quotes in article["fields"].items()},
+            "defects": [both(defect, "problem") for defect in article["defects"]],
+        }
+    return provenance, article

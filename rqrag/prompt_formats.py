@@ -120,7 +120,7 @@ class PromptFormat:
         """The ids of the evidence block the decoder writes after a search step's `[EOS]`, as they stand in the
         whole text: tokenized after that `[EOS]`, which is then dropped (tokenized alone, a Llama tokenizer would
         mark a word start before the block)."""
-        evidence = [s for s in self.step_segments(Step(action, "x", tuple(hits))) if s.kind == "evidence"]
+        evidence = [s for s in self.step_segments(Step(action, "x", tuple(hits))) if s.part == "evidence"]
         ids, _ = tokenize_segments(tokenizer, [Segment(EOS, False, "eos"), *evidence])
         return ids[1:]
 

@@ -24,7 +24,7 @@ class Segment:
 
     text: str
     supervise: bool
-    kind: str  # prompt | action | query | answer | eos | evidence | end_of_turn
+    part: str  # which part of the example it is: prompt | action | query | answer | eos | evidence | end_of_turn
 
 
 def format_evidence(hits: Iterable[Hit]) -> str:

@@ -6,7 +6,7 @@ grounded answer costs.
 
 Two servers on localhost, the same config (configs/serve/default.yaml: the shipped model, the embedded corpus),
 one with grounded answers (the default) and one with `--no_grounded`. Each question is asked once to warm up and
-then `--repeats` times; for each event kind the median seconds from the request to its first arrival are printed.
+then `--repeats` times; for each event name the median seconds from the request to its first arrival are printed.
 The baselines, measured in the same run: what the page got before answers streamed, nothing until the whole tree
 was done, so its first event arrived with the answer (`first step / answer`); and the first step that is a search
 (`search`: the question's own, or the tree's first refinement), which was the first step the page saw before a
@@ -37,7 +37,7 @@ QUESTIONS = [
 
 
 def timed_events(base: str, question: str) -> dict[str, float]:
-    """Seconds from the request to the first arrival of each event kind, and (`search`) of the first step that
+    """Seconds from the request to the first arrival of each event name, and (`search`) of the first step that
     is a search."""
     started = time.perf_counter()
     first: dict[str, float] = {}

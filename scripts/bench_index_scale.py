@@ -176,8 +176,8 @@ def plot(results: list[dict], path: Path) -> None:
     panels = [("build_s", "build time (s)"), ("disk_mb", "index size on disk (MB)"),
               ("index_rss_mb", "the index's RAM while searching (MB)"), ("qps", "queries per second")]  # fmt: skip
     for ax, (key, title) in zip(axes, panels):
-        for kind in sorted({r["requested"] for r in results}):
-            rows = [r for r in results if r["requested"] == kind]
+        for requested in sorted({r["requested"] for r in results}):
+            rows = [r for r in results if r["requested"] == requested]
             label = " / ".join(dict.fromkeys(r["factory"] for r in rows))
             ax.plot([r["size"] for r in rows], [r[key] for r in rows], marker="o", label=label)
         ax.set_xscale("log"), ax.set_title(title), ax.set_xlabel("passages")

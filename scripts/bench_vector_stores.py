@@ -82,17 +82,17 @@ def recall(found: list[list[int]], exact: np.ndarray) -> float:
     return round(float(np.mean([len(set(f[:k]) & set(e.tolist())) / k for f, e in zip(found, exact)])), 4)
 
 
-def bench_faiss(kind: str, vectors: np.ndarray, queries: np.ndarray, k: int, threads: int) -> tuple[dict, np.ndarray]:
+def bench_faiss(store: str, vectors: np.ndarray, queries: np.ndarray, k: int, threads: int) -> tuple[dict, np.ndarray]:
     import faiss
 
     faiss.omp_set_num_threads(threads)
     dim = vectors.shape[1]
     index = (
         faiss.IndexFlatIP(dim)
-        if kind == "faiss-flat"
+        if store == "faiss-flat"
         else faiss.IndexHNSWFlat(dim, HNSW_M, faiss.METRIC_INNER_PRODUCT)
     )
-    if kind == "faiss-hnsw":
+    if store == "faiss-hnsw":
         index.hnsw.efConstruction = HNSW_EF_CONSTRUCTION
         index.hnsw.efSearch = max(HNSW_EF_SEARCH, k)
     started = time.perf_counter()

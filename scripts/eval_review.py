@@ -8,7 +8,7 @@
 For each article of tests/data/articles/<set>/references.jsonl: the file is ingested as `rqrag docs add` ingests
 it (`rqrag.ingest.ingest_path`), read as an article (`rqrag.ingest.article`), and reviewed without a model
 (`article_review.review_article`). Scored: the title (the reference's, folded, equal or one inside the other),
-every author and the year; the section kinds found; for each field, whether its quote is one of the reference
+every author and the year; the section roles found; for each field, whether its quote is one of the reference
 sentences a person accepts (folded, one inside the other); and the check's defects (invented words, repeated
 bullets, cut lines, ...) on what is shown. Writes per-article rows and summary.json to --out.
 """
@@ -68,7 +68,8 @@ def score_article(reference: dict, folder: Path, show: bool = False) -> dict:
         title=same_text(review["title"], reference["title"]),
         authors=sum(folded(a) in authors for a in reference["authors"]) / max(1, len(reference["authors"])),
         year=review["year"] == reference["year"],
-        sections_found=sorted({s["kind"] for s in review["sections"]}),
+        sections_found=sorted({s["role"] for s in review["sections"]}),
+        # the reference files (tests/data/articles/*/references.jsonl) name a section's role `kind`
         sections_expected=sorted({s["kind"] for s in reference["sections"]} - {"references", "keywords"}),
         fields={
             field: any(
@@ -84,7 +85,7 @@ def score_article(reference: dict, folder: Path, show: bool = False) -> dict:
         print(
             f"\n== {reference['id']} ({reference['layout']}): {review['title']} — {review['authors']} ({review['year']})"
         )
-        print("   sections:", [(s["kind"], s["heading"]) for s in review["sections"]])
+        print("   sections:", [(s["role"], s["heading"]) for s in review["sections"]])
         for field in FIELDS:
             mark = "ok " if row["fields"][field] else "MISS"
             for q in review["fields"].get(field, []) or [{"text": "—", "heading": "", "page": ""}]:
@@ -168,7 +169,7 @@ def summarize(rows: list[dict]) -> dict:
     defects: dict[str, int] = {}
     for r in rows:
         for d in r["defects"]:
-            defects[d["kind"]] = defects.get(d["kind"], 0) + 1
+            defects[d["problem"]] = defects.get(d["problem"], 0) + 1
     out["defects"] = defects
     return out
 

@@ -302,7 +302,7 @@ class SelfTrainStudy(Study):
                 **{k: common[k] for k in ("source", "source_id", "round")},
                 "qid": ex.uid,
                 "origin": origin,
-                "kind": kept.kind,
+                "refinement": kept.refinement,
                 "n_searches": kept.n_searches,
                 "f1": round(kept.f1, 4),
                 "recall": kept.recall,

@@ -29,11 +29,12 @@ def build_report(out: Path, uids: Sequence[str], load_stats: dict) -> dict:
         per_source.setdefault(r["source"], Counter())["dropped"] += 1
     trajectories: dict[str, Counter] = {}
     for by_kind in [r["metadata"]["by_kind"] for r in kept] + [r["by_kind"] for r in dropped]:
-        for kind, counts in by_kind.items():
-            trajectories.setdefault(kind, Counter()).update(counts)
-    kept_kinds = Counter(r["metadata"]["kind"] for r in kept)
-    for kind in kept_kinds:
-        trajectories.setdefault(kind, Counter())
+        for refinement, counts in by_kind.items():
+            trajectories.setdefault(refinement, Counter()).update(counts)
+    # records kept before the key was renamed (a resumed run's) name their refinement `kind`
+    kept_kinds = Counter(r["metadata"].get("refinement", r["metadata"].get("kind")) for r in kept)
+    for refinement in kept_kinds:
+        trajectories.setdefault(refinement, Counter())
     direct = [r for r in ResumableJsonl(out / DIRECT_FILE).read() if r["id"] in wanted]
     return {
         "questions": len(kept) + len(dropped),
@@ -68,9 +69,9 @@ def format_report(report: dict) -> str:
     for source, row in report["per_source"].items():
         lines.append(f"{source:<18}{row.get('kept', 0):>6}{row.get('dropped', 0):>9}{row['kept_rate']:>7.2f}")
     lines += ["", "trajectories per refinement kind (finished / right / right+gold found / passed filter / kept):"]
-    for kind, row in report["per_kind"].items():
+    for refinement, row in report["per_kind"].items():
         cells = "".join(f"{row.get(k, 0):>8}" for k in ("finished", "right", "found", "passed", "kept"))
-        lines.append(f"  {kind:<34}{cells}")
+        lines.append(f"  {refinement:<34}{cells}")
     lines += ["", "drop reasons: " + (", ".join(f"{k} {v}" for k, v in report["drop_reasons"].items()) or "none")]
     lines.append(
         f"answer words: {report['mean_answer_words']} written (model said {report['mean_model_answer_words']}); "

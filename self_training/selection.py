@@ -30,8 +30,8 @@ written as the short gold span in a separate record. That teaches short direct a
 without teaching a guess:
 a question the model could not answer from memory gets no direct record.
 
-Each candidate carries its refinement kind (`decompose`, `rewrite+decompose`, ..., `direct` for no search), so
-the report can say, per kind, how many trajectories were right, found the gold and passed the filter: whether
+Each candidate carries its refinement (`decompose`, `rewrite+decompose`, ..., `direct` for no search), so
+the report can say, per refinement, how many trajectories were right, found the gold and passed the filter: whether
 rewrite and disambiguate earn their place beside decompose.
 """
 
@@ -66,7 +66,7 @@ class Candidate:
     path_id: str
     trajectory: Trajectory
     finished: bool
-    kind: str
+    refinement: str  # the refinement actions it used (`refinement_kind`), `direct` for none
     n_searches: int
     f1: float = 0.0
     recall: float | None = None  # share of the gold paragraphs its searches found (None: no gold known)
@@ -92,7 +92,7 @@ class Choice:
     kept: Candidate | None
     reason: str | None  # a DROP_REASONS entry when nothing is kept
     detail: str = ""
-    by_kind: dict[str, dict[str, int]] = field(default_factory=dict)  # kind -> finished/right/found/passed counts
+    by_kind: dict[str, dict[str, int]] = field(default_factory=dict)  # refinement -> finished/right/found/passed
 
 
 def refinement_kind(trajectory: Trajectory) -> str:
@@ -147,7 +147,7 @@ YES_NO = ("yes", "no")
 def knew_directly(candidates: Sequence[Candidate], question: str, golds: Sequence[str]) -> Candidate | None:
     """The finished direct (no-search) candidate whose answer states a gold answer, else None (`states_gold`)."""
     for c in candidates:
-        if not c.finished or c.kind != DIRECT:  # DIRECT: no search
+        if not c.finished or c.refinement != DIRECT:  # DIRECT: no search
             continue
         gold = next((g for g in golds if states_gold(c.trajectory.answer or "", question, g)), None)
         if gold is not None:
@@ -195,16 +195,16 @@ def score_trajectory(
     supporting: set[str],
 ) -> Candidate:
     n_searches = len(trajectory.queries)
-    kind = refinement_kind(trajectory)
+    refinement = refinement_kind(trajectory)
     if not finished:
-        return Candidate(path_id, trajectory, False, kind, n_searches)
+        return Candidate(path_id, trajectory, False, refinement, n_searches)
     answer = trajectory.answer or ""
     recall = metrics.supporting_recall(searched_docids(trajectory), supporting)
     return Candidate(
         path_id,
         trajectory,
         True,
-        kind,
+        refinement,
         n_searches,
         f1=metrics.f1(answer, golds),
         recall=recall,
@@ -218,12 +218,13 @@ def counts_by_kind(candidates: Sequence[Candidate], rules: SelectionRules) -> di
     """Per refinement kind: trajectories finished, right, right and found the gold, and passing everything."""
     table: dict[str, Counter[str]] = {}
     for c in candidates:
-        row = table.setdefault(c.kind, Counter())
+        row = table.setdefault(c.refinement, Counter())
         row["finished"] += c.finished
         row["right"] += c.right(rules)
         row["found"] += c.right(rules) and c.found(rules)
         row["passed"] += c.passes(rules)
-    return {kind: {k: row[k] for k in ("finished", "right", "found", "passed")} for kind, row in sorted(table.items())}
+    counted = ("finished", "right", "found", "passed")
+    return {refinement: {k: row[k] for k in counted} for refinement, row in sorted(table.items())}
 
 
 def choose(candidates: Sequence[Candidate], rules: SelectionRules) -> Choice:

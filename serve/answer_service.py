@@ -61,7 +61,7 @@ class Batch:
     depth: int
     user: str | None
     strategy: str
-    personal: bool = False  # a question about the user: their memories are searched first, whatever the kind
+    personal: bool = False  # a question about the user: their memories are searched first, whatever the retriever kind
 
 
 def resolve_admission(admission: str, generator) -> str:
@@ -367,7 +367,7 @@ class AnswerService:
                 raise BadRequest(str(failure))
             if failure.kind is FailureKind.OUT_OF_TIME:
                 raise Timeout(f"no answer: {failure} ({self.serve.decode_budget_s:.0f} s)", code="time_budget")
-            raise ServiceFailure(f"no answer: {failure}", code="no_answer")
+            raise ServiceFailure(f"no answer: {failure}", code="answer_failed")
         # the request's span: from its arrival, waiting for the model included, to its answer (the pipeline's own
         # call is `answer_seconds`); `total_seconds`, its former name, is repeated for one release
         answer.timings["request_seconds"] = round(time.perf_counter() - started, 3)
@@ -381,4 +381,4 @@ class AnswerService:
         async for name, data in self.events(messages, batch, language, user):
             if name == "answer":
                 return data["answer"]
-        raise ServiceFailure("the answer stream ended without an answer", code="no_answer")
+        raise ServiceFailure("the answer stream ended without an answer", code="answer_failed")

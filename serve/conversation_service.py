@@ -214,7 +214,7 @@ class ConversationService:
             elif name == "memory":
                 memory = data
         if answer is None:
-            raise ServiceFailure("the answer stream ended without an answer", code="no_answer")
+            raise ServiceFailure("the answer stream ended without an answer", code="answer_failed")
         return AnsweredTurn(answer, memory)
 
     def _store(self, turn: Turn, answer: PipelineAnswer) -> None:

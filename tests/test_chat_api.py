@@ -94,7 +94,7 @@ def test_a_fact_told_in_one_conversation_is_recalled_in_another_and_only_by_its_
     asked = events(server, "bia", question="Como se chama o meu cachorro?", retriever="memories", language="pt")
     assert asked[0][1]["conversation_id"] != told[0][1]["conversation_id"]  # a new conversation
     (sources,) = [data["sources"] for name, data in asked if name == "sources"]
-    assert any(s.get("kind") == "memory" and "Bolinha" in s["text"] and s.get("date") for s in sources)
+    assert any(s.get("origin") == "memory" and "Bolinha" in s["text"] and s.get("date") for s in sources)
     questions = [data for name, data in asked if name == "memory"]
     assert questions and not questions[0]["stored"]  # a question is not a fact about the user
 
@@ -128,11 +128,11 @@ def test_the_dinner_told_yesterday_is_recalled_with_the_default_retriever(server
     asked = events(server, "dora", question="Com quem eu jantei ontem?")
     assert asked[0][1]["conversation_id"] != told[0][1]["conversation_id"]
     first = [data for name, data in asked if name == "step"][0]
-    assert first["action"] == "question" and any(e.get("kind") == "memory" for e in first["evidence"])
+    assert first["action"] == "question" and any(e.get("origin") == "memory" for e in first["evidence"])
     answer = "".join(data["text"] for name, data in asked if name == "delta")
     (sources,) = [data["sources"] for name, data in asked if name == "sources"]
     assert "Marina" in answer, answer
-    assert sources[0]["cited"] and sources[0].get("kind") == "memory" and "Marina" in sources[0]["text"]
+    assert sources[0]["cited"] and sources[0].get("origin") == "memory" and "Marina" in sources[0]["text"]
 
 
 def test_bad_requests_are_json_errors_and_failures_are_error_events(server):

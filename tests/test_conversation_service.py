@@ -157,7 +157,7 @@ def test_a_stream_refuses_bad_options_before_it_starts(client):
 
 
 @pytest.mark.parametrize(
-    ("error", "status", "kind"),
+    ("error", "status", "error_type"),
     [
         (BadRequest("x", param="max_depth"), 400, "invalid_request_error"),
         (Forbidden("x", code="shared_library"), 403, "permission_error"),
@@ -167,10 +167,10 @@ def test_a_stream_refuses_bad_options_before_it_starts(client):
         (ServiceFailure("x", code="decoder_error"), 500, "server_error"),
     ],
 )
-def test_each_domain_error_has_its_http_status(error, status, kind):
+def test_each_domain_error_has_its_http_status(error, status, error_type):
     mapped = http_error(error)
     assert mapped.status == status
-    assert mapped.body()["error"] == {"message": "x", "type": kind, "param": error.param, "code": error.code}
+    assert mapped.body()["error"] == {"message": "x", "type": error_type, "param": error.param, "code": error.code}
 
 
 def test_the_api_key_is_compared_in_constant_time(decoder, tmp_path, monkeypatch):
@@ -240,4 +240,4 @@ def test_a_quoted_memory_is_read_back_as_what_the_user_said_and_when(clocked):
     # user's own words, with the day they said it ("ontem" is 17/11, not the 18th).
     assert asked["answer_kind"] == "quoted"
     assert asked["answer"] == "Você me contou em 18/11/2026: «Ontem à noite eu jantei com a Marta.»"
-    assert asked["sources"][0]["kind"] == "memory" and asked["sources"][0]["happened_first"] == "2026-11-17"
+    assert asked["sources"][0]["origin"] == "memory" and asked["sources"][0]["happened_first"] == "2026-11-17"

@@ -166,7 +166,7 @@ def test_rollout_of_the_shipped_model_masks_exactly_the_evidence(shipped):
                 run.append(token)
         runs.append(tok.decode(run))
         expected = [
-            "".join(seg.text for seg in step_segments(Step(Action.DECOMPOSE, "x", hits)) if seg.kind == "evidence")
+            "".join(seg.text for seg in step_segments(Step(Action.DECOMPOSE, "x", hits)) if seg.part == "evidence")
             for hits in r.evidence
         ]
         if r.forced_answer:

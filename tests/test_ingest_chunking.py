@@ -165,7 +165,7 @@ def test_ingest_bytes_of_a_text_file():
     data = ("Título\n\n" + "Uma frase curta sobre o servidor. " * 80).encode()
     document = ingest_bytes(data, "/tmp/x/notas.txt", ChunkingConfig(chunk_size=500, chunk_overlap=100))
     assert document.doc_id == hashlib.sha256(data).hexdigest()[:16]
-    assert (document.name, document.kind, document.size_bytes, document.page_count) == (
+    assert (document.name, document.file_type, document.size_bytes, document.page_count) == (
         "notas.txt",
         "text",
         len(data),
@@ -265,7 +265,7 @@ def test_ingest_the_manual_end_to_end():
     seconds = time.perf_counter() - started
     assert seconds < 60, seconds
     assert document.doc_id == hashlib.sha256(MANUAL.read_bytes()).hexdigest()[:16]
-    assert (document.kind, document.page_count, document.name) == ("pdf", 104, MANUAL.name)
+    assert (document.file_type, document.page_count, document.name) == ("pdf", 104, MANUAL.name)
     assert calls[0] == (1, 104) and calls[-1] == (104, 104) and len(calls) == 104
     assert [page.number for page in document.pages][:3] == [1, 7, 8]
     ids = [chunk.docid for chunk in document.chunks]

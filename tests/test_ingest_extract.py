@@ -18,7 +18,7 @@ from rqrag.ingest.extract import (
     ENCRYPTED,
     UNSUPPORTED,
     IngestError,
-    detect_kind,
+    detect_file_type,
     extract_pages,
     extract_pdf_pages,
 )
@@ -75,22 +75,22 @@ adicionar as impressoras das salas de aula; a página de administração fica na
 """
 
 
-# -------------------------------------------------------------------------------------------- detect_kind
+# --------------------------------------------------------------------------------------- detect_file_type
 
 
 @needs_manual
 def test_detect_kind_reads_the_content_not_the_extension():
-    assert detect_kind(MANUAL.read_bytes()[:4096], "manual.txt") == "pdf"
-    assert detect_kind(HTML_PAGE.encode(), "page.txt") == "html"
-    assert detect_kind(b"<html><body>oi</body></html>", "x") == "html"
-    assert detect_kind("# Título\n\nTexto em português.".encode(), "notas.md") == "markdown"
-    assert detect_kind("# Título\n\nTexto em português.".encode(), "notas.pdf") == "text"
-    assert detect_kind(_docx_bytes(["Olá"]), "relatorio.pdf") == "docx"
+    assert detect_file_type(MANUAL.read_bytes()[:4096], "manual.txt") == "pdf"
+    assert detect_file_type(HTML_PAGE.encode(), "page.txt") == "html"
+    assert detect_file_type(b"<html><body>oi</body></html>", "x") == "html"
+    assert detect_file_type("# Título\n\nTexto em português.".encode(), "notas.md") == "markdown"
+    assert detect_file_type("# Título\n\nTexto em português.".encode(), "notas.pdf") == "text"
+    assert detect_file_type(_docx_bytes(["Olá"]), "relatorio.pdf") == "docx"
 
 
 def test_png_renamed_pdf_is_refused_by_name():
     with pytest.raises(IngestError) as caught:
-        detect_kind(PNG_HEADER + bytes(64), "scan.pdf")
+        detect_file_type(PNG_HEADER + bytes(64), "scan.pdf")
     assert caught.value.reason == UNSUPPORTED
     assert "PNG image" in str(caught.value) and "scan.pdf" in str(caught.value)
 
@@ -100,16 +100,16 @@ def test_zip_that_is_not_docx_and_binary_junk_are_unsupported():
     with zipfile.ZipFile(archive, "w") as z:
         z.writestr("data.csv", "a,b\n1,2\n")
     with pytest.raises(IngestError, match="ZIP archive, not a Word document") as caught:
-        detect_kind(archive.getvalue(), "dados.docx")
+        detect_file_type(archive.getvalue(), "dados.docx")
     assert caught.value.reason == UNSUPPORTED
     with pytest.raises(IngestError, match="neither a known document format nor UTF-8") as caught:
-        detect_kind(bytes(range(128, 256)) * 4, "x.txt")
+        detect_file_type(bytes(range(128, 256)) * 4, "x.txt")
     assert caught.value.reason == UNSUPPORTED
 
 
 def test_empty_file():
     with pytest.raises(IngestError, match="empty") as caught:
-        detect_kind(b"", "vazio.txt")
+        detect_file_type(b"", "vazio.txt")
     assert caught.value.reason == EMPTY
 
 
@@ -191,7 +191,7 @@ def test_text_and_markdown_are_one_page():
 
 def test_text_that_is_not_utf8_says_so():
     with pytest.raises(IngestError, match=r"not UTF-8 text \(byte 0xe7 at position 7\)") as caught:
-        extract_pages("Instalação".encode("latin-1"), kind="text", filename="latin.txt")
+        extract_pages("Instalação".encode("latin-1"), file_type="text", filename="latin.txt")
     assert caught.value.reason == ENCODING
 
 

@@ -85,7 +85,7 @@ def test_an_added_pdf_is_found_with_its_file_and_page(library, encoder, part_a):
     assert result.status == "added" and result.pages == 12 and result.chunks > 12
     assert encoder.passages == result.chunks  # every chunk embedded once
     (record,) = library.list()
-    assert record["doc_id"] == result.doc_id and record["name"] == "manual-a.pdf" and record["kind"] == "pdf"
+    assert record["doc_id"] == result.doc_id and record["name"] == "manual-a.pdf" and record["file_type"] == "pdf"
     assert record["chunk_count"] == result.chunks and record["language"] == "pt"
 
     # A chunk wholly on one page, searched by words from its middle: the top hit is that page.

@@ -256,7 +256,7 @@ def chat_sources(client, user: str, question: str, language: str) -> tuple[list[
 
 
 def memory_ids(sources: list[dict]) -> set[int]:
-    return {s["memory_id"] for s in sources if s.get("kind") == "memory"}
+    return {s["memory_id"] for s in sources if s.get("origin") == "memory"}
 
 
 @pytest.mark.slow
@@ -273,7 +273,7 @@ def test_told_last_night_is_found_the_next_morning_by_the_day_it_happened(server
     clock.now = datetime(2026, 11, 19, 9, 0)  # D+1, the next morning
     yesterday = ask(client, "ana", "O que eu fiz ontem?")
     assert memory_ids(yesterday["sources"]) == {run["id"]}  # the run happened on D; the dinner on D-1
-    (source,) = [s for s in yesterday["sources"] if s.get("kind") == "memory"]
+    (source,) = [s for s in yesterday["sources"] if s.get("origin") == "memory"]
     assert "corri 5 km" in source["text"]
     assert source["title"] == "Memória de 18/11/2026 (quarta-feira, manhã) · contada em 18/11/2026 21:30"
     assert (source["happened_first"], source["told_at"]) == ("2026-11-18", "2026-11-18T21:30:00")
@@ -295,5 +295,5 @@ def test_last_night_in_english(server):
     assert memory_ids(sources) == {ran["id"]}
     sources, _ = chat_sources(client, "paul", "Who did I have dinner with the day before yesterday?", "en")
     assert memory_ids(sources) == {told["id"]}
-    (dinner,) = [s for s in sources if s.get("kind") == "memory"]
+    (dinner,) = [s for s in sources if s.get("origin") == "memory"]
     assert dinner["title"] == "Memory of 2026-11-17 (Tuesday, evening) · told 2026-11-18 21:30"

@@ -97,7 +97,7 @@ def test_hits_carry_the_memorys_calendar_facts(store):
         "told_at": "2026-11-18T15:30:00",
         "quote": "A usuária prefere Python a Java.",  # a model's description is read back as it is
         "language": "pt",
-        "kind": "memory",
+        "origin": "memory",
     }
     assert (
         hits[f"memory:{english['id']}"].title == "Memory of 2026-11-18 (Wednesday, afternoon) · told 2026-11-18 15:30"
@@ -199,7 +199,7 @@ def test_fused_retriever_mixes_documents_and_memories(store):
     docids = [h.docid for h in hits]
     assert "d1" in docids and f"memory:{memory['id']}" in docids
     memory_hit = hits[docids.index(f"memory:{memory['id']}")]
-    assert isinstance(memory_hit, Hit) and memory_hit.extra["kind"] == "memory"  # the original hit object
+    assert isinstance(memory_hit, Hit) and memory_hit.extra["origin"] == "memory"  # the original hit object
     assert all(0 < h.score <= 2 / 61 for h in hits)  # RRF scores, not cosines or BM25 scores
     assert [h.score for h in hits] == sorted((h.score for h in hits), reverse=True)
     assert not any("Recife" in h.text and h.docid.startswith("memory:") for h in hits)

@@ -193,7 +193,7 @@ QUERY = "[S_Rewritten_Query]\nq\n[EOS][R_Evidences]\nTitle: T\nText: x\n[/R_Evid
         (QUERY + "[A_Response]\na\n", "answer_without_eos"),
         (QUERY + "[A_Response]\na\n[EOS] and more", "text_after_answer"),
         (QUERY + "[S_Response]\nshort\n[A_Response]\na\n[EOS]", "intermediate_answer_without_eos"),
-        (QUERY, "no_answer"),
+        (QUERY, "no_response"),
         ("Sure! [A_Response]\na\n[EOS]", "stray_text"),
         ("[S_Rewritten_Query]\nq\n[EOS] oops [R_Evidences]\n\n[/R_Evidences][A_Response]\na\n[EOS]", "stray_text"),
         (

@@ -25,10 +25,10 @@ def test_ranks_are_fused_by_reciprocal_rank():
 
 def test_metadata_is_kept_and_the_first_list_wins_a_shared_docid():
     documents = [hit("manual:3", file="manual.pdf", page_start=7, page_end=8)]
-    memories = [hit("memory:1", kind="memory", date="2024-05-01"), hit("manual:3", page_start=99)]
+    memories = [hit("memory:1", origin="memory", date="2024-05-01"), hit("manual:3", page_start=99)]
     fused = {h.docid: h for h in fuse_hits([documents, memories], limit=5)}
     assert fused["manual:3"].extra == {"file": "manual.pdf", "page_start": 7, "page_end": 8}
-    assert fused["memory:1"].extra == {"kind": "memory", "date": "2024-05-01"}
+    assert fused["memory:1"].extra == {"origin": "memory", "date": "2024-05-01"}
     assert fused["manual:3"].title == "title manual:3" and fused["manual:3"].score == pytest.approx(1 / 61 + 1 / 62)
 
 

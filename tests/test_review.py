@@ -149,7 +149,7 @@ def test_review_end_to_end(openai_server, paper_index, tmp_path, capsys):
     # pages; the others were not lost.
     long_report = documents["long-report"]
     assert "rejected" in long_report["error"] and long_report["review"] is not None
-    assert {f["kind"] for f in long_report["provenance"].values()} <= {"quoted", "retrieval"}
+    assert {f["origin"] for f in long_report["provenance"].values()} <= {"quoted", "retrieval"}
     assert "rejected" in long_report["provenance"]["summary"]["why"]
     assert code == 0, [d["error"] for d in documents.values()]
     markdown = (out / "review.md").read_text()
@@ -165,3 +165,26 @@ def test_the_review_language_follows_the_index(tmp_path):
     assert index_language(tmp_path, [{}]) == "pt"
     assert index_language(None, [{"language": "pt-BR"}]) == "pt"
     assert index_language(None, [{}, {"language": "de"}]) is None  # no instructions in German: English
+
+
+def test_review_json_repeats_each_renamed_key_under_its_former_name():
+    """For one release review.json writes `kind` beside a field's `origin`, a section's `role` and a defect's
+    `problem` (docs/review.md); what the run keeps for itself has the new names only."""
+    from rqrag.review.reviewer import DocumentGroup, review_record
+
+    document = DocumentGroup("a", "An article", "a.pdf")
+    document.provenance = {"summary": {"origin": "quoted", "pages": [3], "why": "missing"}}
+    quote = {"text": "We trained.", "page": 2, "section": "method", "heading": "2 Method", "origin": "quoted"}
+    document.article_review = {
+        "sections": [{"role": "method", "heading": "2 Method", "pages": [2]}],
+        "fields": {"method": [quote]},
+        "defects": [{"field": "method", "problem": "cut", "detail": "We tr"}],
+    }
+    (written,) = review_record(TOPIC, [document], "en", 1, 0)["documents"]
+    assert written["provenance"]["summary"] == {"origin": "quoted", "kind": "quoted", "pages": [3], "why": "missing"}
+    assert written["article"]["sections"] == [
+        {"role": "method", "kind": "method", "heading": "2 Method", "pages": [2]}
+    ]
+    assert written["article"]["fields"]["method"] == [{**quote, "kind": "quoted"}]
+    assert written["article"]["defects"] == [{"field": "method", "problem": "cut", "kind": "cut", "detail": "We tr"}]
+    assert "kind" not in document.provenance["summary"] and "kind" not in document.article_review["defects"][0]

@@ -51,13 +51,13 @@ def test_the_check_flags_every_defect_of_the_small_models_review():
     own = article_text(article)
     fields, second = small_model_fields()
     defects = check_fields(fields, own)
-    invented = {d.detail for d in defects if d.kind == "invented_word"}
+    invented = {d.detail for d in defects if d.problem == "invented_word"}
     assert {"deversa", "aumentação", "aperuam"} <= invented, invented
-    assert sum(d.kind == "repeated" for d in defects) == 3  # the same bullet four times
-    assert any(d.kind == "twice" and d.field == "objectives" for d in defects)  # the summary is the objective
-    assert sum(d.kind == "cut" for d in defects) == 6  # every "que ao-"
+    assert sum(d.problem == "repeated" for d in defects) == 3  # the same bullet four times
+    assert any(d.problem == "twice" and d.field == "objectives" for d in defects)  # the summary is the objective
+    assert sum(d.problem == "cut" for d in defects) == 6  # every "que ao-"
     second_defects = check_fields({"summary": second}, own)
-    assert {d.kind for d in second_defects} == {"invented_word", "cut"}, second_defects  # "imparadura", "não cont"
+    assert {d.problem for d in second_defects} == {"invented_word", "cut"}, second_defects  # "imparadura", "não cont"
 
 
 def test_good_fields_and_real_terms_pass_the_check():
@@ -78,7 +78,7 @@ def test_good_fields_and_real_terms_pass_the_check():
         own,
         sources={"objective": ["introduction"], "conclusion": ["introduction"]},
     )
-    assert [(d.field, d.kind) for d in defects] == [("conclusion", "wrong_section")]
+    assert [(d.field, d.problem) for d in defects] == [("conclusion", "wrong_section")]
 
 
 @pytest.mark.parametrize("reference", references("tuning"), ids=lambda r: r["id"])
@@ -94,9 +94,9 @@ def test_each_layout_is_read_as_an_article(reference):
     assert folded(article.title) == folded(reference["title"]), article.title
     assert [folded(a) for a in article.authors] == [folded(a) for a in reference["authors"]], article.authors
     assert article.year == reference["year"]
-    found = set(article.kinds())
+    found = set(article.roles())
     expected = {s["kind"] for s in reference["sections"]} - {"references", "keywords"}
-    assert expected <= found, (expected - found, [(s.kind, s.heading) for s in article.sections])
+    assert expected <= found, (expected - found, [(s.role, s.heading) for s in article.sections])
     assert "references" not in found and article.references > 0  # counted, never evidence
 
 
@@ -132,10 +132,10 @@ def test_a_models_field_is_shown_only_when_it_passes_the_check():
 
     fields, _ = small_model_fields()
     bad = reviewed({"objectives": fields["objectives"], "conclusions": []})
-    assert bad["fields"]["objective"][0]["kind"] == "quoted" and "objective" in bad["model_rejected"]
+    assert bad["fields"]["objective"][0]["origin"] == "quoted" and "objective" in bad["model_rejected"]
     good_text = "Desenvolver e avaliar um assistente conversacional que responda a perguntas de estudantes sobre as normas acadêmicas da UFCV."
     good = reviewed({"objectives": [good_text], "conclusions": []})
-    assert [q["kind"] for q in good["fields"]["objective"]] == ["generated"], good["model_rejected"]
+    assert [q["origin"] for q in good["fields"]["objective"]] == ["generated"], good["model_rejected"]
     assert good["fields"]["objective"][0]["text"] == good_text and good["defects"] == []
 
 

@@ -64,14 +64,14 @@ def test_failed_and_missing_fields_are_quoted_with_their_page_and_good_ones_kept
     }
     check_review("como cultivar alface e tomate em vasos", document, "pt")
     review, provenance = document.review, document.provenance
-    assert provenance["summary"] == {"kind": "generated", "pages": [], "why": None}
+    assert provenance["summary"] == {"origin": "generated", "pages": [], "why": None}
     assert review["summary"].startswith("O guia ensina")
-    assert provenance["objectives"]["kind"] == "quoted" and provenance["objectives"]["why"] == "runaway_identifier"
+    assert provenance["objectives"]["origin"] == "quoted" and provenance["objectives"]["why"] == "runaway_identifier"
     assert provenance["objectives"]["pages"] == [3] and "objetivo de ensinar" in review["objectives"][0]
-    assert provenance["conclusions"]["kind"] == "quoted" and provenance["conclusions"]["why"] == "none stated"
+    assert provenance["conclusions"]["origin"] == "quoted" and provenance["conclusions"]["why"] == "none stated"
     assert provenance["conclusions"]["pages"] == [12] and "Concluímos" in review["conclusions"][0]
     # The level the model gave with a looping reason is not kept: it is read from the excerpts' words.
-    assert provenance["relevance"]["kind"] == "retrieval" and provenance["relevance"]["why"] == "loops"
+    assert provenance["relevance"]["origin"] == "retrieval" and provenance["relevance"]["why"] == "loops"
     assert review["relevance"] in ("high", "medium") and "palavras do tema" in review["relevance_reason"]
     assert document.error is None
 
@@ -80,7 +80,7 @@ def test_a_reply_that_never_came_is_a_review_of_quotes():
     document = horta()
     document.error = 'malformed reply: cut at max_tokens (\'{"summary": "A documentação deve ser\' ...)'
     check_review("horta em casa", document, "pt")
-    assert {field["kind"] for field in document.provenance.values()} == {"quoted", "retrieval"}
+    assert {field["origin"] for field in document.provenance.values()} == {"quoted", "retrieval"}
     assert all(document.provenance[key]["pages"] for key in ("summary", "objectives", "conclusions"))
     assert document.provenance["summary"]["why"].startswith("malformed reply")
     assert document.review["summary"] and document.error.startswith("malformed reply")  # still said
@@ -118,11 +118,11 @@ def test_a_review_of_the_heldout_pdfs_with_the_default_setup_has_no_loop_and_no_
         review, provenance = document["review"], document["provenance"]
         for key in ("summary", "objectives", "conclusions", "relevance"):
             field = provenance[key]
-            assert field["kind"] in ("generated", "quoted", "retrieval"), (document["title"], key, field)
-            if field["kind"] == "quoted":
+            assert field["origin"] in ("generated", "quoted", "retrieval"), (document["title"], key, field)
+            if field["origin"] == "quoted":
                 assert field["pages"], (document["title"], key)
         texts = [review["summary"], *review["objectives"], *review["conclusions"]]
-        if provenance["relevance"]["kind"] == "generated":
+        if provenance["relevance"]["origin"] == "generated":
             texts.append(review["relevance_reason"])
         for text in texts:  # quotes are the document's own sentences; what the model wrote passed the check
             assert field_problem(text, hits, "pt") in (None, "unsupported_identifier") or text in " ".join(
@@ -130,5 +130,5 @@ def test_a_review_of_the_heldout_pdfs_with_the_default_setup_has_no_loop_and_no_
             ), text
     markdown = (out / "review.md").read_text()
     assert "citado do documento" in markdown or all(
-        f["kind"] == "generated" for d in record["documents"] for f in d["provenance"].values()
+        f["origin"] == "generated" for d in record["documents"] for f in d["provenance"].values()
     )

@@ -97,8 +97,8 @@ def test_without_a_model_the_review_is_extractive_and_starts_nothing(notes_libra
     assert code == 0 and record["model"] is None and not (tmp_path / "r" / "review_server.log").exists()
     assert {d["key"] for d in record["documents"]} == set(doc_ids.values())
     for document in record["documents"]:
-        kinds = {f["kind"] for f in document["provenance"].values()}
-        assert kinds <= {"quoted", "retrieval", "none"}, document["provenance"]
+        origins = {f["origin"] for f in document["provenance"].values()}
+        assert origins <= {"quoted", "retrieval", "none"}, document["provenance"]
     assert "sem modelo" in (tmp_path / "r" / "review.md").read_text()
 
 

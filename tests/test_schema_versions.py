@@ -141,3 +141,21 @@ def test_a_database_of_a_newer_version_is_refused_and_left_untouched(path, store
         ConversationStore(url) if store_name == "conversations" else MemoryStore(url, NoEncoder())
     with sqlite3.connect(path) as db:
         assert db.execute("SELECT version FROM rqrag_schema WHERE store = ?", (store_name,)).fetchone() == (99,)
+
+
+def test_sources_stored_before_origin_was_named_are_read_with_it(path):
+    """A turn saved before the rename says a source is a memory with `kind`; it is read back as `origin`, in the
+    sources and in each step's evidence, and a source saved today is read as it was written."""
+    store = ConversationStore(f"sqlite:///{path}")
+    cid = store.new_conversation("ana", "old turn")
+    memory = {"docid": "memory:7", "title": "Memória", "text": "Eu tenho um gato.", "kind": "memory"}
+    chunk = {"docid": "manual:3", "title": "manual.pdf", "text": "…", "file": "manual.pdf", "page_start": 4}
+    steps = [{"action": "question", "text": "q", "query": "q", "evidence": [memory, chunk]}, {"action": "answer"}]
+    store.append_exchange(cid, "Tenho gato?", "Sim.", [memory, chunk], trajectory=steps)
+    turn = store.turns(cid, "ana")[-1]
+    read = {**{k: v for k, v in memory.items() if k != "kind"}, "origin": "memory"}
+    assert turn["sources"] == [read, chunk]
+    assert turn["trajectory"] == [{**steps[0], "evidence": [read, chunk]}, {"action": "answer"}]
+    store.append_exchange(cid, "E hoje?", "Sim.", [read], trajectory=[{**steps[0], "evidence": [read]}])
+    assert store.turns(cid, "ana")[-1]["sources"] == [read]
+    store.close()

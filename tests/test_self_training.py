@@ -79,7 +79,7 @@ BOTH = (Action.REWRITE, "Shirley Temple actress Corliss Archer diplomat career",
 # ------------------------------------------------------------------------------------------ selection
 
 
-def test_kind_and_short_answer():
+def test_refinement_and_short_answer():
     assert refinement_kind(_traj(BOTH, SHIRLEY)) == "rewrite+decompose"
     assert refinement_kind(_traj(SHIRLEY, TEMPLE)) == "decompose"
     assert refinement_kind(_traj()) == "direct"
@@ -201,6 +201,21 @@ def test_nothing_finished_is_its_own_reason():
     assert {"no_finished_trajectory", "no_right_answer", "gold_not_found", "filtered_query"} <= set(DROP_REASONS)
 
 
+def test_the_report_reads_records_kept_before_refinement_was_named(tmp_path):
+    """A resumed run's earlier records call their refinement `kind`; the report counts them with today's."""
+    from rqrag.self_training.report import build_report
+
+    def kept(uid: str, key: str, refinement: str) -> dict:
+        metadata = {"source": "hotpotqa", key: refinement, "by_kind": {refinement: {"finished": 1, "passed": 1}}}
+        metadata.update(n_searches=1, model_answer="Paris")
+        return {"id": uid, "trajectory": {"steps": [{"text": "Paris"}]}, "metadata": metadata}
+
+    rows = [kept("old", "kind", "decompose"), kept("new", "refinement", "decompose")]
+    (tmp_path / DATA_FILE).write_text("".join(json.dumps(r) + "\n" for r in rows))
+    report = build_report(tmp_path, ["old", "new"], {})
+    assert report["kept"] == 2 and report["per_kind"]["decompose"]["kept"] == 2
+
+
 # ------------------------------------------------------------------------------------------ the run
 
 
@@ -294,7 +309,7 @@ def test_records_are_training_records_with_short_answers(tmp_path, smollm2_token
     for record in kept:
         meta = record["metadata"]
         assert meta["origin"] == "self_train" and meta["round"] == 1 and meta["f1"] == 1.0
-        assert meta["n_searches"] == 0 and meta["kind"] == "direct"  # fewest searches: the direct answer wins
+        assert meta["n_searches"] == 0 and meta["refinement"] == "direct"  # fewest searches: the direct answer wins
         assert record["trajectory"]["steps"][-1]["text"] in meta["gold_answers"]
         ids = tokenize_record(record, smollm2_tokenizer)
         assert len(ids["input_ids"]) == meta["n_tokens"] and any(label != -100 for label in ids["labels"])

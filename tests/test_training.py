@@ -66,7 +66,7 @@ def test_labels_mask_exactly_the_prompt_and_the_evidence(smollm2_tokenizer):
         n = len(tok(segment.text, add_special_tokens=False)["input_ids"])
         expected = ids[position : position + n] if segment.supervise else [IGNORE_INDEX] * n
         assert labels[position : position + n] == expected, segment
-        assert segment.supervise == (segment.kind not in ("prompt", "evidence"))
+        assert segment.supervise == (segment.part not in ("prompt", "evidence"))
         position += n
     assert position == len(ids)
     supervised = tok.decode([t for t, lab in zip(ids, labels) if lab != IGNORE_INDEX])

@@ -135,7 +135,7 @@ def test_bob_cannot_read_list_search_or_delete_alices_memories_and_conversations
     searched = bob.ask("Como se chama o meu cachorro?", retriever="memories").json()
     assert searched["answer"] == MESSAGES[Message.NOTHING_REMEMBERED]["pt"] and searched["sources"] == []
     mixed = bob.ask("Como se chama o meu cachorro?", retriever="documents+memories").json()
-    assert "Bolinha" not in mixed["answer"] and all(s.get("kind") != "memory" for s in mixed["sources"])
+    assert "Bolinha" not in mixed["answer"] and all(s.get("origin") != "memory" for s in mixed["sources"])
     # Overwriting: bob cannot add a turn to alice's conversation.
     for path in ("/v1/ask", "/v1/chat"):
         reply = bob.http.post(path, json={"question": "Agora é minha.", "conversation_id": cid})
@@ -144,7 +144,7 @@ def test_bob_cannot_read_list_search_or_delete_alices_memories_and_conversations
     assert [m["id"] for m in alice.http.get("/v1/memories").json()["data"]] == [memory_id]
     assert len(alice.http.get(f"/v1/conversations/{cid}").json()["messages"]) == 2
     found = alice.ask("Como se chama o meu cachorro?", retriever="memories").json()
-    assert "Bolinha" in found["answer"] and any(s.get("kind") == "memory" for s in found["sources"])
+    assert "Bolinha" in found["answer"] and any(s.get("origin") == "memory" for s in found["sources"])
 
 
 def test_bob_cannot_read_list_search_delete_or_overwrite_alices_documents(world, alices_things):

@@ -15,7 +15,7 @@ writes `[A_Response]` itself (env_mask 0) and the policy writes the answer. A st
 some text and `[EOS]` (a stray special token, an empty query, no `[EOS]` within `max_step_tokens`) ends the
 rollout where it went wrong: the format reward then scores it 0 and nothing is searched for it.
 
-Evidence enters the context as the same segments training masks (`step_segments(...)` of kind "evidence"),
+Evidence enters the context as the same segments training masks (`step_segments(...)` whose part is "evidence"),
 tokenized on their own: every boundary touches a special token, so the ids equal those of the whole text.
 Logprobs are the policy's own, `log_softmax(logits / temperature)` of each sampled token (TRL's convention);
 tokens the environment wrote get 0 and env_mask 0, so the loss never sees them.

@@ -137,8 +137,9 @@ class IterativeDecoder:
 
     # ------------------------------------------------------------------------------------------- steps
 
-    def _generate(self, runs: list[_InFlightQuestion], results, kind: str) -> list[tuple[str, Completion | None]]:
-        """One batched call: a thought (IRCoT) or an answer per run. Answers are stored on the runs."""
+    def _generate(self, runs: list[_InFlightQuestion], results, produces: str) -> list[tuple[str, Completion | None]]:
+        """One batched call: what `produces` names, a "thought" (IRCoT) or an "answer", per run. Answers are stored
+        on the runs."""
         if not runs:
             return []
         # Greedy, as the answers: a thought is read by the next step and searched, and sampling it (as the tree
@@ -146,12 +147,12 @@ class IterativeDecoder:
         answers = self.config.sampling_for(Action.ANSWER)
         queries = self.config.sampling_for(Action.DECOMPOSE)
         params = (
-            answers if kind == "answer" else SamplingParams(answers.temperature, answers.top_p, queries.max_tokens)
+            answers if produces == "answer" else SamplingParams(answers.temperature, answers.top_p, queries.max_tokens)
         )
         requests = []
         for run in runs:
             words = prompt_text(run.question.language)
-            instruction, lead = words.reason if kind == "thought" else words.instructions[Action.ANSWER]
+            instruction, lead = words.reason if produces == "thought" else words.instructions[Action.ANSWER]
             notes = f"{words.reasoning} {' '.join(run.thoughts)}" if run.thoughts else ""
             messages = self.prompter.compose(run.question, run.steps, instruction, notes)
             requests.append(self.prompter.encode(messages, lead, run.question.language, params, seed=0))
@@ -163,13 +164,13 @@ class IterativeDecoder:
                 run.error = Failure(FailureKind.GENERATION_FAILED, f"{type(error).__name__}: {error}")
             return [("", None)] * len(runs)
         # The lead-ins a chat endpoint may repeat, in any language we prompt in.
-        leads = {w.reason[1] if kind == "thought" else w.lead(Action.ANSWER) for w in PROMPT_TEXT.values()}
+        leads = {w.reason[1] if produces == "thought" else w.lead(Action.ANSWER) for w in PROMPT_TEXT.values()}
         out = []
         for run, request, completion in zip(runs, requests, completions):
             charge(results[run.question.qid], request, completion, self.tokenizer)
             run.logprobs.extend(completion.logprobs)
             text, reason = self.prompter.reply(completion, leads)
-            if kind == "answer":
+            if produces == "answer":
                 parsed = parse_generation(Action.ANSWER, _after_marker(text) or text, reason)
                 run.statuses.append(parsed.status)
                 if parsed.usable:

@@ -9,7 +9,7 @@ The submodules import their heavy dependencies (pypdf, trafilatura, LangChain's 
 
 from rqrag.ingest.chunking import Chunk, ChunkingConfig, chunk_pages
 from rqrag.ingest.clean import clean_pages, normalise_characters
-from rqrag.ingest.extract import IngestError, Page, detect_kind, extract_pages
+from rqrag.ingest.extract import IngestError, Page, detect_file_type, extract_pages
 from rqrag.ingest.pipeline import IngestedDocument, content_id, ingest_bytes, ingest_path
 
 
@@ -22,7 +22,7 @@ __all__ = [
     "chunk_pages",
     "clean_pages",
     "content_id",
-    "detect_kind",
+    "detect_file_type",
     "extract_pages",
     "ingest_bytes",
     "ingest_path",

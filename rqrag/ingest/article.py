@@ -1,4 +1,4 @@
-"""A scientific article read as one: its title, authors and year, and its sections by kind, references kept apart.
+"""A scientific article read as one: its title, authors and year, and its sections by role, references kept apart.
 
     from rqrag.ingest.article import read_article
     article = read_article(data, "pdf", "paper.pdf", cleaned_pages)   # None: the document is not an article
@@ -8,8 +8,8 @@
 Headings are found by what the file's layout says (`rqrag.ingest.article_layout`: Markdown `#`, HTML `<h2>`, DOCX
 `Heading 1`, a PDF's larger or bold lines) and by what they are called: a short line named like a section
 ("3 Metodologia", "CONSIDERAÇÕES FINAIS", "Materials and Methods"), numbered or not, in Portuguese or English.
-Each heading's kind comes from its name (`SECTION_KINDS`); a heading with a name of its own ("2.1 Área de estudo")
-is a subsection and takes the kind of the section it sits in. A document is an article when it has an abstract, or
+Each heading's role comes from its name (`SECTION_ROLES`); a heading with a name of its own ("2.1 Área de estudo")
+is a subsection and takes the role of the section it sits in. A document is an article when it has an abstract, or
 at least two of introduction, method, results and conclusion.
 
 The text comes from the ingestion's cleaned pages (headers, page numbers and hyphenation already dealt with), so a
@@ -26,10 +26,10 @@ from rqrag.ingest.article_layout import MAX_HEADING_WORDS, YEAR, LayoutHints, he
 from rqrag.text_quality import guess_language
 
 
-# Section kinds by their names (folded, numbering dropped), Portuguese and English.
-SECTION_KINDS: tuple[tuple[str, re.Pattern], ...] = tuple(
-    (kind, re.compile(rf"^(?:{pattern})$"))
-    for kind, pattern in (
+# Section roles by their names (folded, numbering dropped), Portuguese and English.
+SECTION_ROLES: tuple[tuple[str, re.Pattern], ...] = tuple(
+    (role, re.compile(rf"^(?:{pattern})$"))
+    for role, pattern in (
         ("abstract", r"resumo|abstract|resumo expandido|summary|sumario"),
         ("keywords", r"palavras[- ]chave|keywords|key words|index terms"),
         ("introduction", r"introducao|introduction|introducao e motivacao|contextualizacao"),
@@ -81,7 +81,7 @@ _AFFILIATION = re.compile(
 
 @dataclass
 class Section:
-    kind: str  # one of SECTION_KINDS' kinds, or "other" (front matter, a section named otherwise)
+    role: str  # what the section is for: one of SECTION_ROLES' roles, or "other" (front matter, named otherwise)
     heading: str
     level: int
     paragraphs: list[tuple[int, str]] = field(default_factory=list)  # (page, text)
@@ -109,12 +109,12 @@ class Article:
                 sizes[s.language] = sizes.get(s.language, 0) + sum(len(t) for _, t in s.paragraphs)
         return max(sizes, key=sizes.get) if sizes else None
 
-    def kinds(self) -> list[str]:
-        return [s.kind for s in self.sections]
+    def roles(self) -> list[str]:
+        return [s.role for s in self.sections]
 
-    def section_text(self, *kinds: str) -> list[tuple[int, str]]:
-        """Every (page, paragraph) of the sections of these kinds, in reading order."""
-        return [p for s in self.sections if s.kind in kinds for p in s.paragraphs]
+    def section_text(self, *roles: str) -> list[tuple[int, str]]:
+        """Every (page, paragraph) of the sections in these roles, in reading order."""
+        return [p for s in self.sections if s.role in roles for p in s.paragraphs]
 
     def to_dict(self) -> dict:
         return asdict(self)
@@ -122,67 +122,72 @@ class Article:
     @classmethod
     def from_dict(cls, data: dict) -> Article:
         sections = [
-            Section(s["kind"], s["heading"], s["level"], [tuple(p) for p in s["paragraphs"]], s.get("language"))
+            Section(stored_role(s), s["heading"], s["level"], [tuple(p) for p in s["paragraphs"]], s.get("language"))
             for s in data["sections"]
         ]
         return cls(data["title"], list(data["authors"]), data.get("year"), sections, data.get("references", 0))
 
 
-def section_kind(heading: str) -> str | None:
-    """The kind a heading names ("4. CONSIDERAÇÕES FINAIS" -> "conclusion"), or None."""
+def stored_role(section: dict) -> str:
+    """A stored section's role. Libraries written before the key was renamed store it as `kind`: read either."""
+    return section["role"] if "role" in section else section["kind"]
+
+
+def section_role(heading: str) -> str | None:
+    """The role a heading names ("4. CONSIDERAÇÕES FINAIS" -> "conclusion"), or None."""
     key = _NUMBERING.sub("", heading_key(heading)).strip(" .:")
-    return next((kind for kind, pattern in SECTION_KINDS if pattern.match(key)), None)
+    return next((role for role, pattern in SECTION_ROLES if pattern.match(key)), None)
 
 
-def read_article(data: bytes, kind: str, name: str, pages: Sequence) -> Article | None:
+def read_article(data: bytes, file_type: str, name: str, pages: Sequence) -> Article | None:
     """The article in a file (module docstring), or None when it does not read as one. `pages`: its cleaned pages
     (`rqrag.ingest.clean.clean_pages`)."""
     if not _names_sections(pages):
         return None  # a manual or a letter: its layout is not read at all (a PDF's fonts cost a second a 100 pages)
-    hints = layout_hints(data, kind)
+    hints = layout_hints(data, file_type)
     blocks = _blocks(pages, hints)
     sections: list[Section] = []
     current = Section("other", "", 0)
     named_yet = False  # front matter (authors set large, a date in bold) has no headings
     for page, text, heading_level in blocks:
-        named_yet = named_yet or (heading_level is not None and section_kind(text) is not None)
+        named_yet = named_yet or (heading_level is not None and section_role(text) is not None)
         if heading_level is None or not named_yet:
             current.paragraphs.append((page, text))
             continue
-        named = section_kind(text)
+        named = section_role(text)
         if named == "keywords" and sections:
             current.paragraphs.append((page, text))  # "Palavras-chave" closes the abstract it belongs to
             continue
         parent = next(
-            (s for s in reversed([*sections, current]) if s.level < heading_level and s.kind != "other"), None
+            (s for s in reversed([*sections, current]) if s.level < heading_level and s.role != "other"), None
         )
         numbered_under = bool(re.match(r"^\s*\d+\.\d+", _shown_heading(text)))
         if parent is not None and heading_level > 1 and (named is None or numbered_under and named != "objectives"):
             # "2.1 Área de estudo" and "3.3 Avaliação" sit in the method; "1.1 Objetivos" is a section of its own,
             # and so is an unnumbered "REFERÊNCIAS" set smaller than the sections before it
-            named = parent.kind
+            named = parent.role
         sections.append(current)
         current = Section(named or "other", _shown_heading(text), heading_level)
     sections.append(current)
     sections = [s for s in sections if s.paragraphs or s.heading]
-    kinds = {s.kind for s in sections}
-    if "abstract" not in kinds and len(kinds & set(_CORE)) < 2:
+    roles = {s.role for s in sections}
+    if "abstract" not in roles and len(roles & set(_CORE)) < 2:
         return None
     _inline_abstract(sections)
     for s in sections:
         s.language = guess_language(" ".join(t for _, t in s.paragraphs[:3]))
-    references = sum(len(s.paragraphs) for s in sections if s.kind == "references")
+    references = sum(len(s.paragraphs) for s in sections if s.role == "references")
     # Everything after the references is an appendix or back matter, never evidence either.
     kept = []
     for s in sections:
-        if s.kind == "references":
+        if s.role == "references":
             break
         kept.append(s)
-    front = sections[0] if sections and sections[0].kind == "other" else None
+    front = sections[0] if sections and sections[0].role == "other" else None
     title = _title(hints, front, name)
     authors = hints.authors or _authors(hints.front or [t for _, t in (front.paragraphs if front else [])], title)
     year = hints.year or _year(hints.masthead + hints.front + [t for _, t in (front.paragraphs if front else [])][:8])
-    return Article(title, authors, year, [s for s in kept if s.kind not in ("keywords",)], references)
+    return Article(title, authors, year, [s for s in kept if s.role not in ("keywords",)], references)
 
 
 def _names_sections(pages: Sequence) -> bool:
@@ -193,9 +198,9 @@ def _names_sections(pages: Sequence) -> bool:
             words = paragraph.split()
             for n in range(1, 5):
                 for piece in (" ".join(words[:n]), " ".join(words[-n:])):
-                    kind = section_kind(piece) if piece else None
-                    if kind:
-                        named.add(kind)
+                    role = section_role(piece) if piece else None
+                    if role:
+                        named.add(role)
         if "abstract" in named or len(named & set(_CORE)) >= 2:
             return True
     return False
@@ -227,7 +232,7 @@ def _heading_level(text: str, hints: LayoutHints) -> int | None:
     """A paragraph's level as a heading (1 = top), or None when it is text."""
     if len(text.split()) > MAX_HEADING_WORDS or _CAPTION.match(text):
         return None
-    named = section_kind(text)
+    named = section_role(text)
     key = heading_key(text)
     if text.endswith((",", ";")) or (text.endswith(".") and not named and key not in hints.headings):
         return None  # a sentence, not a heading ("4. CONCLUSÕES." still names one)
@@ -259,7 +264,7 @@ def _closing_heading(text: str, hints: LayoutHints) -> str | None:
     words = text.split()
     for n in range(min(6, len(words) - 1), 0, -1):
         tail = " ".join(words[-n:])
-        if not (tail[:1].isupper() or tail[:1].isdigit()) or not section_kind(tail):
+        if not (tail[:1].isupper() or tail[:1].isdigit()) or not section_role(tail):
             continue
         before = " ".join(words[:-n])
         if heading_key(tail) in hints.headings or tail.isupper() or before.endswith((".", "!", "?", ":")):
@@ -274,7 +279,7 @@ def _shown_heading(text: str) -> str:
 def _inline_abstract(sections: list[Section]) -> None:
     """An abstract given as a paragraph that opens on its label ("Resumo: Este trabalho…", "**Abstract.** We…")
     becomes a section of its own, cut out of the front matter."""
-    if any(s.kind == "abstract" for s in sections) or not sections or sections[0].kind != "other":
+    if any(s.role == "abstract" for s in sections) or not sections or sections[0].role != "other":
         return
     front = sections[0]
     for index, (page, text) in enumerate(front.paragraphs):

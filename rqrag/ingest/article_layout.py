@@ -53,16 +53,16 @@ def heading_key(line: str) -> str:
     return " ".join(fold(text).split()).strip(" .:")
 
 
-def layout_hints(data: bytes, kind: str) -> LayoutHints:
-    """The `LayoutHints` of a file of `kind` (one of rqrag.ingest.extract.KINDS); empty hints for plain text or
-    a file whose layout cannot be read (the article reader then relies on section names alone)."""
-    reader = {"markdown": _markdown, "html": _html, "docx": _docx, "pdf": _pdf}.get(kind)
+def layout_hints(data: bytes, file_type: str) -> LayoutHints:
+    """The `LayoutHints` of a file of `file_type` (one of rqrag.ingest.extract.FILE_TYPES); empty hints for plain
+    text or a file whose layout cannot be read (the article reader then relies on section names alone)."""
+    reader = {"markdown": _markdown, "html": _html, "docx": _docx, "pdf": _pdf}.get(file_type)
     if reader is None:
         return LayoutHints()
     try:
         return reader(data)
     except Exception as error:  # noqa: BLE001 - structure is a bonus: the text was already extracted
-        logger.warning("the %s's layout could not be read (%s: %s); headings by their names only", kind,
+        logger.warning("the %s's layout could not be read (%s: %s); headings by their names only", file_type,
                        type(error).__name__, error)  # fmt: skip
         return LayoutHints()
 

@@ -1,12 +1,12 @@
 """Text out of a user's file, page by page: PDF, DOCX, HTML, Markdown and plain text.
 
-The file type is decided from the bytes (`detect_kind`), never from the extension alone: users rename files,
+The file type is decided from the bytes (`detect_file_type`), never from the extension alone: users rename files,
 and a PNG called `scan.pdf` must fail with "this is a PNG image", not with a PDF parser's stack trace. Every
 failure a user can cause is an `IngestError` whose `reason` is one of a few fixed codes (the server shows the
 message, a client can branch on the code).
 
 PDF pages are numbered 1-based by physical position (what a PDF viewer shows), which is what answers cite.
-The other kinds have no fixed pages and come back as a single page 1.
+The other file types have no fixed pages and come back as a single page 1.
 
 PDF text comes from PDFium (`pypdfium2`, Apache-2.0/BSD) by default; `pdf_backend="pypdf"` (BSD, pure
 Python) and `"pymupdf"` (AGPL, not a dependency: only if the user installs it) are selectable.
@@ -37,7 +37,7 @@ EMPTY = "empty"
 UNSUPPORTED = "unsupported"
 ENCODING = "encoding"
 
-KINDS = ("pdf", "docx", "html", "markdown", "text")
+FILE_TYPES = ("pdf", "docx", "html", "markdown", "text")
 PDF_BACKENDS = ("pypdfium2", "pypdf", "pymupdf")
 DEFAULT_PDF_BACKEND = "pypdfium2"
 
@@ -93,8 +93,8 @@ def _decode_utf8(data: bytes, name: str) -> str:
         ) from None
 
 
-def detect_kind(data: bytes, filename: str = "") -> str:
-    """One of KINDS, from the content. The extension only tells Markdown from plain text (both are text)."""
+def detect_file_type(data: bytes, filename: str = "") -> str:
+    """One of FILE_TYPES, from the content. The extension only tells Markdown from plain text (both are text)."""
     name = filename or "the file"
     if not data:
         raise IngestError(EMPTY, f"{name} is empty (0 bytes)")
@@ -318,12 +318,12 @@ def _docx_text(data: bytes, name: str) -> str:
 
 def extract_pages(
     source: bytes | str | os.PathLike,
-    kind: str | None = None,
+    file_type: str | None = None,
     filename: str = "",
     pdf_backend: str = DEFAULT_PDF_BACKEND,
     progress: ProgressCallback | None = None,
 ) -> list[Page]:
-    """The pages of a document given as bytes or a path. `kind` None: detected from the content.
+    """The pages of a document given as bytes or a path. `file_type` None: detected from the content.
 
     Raises `IngestError` when the file is encrypted, damaged, of an unsupported type, not UTF-8, or has no
     extractable text at all (e.g. a scanned PDF without a text layer).
@@ -335,15 +335,15 @@ def extract_pages(
         data = path.read_bytes()
         filename = filename or path.name
     name = filename or "the file"
-    kind = kind or detect_kind(data, filename)
-    if kind not in KINDS:
-        raise ValueError(f"unknown kind {kind!r}; choose one of {KINDS}")
-    if kind == "pdf":
+    file_type = file_type or detect_file_type(data, filename)
+    if file_type not in FILE_TYPES:
+        raise ValueError(f"unknown file type {file_type!r}; choose one of {FILE_TYPES}")
+    if file_type == "pdf":
         pages = extract_pdf_pages(data, name, pdf_backend, progress)
     else:
-        if kind == "html":
+        if file_type == "html":
             text = _html_text(data, name)
-        elif kind == "docx":
+        elif file_type == "docx":
             text = _docx_text(data, name)
         else:
             text = _decode_utf8(data, name)
@@ -351,6 +351,6 @@ def extract_pages(
         if progress is not None:
             progress(1, 1)
     if not any(page.text.strip() for page in pages):
-        hint = " (a scanned document without a text layer? run OCR on it first)" if kind == "pdf" else ""
+        hint = " (a scanned document without a text layer? run OCR on it first)" if file_type == "pdf" else ""
         raise IngestError(EMPTY, f"{name} has no extractable text{hint}")
     return pages

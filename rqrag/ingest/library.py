@@ -11,7 +11,7 @@ Two stores behind one interface (`add`, `remove`, `list`, `retriever`):
 * `LocalLibrary` (default): a directory, `~/.cache/rqrag/indexes/NAME` (under `RQRAG_CACHE_DIR` when set) for a
   plain name, or the folder given. It is an ordinary `CorpusIndex` directory (docs.jsonl, bm25/, dense/,
   meta.json: `rqrag search --index DIR` reads it) plus `documents.json`: the library's settings (language,
-  embedding model, chunking) and one record per document (doc_id, name, size_bytes, sha256, kind, pages,
+  embedding model, chunking) and one record per document (doc_id, name, size_bytes, sha256, file_type, pages,
   chunk_count, added_at). A library with no documents is `documents.json` alone.
 * `PgLibrary` (given a `database_url`): the documents and chunks in PostgreSQL + pgvector (`PgVectorIndex`).
 
@@ -228,7 +228,7 @@ class DocumentLibrary:
             "name": ingested.name,
             "size_bytes": ingested.size_bytes,
             "sha256": hashlib.sha256(data).hexdigest(),
-            "kind": ingested.kind,
+            "file_type": ingested.file_type,
             "pages": ingested.page_count,
             "chunk_count": len(ingested.chunks),
             "added_at": _now(),
@@ -287,13 +287,32 @@ class DocumentLibrary:
 
 def public_record(record: dict[str, Any]) -> dict[str, Any]:
     """A document's record as a listing shows it: an article's outline (title, authors, year, its sections'
-    headings and kinds), not the text of its sections, which only the review reads."""
+    headings and roles), not the text of its sections, which only the review reads."""
     article = record.get("article")
     if not article:
         return record
     outline = {key: article[key] for key in ("title", "authors", "year", "references")}
-    outline["sections"] = [{"kind": s["kind"], "heading": s["heading"]} for s in article["sections"]]
+    outline["sections"] = [{"role": s["role"], "heading": s["heading"]} for s in article["sections"]]
     return {**record, "article": outline}
+
+
+def upgraded_record(record: dict[str, Any]) -> dict[str, Any]:
+    """A stored document record under today's keys. Records written before the renames call the file's type
+    `kind` (now `file_type`) and each article section's role `kind` too (now `role`): both are read here, and the
+    library's next save writes the new keys."""
+    record = dict(record)
+    if "file_type" not in record and "kind" in record:
+        record["file_type"] = record.pop("kind")
+    article = record.get("article")
+    if article and any("role" not in section for section in article.get("sections", ())):
+        from rqrag.ingest.article import stored_role
+
+        sections = [
+            {"role": stored_role(section), **{k: v for k, v in section.items() if k not in ("kind", "role")}}
+            for section in article["sections"]
+        ]
+        record["article"] = {**article, "sections": sections}
+    return record
 
 
 def _now() -> str:

@@ -73,7 +73,7 @@ def check_archive(data: bytes, name: str, limits: IngestLimits) -> None:
         with zipfile.ZipFile(io.BytesIO(data)) as archive:
             members = archive.infolist()
     except (zipfile.BadZipFile, ValueError, EOFError):
-        return  # the reader reports the damage with the file's kind (`detect_kind`: corrupt)
+        return  # the reader reports the damage when it reads the file's type (`detect_file_type`: corrupt)
     if len(members) > MAX_ARCHIVE_MEMBERS:
         raise IngestError(
             ARCHIVE_TOO_LARGE, f"{name} holds {len(members):,} files, more than the {MAX_ARCHIVE_MEMBERS:,} allowed"

@@ -32,6 +32,7 @@ from rqrag.ingest.library import (
     _settings_of,
     content_doc_id,
     resolve_settings,
+    upgraded_record,
 )
 from rqrag.retrieval.atomic_dir import is_retired, leftovers, staging, swap_in
 from rqrag.retrieval.base import Hit, check_qids
@@ -106,7 +107,7 @@ class LocalLibrary(DocumentLibrary):
             stamp = self._stamp()
             catalog = _read_catalog(self.path) or {"documents": []}
             self._adopt_saved_language(catalog)
-            records = {record["doc_id"]: record for record in catalog["documents"]}
+            records = {record["doc_id"]: upgraded_record(record) for record in catalog["documents"]}
             index, chunks = None, None
             if with_index:
                 if records:

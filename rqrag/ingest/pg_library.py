@@ -25,6 +25,7 @@ from rqrag.ingest.library import (
     _normalised,
     content_doc_id,
     resolve_settings,
+    upgraded_record,
 )
 from rqrag.retrieval.base import check_qids
 from rqrag.retrieval.registry import check_search_mode
@@ -150,7 +151,9 @@ class PgLibrary(DocumentLibrary):
         records = []
         for row in self.store.list_documents():
             metadata = {k: v for k, v in row.pop("metadata").items() if k != "settings"}
-            records.append({**metadata, **row, "added_at": metadata.get("added_at") or row["created_at"]})
+            records.append(
+                upgraded_record({**metadata, **row, "added_at": metadata.get("added_at") or row["created_at"]})
+            )
         return records
 
     def retriever(self, mode: str = "hybrid"):

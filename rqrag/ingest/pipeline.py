@@ -27,7 +27,7 @@ from rqrag.ingest.extract import (
     IngestError,
     Page,
     ProgressCallback,
-    detect_kind,
+    detect_file_type,
     extract_pages,
 )
 from rqrag.ingest.limits import IngestLimits, check_archive, check_chunk_count, check_pdf_streams, fewest_chunks
@@ -44,7 +44,7 @@ class IngestedDocument:
     doc_id: str
     name: str
     size_bytes: int
-    kind: str
+    file_type: str  # one of rqrag.ingest.extract.FILE_TYPES: pdf, docx, html, markdown, text
     page_count: int
     pages: list[Page]
     chunks: list[Passage]
@@ -57,7 +57,7 @@ class IngestedDocument:
             "doc_id": self.doc_id,
             "name": self.name,
             "size_bytes": self.size_bytes,
-            "kind": self.kind,
+            "file_type": self.file_type,
             "page_count": self.page_count,
             "pages_with_text": len(self.pages),
             "chunks": len(self.chunks),
@@ -108,12 +108,12 @@ def ingest_bytes(
     """
     chunking = chunking or ChunkingConfig()
     name = Path(filename).name or "document"
-    kind = detect_kind(data, name)
+    file_type = detect_file_type(data, name)
     if limits is not None:
         check_archive(data, name, limits)
-        if kind == "pdf":
+        if file_type == "pdf":
             check_pdf_streams(data, name, limits)
-    raw_pages = extract_pages(data, kind=kind, filename=name, pdf_backend=pdf_backend, progress=progress)
+    raw_pages = extract_pages(data, file_type=file_type, filename=name, pdf_backend=pdf_backend, progress=progress)
     pages = clean_pages(raw_pages)
     if not pages:
         raise IngestError(EMPTY, f"{name} has no text left once headers, page numbers and contents pages are removed")
@@ -148,7 +148,7 @@ def ingest_bytes(
     logger.info(
         "%s: %s, %d pages (%d with text), %d chunks (%s)",
         name,
-        kind,
+        file_type,
         len(raw_pages),
         len(pages),
         len(documents),
@@ -156,9 +156,9 @@ def ingest_bytes(
     )
     from rqrag.ingest.article import read_article
 
-    article = read_article(data, kind, name, pages)
+    article = read_article(data, file_type, name, pages)
     return IngestedDocument(
-        doc_id, name, len(data), kind, len(raw_pages), pages, documents, article.to_dict() if article else None
+        doc_id, name, len(data), file_type, len(raw_pages), pages, documents, article.to_dict() if article else None
     )
 
 

@@ -2,7 +2,7 @@
 
 Every backend implements `Retriever` (`search` / `batch_search` returning `Hit`s, each with its metadata in
 `extra`). `registry.py` holds the retriever kinds and search modes, and `build_retriever`, which makes one
-from a kind name (what `--retriever corpus|candidates|web` in the other stages maps to). The rest defines each
+by its kind's name (what `--retriever corpus|candidates|web` in the other stages maps to). The rest defines each
 piece once: fusion (`fusion.py`), the encoder adapter (`encoders.py`, `shared_encoder.py`), the atomic folder
 swap (`atomic_dir.py`).
 

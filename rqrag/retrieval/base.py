@@ -18,7 +18,7 @@ class Hit:
     """One retrieved passage. `score` is backend-specific: larger is better within one result list.
 
     `extra` is where the passage comes from beyond its title: a library chunk's `file`, `page_start`,
-    `page_end`, `doc_id` and chunking strategy, a memory's `kind`, date and id. It does not take part in
+    `page_end`, `doc_id` and chunking strategy, a memory's `origin` ("memory"), date and id. It does not take part in
     equality or hashing (two searches finding the same passage find the same hit).
     """
 

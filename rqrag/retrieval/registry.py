@@ -37,22 +37,22 @@ SERVER_KINDS = (*RETRIEVER_KINDS, "documents", "memories", "documents+memories")
 SEARCH_FIRST_KINDS = ("documents", *MEMORY_KINDS)
 
 
-def check_kind(kind: str) -> str:
-    """`kind` if `build_retriever` makes it, else a ValueError listing the kinds (and saying where a server's
-    own kinds come from)."""
-    if kind in RETRIEVER_KINDS:
-        return kind
-    if kind in SERVER_KINDS:
+def check_retriever_kind(retriever_kind: str) -> str:
+    """`retriever_kind` if `build_retriever` makes it, else a ValueError listing the kinds (and saying where a
+    server's own kinds come from)."""
+    if retriever_kind in RETRIEVER_KINDS:
+        return retriever_kind
+    if retriever_kind in SERVER_KINDS:
         raise ValueError(
-            f"retriever kind {kind!r} is the server's (`rqrag serve --retrievers {kind}`); "
+            f"retriever kind {retriever_kind!r} is the server's (`rqrag serve --retrievers {retriever_kind}`); "
             f"build_retriever makes {RETRIEVER_KINDS}"
         )
-    raise ValueError(f"unknown retriever kind {kind!r}; choose one of {RETRIEVER_KINDS} (a server also has "
+    raise ValueError(f"unknown retriever kind {retriever_kind!r}; choose one of {RETRIEVER_KINDS} (a server also has "
                      f"{tuple(k for k in SERVER_KINDS if k not in RETRIEVER_KINDS)})")  # fmt: skip
 
 
 def build_retriever(
-    kind: str,
+    retriever_kind: str,
     *,
     mode: str | None = None,
     index_dir: str | os.PathLike | None = None,
@@ -63,7 +63,7 @@ def build_retriever(
     database_url: str | None = None,
     **kwargs: Any,
 ) -> Retriever:
-    """Make a retriever by kind name.
+    """Make a retriever by its kind's name (`RETRIEVER_KINDS`).
 
     - "corpus": `mode` is "bm25", "dense" or "hybrid" (default). The index is `index`, an opened store with
       `retriever(mode)` (a `CorpusIndex`, a `PgVectorIndex`, a document library), or the directory `index_dir`
@@ -79,8 +79,8 @@ def build_retriever(
 
     With `cache_path`, the retriever is wrapped in a `CachedRetriever` writing to that SQLite file.
     """
-    check_kind(kind)
-    if kind == "corpus":
+    check_retriever_kind(retriever_kind)
+    if retriever_kind == "corpus":
         mode = check_search_mode(mode or "hybrid")
         if index is not None:
             retriever = index.retriever(mode)
@@ -99,7 +99,7 @@ def build_retriever(
             else:
                 index = CorpusIndex.load(index_dir)
             retriever = index.retriever(mode, **kwargs)
-    elif kind == "candidates":
+    elif retriever_kind == "candidates":
         from rqrag.retrieval.candidates import CandidateRetriever
 
         if mode == "hybrid":

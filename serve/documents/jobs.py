@@ -124,7 +124,8 @@ class Job:
         )
 
     def body(self, details: dict[str, Any]) -> dict[str, Any]:
-        """The job as the HTTP API shows it: its kind's `details` between the status and the times."""
+        """The job as the HTTP API shows it: the `details` of its sort of job (an upload's, a review's) between the
+        status and the times."""
         out = {
             "object": self.OBJECT,
             "job_id": self.id,

@@ -138,8 +138,8 @@ class ConversationStore:
             {
                 "role": role,
                 "content": content,
-                "sources": json.loads(sources) if sources else None,
-                "trajectory": json.loads(trajectory) if trajectory else None,
+                "sources": [_passage(s) for s in json.loads(sources)] if sources else None,
+                "trajectory": [_step(s) for s in json.loads(trajectory)] if trajectory else None,
                 "created": created,
             }
             for role, content, sources, trajectory, created in rows
@@ -213,14 +213,26 @@ def conversation_window(history: list[dict], limit: int) -> list[dict]:
     return window
 
 
+def _passage(source: dict) -> dict:
+    """A stored source or evidence item under today's keys: turns saved before the rename say where a passage
+    comes from (a memory) as `kind`, now `origin`."""
+    if "kind" in source and "origin" not in source:
+        return {("origin" if key == "kind" else key): value for key, value in source.items()}
+    return source
+
+
+def _step(step: dict) -> dict:
+    return {**step, "evidence": [_passage(e) for e in step["evidence"]]} if step.get("evidence") else step
+
+
 def _add_chat_page_columns(conn: Connection) -> None:
     """Version 2: a conversation's owner, title and last update; an answer's trajectory. A store between versions
     may hold some of them already (the code before versions added whatever was missing on every start)."""
     for table, name in (("conversations", "user_id"), ("conversations", "title"), ("conversations", "updated"),
                         ("turns", "trajectory")):  # fmt: skip
         if name not in {column["name"] for column in inspect(conn).get_columns(table)}:
-            kind = metadata.tables[table].c[name].type.compile(dialect=conn.dialect)
-            conn.execute(text(f'ALTER TABLE {table} ADD COLUMN "{name}" {kind}'))
+            column_type = metadata.tables[table].c[name].type.compile(dialect=conn.dialect)
+            conn.execute(text(f'ALTER TABLE {table} ADD COLUMN "{name}" {column_type}'))
     for index in conversations.indexes:  # the owner's index, which listing a user's conversations reads
         index.create(conn, checkfirst=True)
 

@@ -63,5 +63,5 @@ def memory_hit(row: dict, score: float) -> Hit:
         title=memory_title(row),
         text=row["description"],
         score=float(score),
-        extra={"memory_id": row["id"], **extra, "kind": "memory"},
+        extra={"memory_id": row["id"], **extra, "origin": "memory"},
     )

@@ -93,8 +93,8 @@ def _add_told_and_happened(conn: Connection) -> None:
     present = {column["name"] for column in inspect(conn).get_columns("memories")}
     for name in ("told_at", "happened_first", "happened_last"):
         if name not in present:
-            kind = memories.c[name].type.compile(dialect=conn.dialect)
-            conn.execute(text(f'ALTER TABLE memories ADD COLUMN "{name}" {kind}'))
+            column_type = memories.c[name].type.compile(dialect=conn.dialect)
+            conn.execute(text(f'ALTER TABLE memories ADD COLUMN "{name}" {column_type}'))
     conn.execute(
         memories.update()
         .where(memories.c.told_at.is_(None))

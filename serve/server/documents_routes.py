@@ -16,7 +16,7 @@ Checks, all answered before anything is queued or stored:
 
 * size: the body of this one route may be `max_upload_bytes` plus the multipart envelope (`UploadBodyLimit` takes
   the place of the server-wide `BodySizeLimit`), and the file part is counted again as it is read: 413.
-* type, from the bytes (`detect_kind`'s magic numbers), never from the extension: a PNG named .pdf gets 415.
+* type, from the bytes (`detect_file_type`'s magic numbers), never from the extension: a PNG named .pdf gets 415.
 * archives (DOCX): judged from the central directory before anything is unpacked (`rqrag.ingest.limits`): over
   `max_uncompressed_bytes` unpacked (`archive_too_large`) or a member over `max_compression_ratio` (a zip bomb:
   `compression_ratio`) get 413. A document over `max_chunks_per_document` chunks fails its job (`too_many_chunks`).
@@ -133,7 +133,7 @@ def _add_upload_routes(router: APIRouter) -> None:
         data, name, index = await _read_upload(request, service.settings.max_upload_bytes)
         index = service.writable_index(caller.name, caller.admin, index)
         try:
-            kind = await asyncio.to_thread(precheck, data, name, service.settings.ingest_limits())
+            file_type = await asyncio.to_thread(precheck, data, name, service.settings.ingest_limits())
         except IngestError as error:
             raise APIError(_status_for(error.reason), error.message, code=error.reason, param="file") from None
         doc_id = content_doc_id(data)
@@ -144,7 +144,7 @@ def _add_upload_routes(router: APIRouter) -> None:
             document = await _in_thread("read", library.get, doc_id)
             return {"status": "duplicate", "index": index, "doc_id": doc_id, "document": document}
         job = job or service.submit(index, name, data, doc_id, owner=caller.name)
-        logger.info("queued %s (%s, %d bytes) for library %s as job %s", name, kind, len(data), index, job.id)
+        logger.info("queued %s (%s, %d bytes) for library %s as job %s", name, file_type, len(data), index, job.id)
         return JSONResponse(job.to_dict(), status_code=202, headers={"Location": f"{UPLOAD_PATH}/jobs/{job.id}"})
 
     @router.get(UPLOAD_PATH + "/jobs/{job_id}", responses=JOB_NOT_FOUND)

@@ -145,7 +145,7 @@ HTTP_STATUS: dict[type[ServiceError], int] = {
 
 def http_error(error: ServiceError) -> APIError:
     """A service's error as the HTTP edge answers it: its status and the OpenAI-shaped body."""
-    status = next((status for kind, status in HTTP_STATUS.items() if isinstance(error, kind)), 500)
+    status = next((status for error_type, status in HTTP_STATUS.items() if isinstance(error, error_type)), 500)
     # a 429 says when to ask again (RFC 9110 Retry-After, in seconds)
     headers = {"Retry-After": str(error.retry_after)} if isinstance(error, Busy) else None
     return APIError(status, error.message, code=error.code, param=error.param, headers=headers)

@@ -34,19 +34,19 @@ def safe_filename(raw: str | None) -> str:
 
 
 def precheck(data: bytes, name: str, limits: IngestLimits | None = None) -> str:
-    """The file's kind, or an `IngestError` for what can be told quickly: wrong type, an archive over `limits`
+    """The file's type (`rqrag.ingest.extract.FILE_TYPES`), or an `IngestError` for what can be told quickly: wrong type, an archive over `limits`
     (a zip bomb), encrypted/damaged/empty PDF."""
-    from rqrag.ingest.extract import detect_kind
+    from rqrag.ingest.extract import detect_file_type
     from rqrag.ingest.limits import check_archive, check_pdf_streams
 
-    kind = detect_kind(data, name)
+    file_type = detect_file_type(data, name)
     if limits is not None:
         check_archive(data, name, limits)
-        if kind == "pdf":
+        if file_type == "pdf":
             check_pdf_streams(data, name, limits)  # before any reader inflates a bomb
-    if kind == "pdf":
+    if file_type == "pdf":
         _precheck_pdf(data, name)
-    return kind
+    return file_type
 
 
 def _precheck_pdf(data: bytes, name: str) -> None:

@@ -66,7 +66,7 @@ export function actionLabel(action) {
 }
 
 function passageHead(item) {
-  const isMemory = item.kind === "memory";
+  const isMemory = item.origin === "memory";
   const name = isMemory ? t("source.memory") : item.file || item.title || item.docid || "";
   const parts = [name];
   if (isMemory && item.date) parts.push(formatDate(item.date));
@@ -90,7 +90,7 @@ function renderStep(step, position) {
     for (const item of evidence) {
       const row = el("li", "evidence-item");
       row.append(el("span", "evidence-title", passageHead(item)));
-      if (item.kind !== "memory" && item.file && item.title && item.title !== item.file) {
+      if (item.origin !== "memory" && item.file && item.title && item.title !== item.file) {
         row.append(el("span", "evidence-subtitle", item.title));
       }
       row.append(el("span", "evidence-text", snippet(item.text)));
@@ -116,11 +116,11 @@ function renderSources(sources) {
   list.setAttribute("aria-label", t("sources.title"));
   sources.forEach((source, i) => {
     const li = el("li", "source");
-    if (source.kind === "memory") li.classList.add("memory");
+    if (source.origin === "memory") li.classList.add("memory");
     li.dataset.docid = source.docid ?? "";
     li.title = snippet(source.text);
     li.append(el("span", "source-number", String(i + 1)));
-    const isMemory = source.kind === "memory";
+    const isMemory = source.origin === "memory";
     li.append(el("span", "source-name", isMemory ? t("source.memory") : source.file || source.title || source.docid));
     const meta = isMemory ? formatDate(source.date) : pageLabel(source);
     if (meta) li.append(el("span", "source-meta", meta));
