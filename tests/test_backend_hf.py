@@ -9,6 +9,10 @@ from rqrag.inference.backends.base import GenerationRequest, SamplingParams
 from rqrag.inference.backends.hf import HFGenerator
 
 
+# every test here runs the real SmolLM2 (its load alone is ~10 s): outside `make test-fast`
+pytestmark = pytest.mark.slow
+
+
 @pytest.fixture(scope="module")
 def model_and_tokenizer(smollm2_dir):
     from rqrag.models import load_model_and_tokenizer

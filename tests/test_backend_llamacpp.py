@@ -10,6 +10,10 @@ from greedy_agreement import identical_up_to_near_ties
 from rqrag.inference.backends.base import GenerationRequest, SamplingParams
 
 
+# every test here runs the real model on llama.cpp beside the hf one: outside `make test-fast`
+pytestmark = pytest.mark.slow
+
+
 pytest.importorskip("xllamacpp")
 
 PROMPTS = [

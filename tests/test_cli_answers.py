@@ -3,6 +3,8 @@ question said back, and it says which kind it is and where it comes from."""
 
 from __future__ import annotations
 
+import contextlib
+import io
 import json
 
 import pytest
@@ -22,10 +24,18 @@ def _json_tail(out: str) -> dict:
     return json.loads(out[start:])
 
 
-def test_the_demo_question_gets_an_answer_not_the_question_back(capsys):
+@pytest.fixture(scope="module")
+def demo_record() -> dict:
+    """`make demo`'s question asked once (greedy queries: the same tree every run); both demo tests read it."""
     argv = [DEMO, "--config", "configs/decode/rqrag_trained.yaml", "--query_temperature", "0", "--json"]
-    assert ask.main(argv) == 0
-    record = _json_tail(capsys.readouterr().out)
+    printed = io.StringIO()
+    with contextlib.redirect_stdout(printed):
+        assert ask.main(argv) == 0
+    return _json_tail(printed.getvalue())
+
+
+def test_the_demo_question_gets_an_answer_not_the_question_back(demo_record):
+    record = demo_record
     answer = record["answer"]
     assert answer and not echoes(answer, DEMO), answer
     assert record["answer_kind"] in ("generated", "quoted")
@@ -38,12 +48,10 @@ def test_the_demo_question_gets_an_answer_not_the_question_back(capsys):
         assert " ".join(answer.split()) in " ".join(cited[0]["text"].split())
 
 
-def test_the_demo_answer_holds_the_position_asked_for_with_its_confidence(capsys):
+def test_the_demo_answer_holds_the_position_asked_for_with_its_confidence(demo_record):
     """`make demo`: the tree answered the bridge entity ("Shirley Temple"); the decision over the whole tree shows
     the position she held, from the evidence her article gave, and says how sure the verifier was."""
-    argv = [DEMO, "--config", "configs/decode/rqrag_trained.yaml", "--query_temperature", "0", "--json"]
-    assert ask.main(argv) == 0
-    record = _json_tail(capsys.readouterr().out)
+    record = demo_record
     assert "Chief of Protocol" in record["answer"], record["answer"]
     assert record["answer_kind"] in ("generated", "quoted")
     assert 0.0 <= record["confidence"] <= 1.0

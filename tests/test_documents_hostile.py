@@ -249,6 +249,7 @@ def test_a_library_the_server_cannot_write_is_a_503_without_server_paths(make_ap
 # ------------------------------------------------------------------------------------------------ PDF bombs
 
 
+@pytest.mark.slow
 def test_a_pdf_that_inflates_to_gigabytes_is_refused_at_upload_within_seconds(make_app):
     """Issue 45: a PDF of a few kB whose stream inflates to 2 GB was caught only by the chunk cap, after extraction.
     It is now a 413 before any reader inflates it, in seconds and without holding the inflated bytes."""
@@ -267,6 +268,7 @@ def test_a_pdf_that_inflates_to_gigabytes_is_refused_at_upload_within_seconds(ma
     assert seconds < 10 and len(service.queue) == 0
 
 
+@pytest.mark.slow
 def test_the_pdf_check_holds_memory_bounded_and_passes_real_pdfs(tmp_path):
     """Peak RSS of the check alone, in a fresh process, on a 2 GB bomb; and the shipped PDFs pass it, the 104-page
     manual included (its streams keep bytes after the deflate end, which once looped the check forever)."""

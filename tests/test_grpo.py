@@ -131,6 +131,7 @@ def test_format_reward_on_hand_made_completions(smollm2_tokenizer):
 # ------------------------------------------------------------------------------------------------- rollouts
 
 
+@pytest.mark.slow
 def test_rollout_of_the_shipped_model_masks_exactly_the_evidence(shipped):
     model, tok = shipped
     questions = load_questions(["hotpotqa:1", "musique:1"])

@@ -139,6 +139,7 @@ def test_a_models_field_is_shown_only_when_it_passes_the_check():
     assert good["fields"]["objective"][0]["text"] == good_text and good["defects"] == []
 
 
+@pytest.mark.slow
 def test_the_review_command_writes_the_comparison_and_the_bibliography(tmp_path, capsys):
     """`rqrag docs add` of four articles of four layouts, then `rqrag review` with the default setup (no model):
     each article under its title with authors and year, a comparison table, review.json, articles.bib/.csv."""

