@@ -9,7 +9,7 @@ PYTEST_ARGS ?=
 
 DEMO_QUESTION ?= What government position was held by the woman who portrayed Corliss Archer in the film Kiss and Tell?
 
-.PHONY: install demo docs test test-fast lint lint-imports wheels bench clean
+.PHONY: install demo docs test test-heavy test-fast lint lint-imports wheels bench clean
 
 # $(call wheel,PROJECT,OUT_DIR): PROJECT's wheel into OUT_DIR. setuptools stages a wheel in the project's build/lib and
 # never empties it, so a module moved or deleted since an earlier build would still ship; DIST_EXTRA_CONFIG points the
@@ -55,13 +55,20 @@ $(CHROMEDRIVER):
 docs: $(STAMP)
 	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict
 
-# Everything except GPU-only tests; slow tests included (they are what proves the real paths work).
+# Everything except GPU-only tests and the heavy end-to-end runs; slow tests included (they are what proves the
+# real paths work). Under 35 minutes alone on 2 cores. CI runs this and then `make test-heavy` (.ci/run).
 test: $(STAMP) $(CHROMEDRIVER)
 	$(BIN)/ruff check .
 	$(BIN)/python scripts/import_contracts.py
 	$(MAKE) --no-print-directory docs
-	HF_HUB_OFFLINE=1 $(BIN)/python -m pytest -m "not gpu" $(PYTEST_ARGS)
+	HF_HUB_OFFLINE=1 $(BIN)/python -m pytest -m "not gpu and not heavy" $(PYTEST_ARGS)
 
+# The whole end-to-end runs of a minute or more each (an experiment killed and rerun, a data build whose endpoint
+# goes away, the 104-page manual served, the soak, the GPU script's dry run ...): `pytest -m heavy`.
+test-heavy: $(STAMP) $(CHROMEDRIVER)
+	HF_HUB_OFFLINE=1 $(BIN)/python -m pytest -m "heavy and not gpu" $(PYTEST_ARGS)
+
+# The edit-run loop: no real model runs, under 5 minutes.
 test-fast: $(STAMP)
 	HF_HUB_OFFLINE=1 $(BIN)/python -m pytest -m "not gpu and not slow" $(PYTEST_ARGS)
 

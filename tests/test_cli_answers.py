@@ -60,6 +60,7 @@ def test_the_demo_answer_holds_the_position_asked_for_with_its_confidence(demo_r
     )  # a name, no path
 
 
+@pytest.mark.heavy
 def test_the_eiffel_tower_question_is_answered_paris(capsys):
     """Sampled queries, as the default config has them (seeded: the same tree every run). With the first trained
     model eight paths said Paris and one read a page on a clock tower in West Bengal; with the self-trained default

@@ -43,6 +43,7 @@ def server(tmp_path_factory):
     running.stop()
 
 
+@pytest.mark.heavy
 def test_a_question_over_the_uploaded_pdf_cites_the_right_page(server):
     with httpx.Client(base_url=server.base, timeout=600) as client:
         accepted = client.post("/v1/documents", files={"file": (MANUAL.name, MANUAL.read_bytes(), "application/pdf")})

@@ -19,6 +19,7 @@ REPO = Path(__file__).resolve().parent.parent
 
 
 @pytest.mark.slow
+@pytest.mark.heavy
 def test_gpu_check_dry_run_runs_every_step(tmp_path):
     out = tmp_path / "out"
     env = {**os.environ, "OUT": str(out), "PYTHON": sys.executable, "TMPDIR": str(tmp_path)}

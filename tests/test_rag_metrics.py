@@ -73,6 +73,7 @@ def _judge_requests(root_url: str) -> float:
 
 @pytest.mark.slow
 @pytest.mark.vllm
+@pytest.mark.heavy
 def test_ragas_with_the_local_judge(tmp_path, openai_server):
     run = _write_run(tmp_path / "predictions.jsonl")
     before = _judge_requests(openai_server.root_url)

@@ -65,6 +65,7 @@ def benchmark_items(task: str, split: str):
 
 
 @pytest.mark.slow
+@pytest.mark.heavy
 def test_the_reader_trains_on_training_ids_with_real_embeddings_and_reads_what_it_learned(tmp_path):
     from rqrag.answer.reader import Reader, ReaderModel
     from rqrag.eval.reader_fit import featurise, fit_reader, sentence_label

@@ -91,6 +91,7 @@ def test_a_reply_that_never_came_is_a_review_of_quotes():
 
 @pytest.mark.slow
 @pytest.mark.vllm
+@pytest.mark.heavy
 def test_a_review_of_the_heldout_pdfs_with_the_default_setup_has_no_loop_and_no_unsupported_field(
     tmp_path, minilm_encoder, capsys
 ):

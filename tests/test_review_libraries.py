@@ -107,6 +107,7 @@ def test_without_a_model_the_review_is_extractive_and_starts_nothing(notes_libra
 
 @pytest.mark.slow
 @pytest.mark.vllm
+@pytest.mark.heavy
 def test_a_folder_library_reviewed_by_the_local_model(notes_library, tmp_path, sent, capsys):
     """A library name, --language pt, no endpoint, `--serve_model`: SmolLM2-135M-Instruct is served for the run
     (its log in --out) and stopped after it."""

@@ -102,6 +102,7 @@ def _evaluated(tmp: Path) -> dict:
 
 
 @pytest.mark.slow
+@pytest.mark.heavy
 def test_the_cli_the_server_and_eval_give_the_same_answer_kind_and_confidence(tmp_path):
     keys = ("answer", "answer_kind", "confidence")
     cli = {k: _cli()[k] for k in keys}

@@ -17,6 +17,7 @@ sys.path.insert(0, str(ROOT / "scripts"))
 pytestmark = pytest.mark.slow
 
 
+@pytest.mark.heavy
 def test_a_short_soak_loses_nothing_and_answers_no_5xx_outside_the_outages(tmp_path):
     import soak
 
