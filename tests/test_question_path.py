@@ -21,6 +21,8 @@ ROOT = Path(__file__).resolve().parents[1]
 ARCHITECTURE = ROOT / "docs" / "ARCHITECTURE.md"
 MAX_FILES = 12  # the issue's bound on the main line to the first model call
 
+pytestmark = pytest.mark.slow  # the real model and index are loaded (not run): ~30 s
+
 
 def documented_path() -> tuple[list[str], int]:
     """The files listed between the markers, in order, and the documented count of modules imported by then."""
