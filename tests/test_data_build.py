@@ -66,6 +66,7 @@ def _run(config: DataBuildConfig, tokenizer):
     return asyncio.run(run_build(config, Path(config.out_dir), tokenizer))
 
 
+@pytest.mark.heavy
 def test_every_category_end_to_end_with_the_llm_annotator(openai_server, smollm2_tokenizer, tmp_path):
     config = _config(openai_server, tmp_path / "run")
     result = _run(config, smollm2_tokenizer)
@@ -143,6 +144,7 @@ def test_gold_annotators_and_the_supporting_paragraph_filter(openai_server, smol
         assert steps[-1]["text"] == record["metadata"]["original_answer"]
 
 
+@pytest.mark.heavy
 def test_killed_cli_run_resumes_without_loss_or_duplicates(openai_server, tmp_path):
     out = tmp_path / "killed"
     args = [
@@ -238,6 +240,7 @@ class _Proxy:
                 pass
 
 
+@pytest.mark.heavy
 def test_endpoint_going_away_mid_run_leaves_examples_for_the_next_run(openai_server, smollm2_tokenizer, tmp_path):
     proxy = _Proxy(openai_server.port)
     config = _config(

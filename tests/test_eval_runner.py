@@ -152,6 +152,7 @@ def test_answers_lost_to_an_unreachable_server_are_asked_again_on_resume(tmp_pat
 
 
 @pytest.mark.slow
+@pytest.mark.heavy
 def test_interrupted_eval_resumes_without_losing_or_repeating(tmp_path):
     """Kill a real `rqrag eval` (SmolLM2, prompted) after its first batch, leave a torn line, and resume."""
     out = tmp_path / "arc"

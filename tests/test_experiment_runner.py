@@ -137,6 +137,7 @@ def finished(tmp_path_factory):
 
 @pytest.mark.slow
 @needs_manual
+@pytest.mark.heavy
 def test_every_cell_answers_every_question_with_metrics(finished):
     runner, summary, out = finished
     records = _records(out / "records.jsonl")
@@ -182,6 +183,7 @@ def test_every_cell_answers_every_question_with_metrics(finished):
 
 @pytest.mark.slow
 @needs_manual
+@pytest.mark.heavy
 def test_rerun_of_a_finished_experiment_does_nothing(finished):
     _, _, out = finished
     catalog = out / "indexes" / "recursive-1000-150" / "documents.json"
@@ -195,6 +197,7 @@ def test_rerun_of_a_finished_experiment_does_nothing(finished):
 
 @pytest.mark.slow
 @needs_manual
+@pytest.mark.heavy
 def test_kill_9_mid_run_then_rerun_loses_and_repeats_nothing(tmp_path):
     out = tmp_path / "out"
     config = _tiny_config(tmp_path, out)
@@ -234,6 +237,7 @@ def test_flat_rows_put_levels_and_metrics_in_columns():
 
 @pytest.mark.slow
 @needs_manual
+@pytest.mark.heavy
 def test_report_and_generated_queries_on_the_finished_run(finished, capsys):
     """`rqrag experiment report` and `queries` on the tiny run: the ART table of refinement (3 questions as
     subjects), the plots, and per-mode ranking of one generated query per page."""
