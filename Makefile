@@ -49,6 +49,13 @@ $(CHROMEDRIVER):
 	$$(test "$$(id -u)" -eq 0 || echo sudo) sh -c 'apt-get update -qq && DEBIAN_FRONTEND=noninteractive \
 		apt-get install -y -qq --no-install-recommends chromium chromium-driver'
 
+# Debian's HAProxy, the load balancer in front of the replicas in tests/test_replicas.py and scripts/soak.py
+# --replicas 2 (docs/scale.md).
+HAPROXY := /usr/sbin/haproxy
+$(HAPROXY):
+	$$(test "$$(id -u)" -eq 0 || echo sudo) sh -c 'apt-get update -qq && DEBIAN_FRONTEND=noninteractive \
+		apt-get install -y -qq --no-install-recommends haproxy'
+
 # The documentation site (mkdocs.yml, docs/) into build/site; strict, so a broken link, image or anchor fails.
 # Open build/site/index.html, or preview with `$(BIN)/mkdocs serve -a 127.0.0.1:8001`. No --quiet: mkdocs 1.6
 # then drops the warnings before strict mode counts them, and a broken link passes.
@@ -57,7 +64,7 @@ docs: $(STAMP)
 
 # Everything except GPU-only tests and the heavy end-to-end runs; slow tests included (they are what proves the
 # real paths work). Under 35 minutes alone on 2 cores. CI runs this and then `make test-heavy` (.ci/run).
-test: $(STAMP) $(CHROMEDRIVER)
+test: $(STAMP) $(CHROMEDRIVER) $(HAPROXY)
 	$(BIN)/ruff check .
 	$(BIN)/python scripts/import_contracts.py
 	$(MAKE) --no-print-directory docs
@@ -65,7 +72,7 @@ test: $(STAMP) $(CHROMEDRIVER)
 
 # The whole end-to-end runs of a minute or more each (an experiment killed and rerun, a data build whose endpoint
 # goes away, the 104-page manual served, the soak, the GPU script's dry run ...): `pytest -m heavy`.
-test-heavy: $(STAMP) $(CHROMEDRIVER)
+test-heavy: $(STAMP) $(CHROMEDRIVER) $(HAPROXY)
 	HF_HUB_OFFLINE=1 $(BIN)/python -m pytest -m "heavy and not gpu" $(PYTEST_ARGS)
 
 # The edit-run loop: no real model runs, under 5 minutes.

@@ -1,13 +1,17 @@
-"""A long day of traffic: a real `rqrag serve` on PostgreSQL under many clients, with a crash and a database restart.
+"""A long day of traffic: a real `rqrag serve` on PostgreSQL under many clients, with crashes and a database restart.
 
     python scripts/soak.py --minutes 30 --clients 16 --out runs/soak/long     # the report in docs/soak.md
     python scripts/soak.py --minutes 1.5 --clients 6 --out runs/soak/short    # what tests/test_soak.py runs
+    python scripts/soak.py --replicas 2 --minutes 30 --clients 16 --out runs/soak/replicas   # docs/scale.md
 
 Starts a local PostgreSQL (`LocalPostgres`: conversations and memories) and the server with the shipped model and
 config, a document library in a folder. Each client loops over a mix of what users do: asks over documents and
 over their memories, chats with streaming (one in four hangs up after the first event), tells a fact (a memory),
 reads its memories, uploads a small document and waits for it, deletes one, cancels an upload. At 40 % of the run
 the server is killed with SIGKILL and started again on the same port; at 70 % PostgreSQL is stopped for 5 s.
+With `--replicas 2` the clients go through HAProxy to two servers sharing the PostgreSQL (`soak_deployment.py`),
+and a replica (each in turn) is SIGKILLed and restarted every `kill_every_min` minutes; every upload job accepted
+must end (done, failed or cancelled) and no document may hold a chunk twice.
 
 Every request is logged (time, route, status, seconds). At the end the server's state is compared with what the
 clients were acknowledged: each acknowledged turn is stored exactly once, each acknowledged memory is listed, each
@@ -20,9 +24,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
-import os
 import random
-import signal
 import statistics
 import sys
 import threading
@@ -31,6 +33,10 @@ import uuid
 from collections import Counter
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
+
+from soak_checks import chunks_stored_twice, jobs_unfinished
+from soak_deployment import Deployment
+from soak_plot import plot_soak
 
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -47,6 +53,8 @@ class SoakConfig:
     database_restart_at: float = 0.7  # share of the run when PostgreSQL is stopped for `database_down_s`
     database_down_s: float = 5.0
     request_timeout_s: float = 300.0
+    replicas: int = 1  # 2+: replicas over the one PostgreSQL behind HAProxy
+    kill_every_min: float = 5.0  # with replicas: a replica is SIGKILLed and restarted this often (instead of crash_at)
 
 
 @dataclass
@@ -58,6 +66,7 @@ class Ledger:
     sent: set[str] = field(default_factory=set)  # every question sent (acknowledged or not)
     memories: list[str] = field(default_factory=list)  # facts whose memory was acknowledged stored
     documents: dict[str, str] = field(default_factory=dict)  # doc_id -> name, acknowledged done and not deleted
+    jobs: set[str] = field(default_factory=set)  # every upload job the server accepted (202)
     deleted: set[str] = field(default_factory=set)
     outages: list[tuple[float, float, str]] = field(default_factory=list)  # (start, end, what)
 
@@ -75,58 +84,40 @@ def in_outage(request: dict, outages) -> bool:
 
 class Soak:
     def __init__(self, config: SoakConfig):
-        from rqrag.retrieval.postgres_server import LocalPostgres
-
         self.config = config
         self.out = Path(config.out)
         self.out.mkdir(parents=True, exist_ok=True)
         self.ledger = Ledger()
-        self.database = LocalPostgres(self.out / "pg", delete_on_stop=False)
-        self.url = self.database.start()
-        self.port = None
-        self.server = None
+        self.deployment: Deployment | None = None
         self.samples: list[dict] = []
         self.t0 = time.monotonic()
         self.stop_sampling = threading.Event()
 
-    # ------------------------------------------------------------------------------------------- the server
+    # ------------------------------------------------------------------------------------------- the servers
 
-    def start_server(self) -> None:
-        from rqrag.serve.server.process import RQRAGServer
-
-        flags = ["--database_url", self.url, "--documents_dir", str(self.out / "libraries"),
-                 "--retrievers", "documents+memories", "documents", "memories", "corpus",
+    def start_servers(self) -> None:
+        flags = ["--retrievers", "documents+memories", "documents", "memories", "corpus",
                  "--documents_language", "pt", "--max_depth", "1"]  # fmt: skip
-        self.server = RQRAGServer(self.out, self.out / "unused.db", flags, port=self.port)
-        self.port = self.server.port
+        self.deployment = Deployment(self.out, self.config.replicas, flags)
+        self.base = self.deployment.base
 
-    def crash_and_restart(self) -> None:
+    def crash_and_restart(self, replica: int = 0) -> None:
         started = time.monotonic()
-        os.killpg(self.server.process.pid, signal.SIGKILL)
-        self.server.process.wait()
-        self.start_server()
-        self.ledger.outages.append((started - self.t0, time.monotonic() - self.t0, "server SIGKILL + restart"))
+        self.deployment.kill_and_restart(replica)
+        what = f"replica {replica} SIGKILL + restart" if self.config.replicas > 1 else "server SIGKILL + restart"
+        self.ledger.outages.append((started - self.t0, time.monotonic() - self.t0, what))
 
     def restart_database(self) -> None:
         started = time.monotonic()
-        self.database.stop()
-        time.sleep(self.config.database_down_s)
-        self.database.start()
+        self.deployment.restart_database(self.config.database_down_s)
         self.ledger.outages.append((started - self.t0, time.monotonic() - self.t0, "PostgreSQL stop + start"))
 
     def sample(self) -> None:
-        import psutil
-
         while not self.stop_sampling.wait(5.0):
-            try:
-                process = psutil.Process(self.server.process.pid)
-                family = [process, *process.children(recursive=True)]
-                rss = sum(p.memory_info().rss for p in family)
-                files = sum(p.num_fds() for p in family)
-            except (psutil.Error, AttributeError):
-                continue
-            self.samples.append({"t": round(time.monotonic() - self.t0, 1), "rss_mb": round(rss / 2**20, 1),
-                                 "open_files": files})  # fmt: skip
+            rss, files = self.deployment.rss_mb(), self.deployment.open_files()
+            if rss is not None and files is not None:
+                self.samples.append({"t": round(time.monotonic() - self.t0, 1), "rss_mb": round(rss, 1),
+                                     "open_files": files})  # fmt: skip
 
     # ------------------------------------------------------------------------------------------- the clients
 
@@ -140,7 +131,7 @@ class Soak:
                 action = rng.choices(
                     ["ask", "chat", "tell", "memories", "upload", "delete", "cancel"], [30, 25, 10, 10, 12, 8, 5]
                 )[0]
-                base = f"http://127.0.0.1:{self.port}"
+                base = self.base
                 started = time.monotonic()
                 try:
                     status = await getattr(self, f"_{action}")(http, base, rng, conversation)
@@ -208,6 +199,7 @@ class Soak:
         if reply.status_code != 202:
             return reply.status_code
         job = reply.json()["job_id"]
+        self.ledger.jobs.add(job)
         for _ in range(600):
             state = (await http.get(f"{base}/v1/documents/jobs/{job}")).json()
             if state.get("status") == "done":
@@ -235,6 +227,7 @@ class Soak:
         )
         if reply.status_code != 202:
             return reply.status_code
+        self.ledger.jobs.add(reply.json()["job_id"])
         cancelled = await http.delete(f"{base}/v1/documents/jobs/{reply.json()['job_id']}")
         if cancelled.status_code == 200 and cancelled.json()["status"] == "done":
             self.ledger.documents[cancelled.json()["doc_id"]] = name  # too late to cancel: it was stored
@@ -246,18 +239,27 @@ class Soak:
         minutes = self.config.minutes
         deadline = self.t0 + 60 * minutes
         clients = [asyncio.create_task(self.client(i, deadline)) for i in range(self.config.clients)]
-        await asyncio.sleep(60 * minutes * self.config.crash_at)
-        await asyncio.to_thread(self.crash_and_restart)
-        await asyncio.sleep(max(0.0, self.t0 + 60 * minutes * self.config.database_restart_at - time.monotonic()))
-        await asyncio.to_thread(self.restart_database)
+        if self.config.replicas > 1:  # a replica killed every kill_every_min, each in turn
+            kills = [(60 * self.config.kill_every_min * (n + 1), n % self.config.replicas)
+                     for n in range(int(minutes // self.config.kill_every_min))]  # fmt: skip
+            kills = [(at, replica) for at, replica in kills if at < 60 * minutes - 30]
+        else:
+            kills = [(60 * minutes * self.config.crash_at, 0)]
+        events = [*((at, "kill", replica) for at, replica in kills), (60 * minutes * self.config.database_restart_at,
+                                                                     "database", None)]  # fmt: skip
+        for at, what, replica in sorted(events):
+            await asyncio.sleep(max(0.0, self.t0 + at - time.monotonic()))
+            if what == "kill":
+                await asyncio.to_thread(self.crash_and_restart, replica)
+            else:
+                await asyncio.to_thread(self.restart_database)
         await asyncio.gather(*clients)
 
     def check(self) -> dict:
         """The server's state against what was acknowledged."""
         import httpx
 
-        base = f"http://127.0.0.1:{self.port}"
-        with httpx.Client(base_url=base, timeout=120) as http:
+        with httpx.Client(base_url=self.base, timeout=120) as http:
             stored: dict[str, list[str]] = {}
             # every conversation a client was told of, and those the listing shows (it holds the latest only)
             listed = {c["id"] for c in http.get("/v1/conversations").json()["data"]}
@@ -267,6 +269,8 @@ class Soak:
                 stored[cid] = [m["content"] for m in messages if m["role"] == "user"]
             memories = [m.get("description", "") for m in http.get("/v1/memories").json()["data"]]
             documents = {d["doc_id"] for d in http.get("/v1/documents").json()["data"]}
+            jobs_lost = jobs_unfinished(http, self.ledger.jobs)
+        chunks_twice = chunks_stored_twice(self.deployment.url) if self.config.replicas > 1 else 0
         every = [q for questions in stored.values() for q in questions]
         lost_turns = [(c, q) for c, qs in self.ledger.turns.items() for q in qs if q not in stored.get(c, [])]
         # a turn written twice is the same question twice in its conversation (every question sent is unique)
@@ -291,6 +295,9 @@ class Soak:
             "documents_listed": len(documents),
             "documents_lost": len(lost_documents),
             "documents_deleted_but_listed": len(resurrected),
+            "jobs_accepted": len(self.ledger.jobs),
+            "jobs_lost": len(jobs_lost),
+            "chunks_stored_twice": chunks_twice,
         }
 
     def summary(self, state: dict) -> dict:
@@ -323,43 +330,11 @@ class Soak:
             "state": state,
         }
 
-    def plot(self, path: Path) -> None:
-        import matplotlib
-
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-
-        fig, (top, bottom) = plt.subplots(2, 1, figsize=(10, 7), sharex=True)
-        span = 60 * self.config.minutes
-        width = max(10.0, span / 30)
-        for route in sorted({r["route"] for r in self.ledger.requests}):
-            points = [r for r in self.ledger.requests if r["route"] == route]
-            bins = sorted({int(r["t"] // width) for r in points})
-            p95 = []
-            for b in bins:
-                seconds = sorted(r["seconds"] for r in points if int(r["t"] // width) == b)
-                p95.append(seconds[int(0.95 * (len(seconds) - 1))])
-            top.plot([(b + 0.5) * width / 60 for b in bins], p95, marker=".", label=route)
-        top.set_ylabel("p95 latency (s)")
-        top.set_yscale("log")
-        top.legend(ncol=4, fontsize=8)
-        bottom.plot([s["t"] / 60 for s in self.samples], [s["rss_mb"] for s in self.samples], color="black")
-        bottom.set_ylabel("server RSS (MB)")
-        bottom.set_xlabel("minutes")
-        for start, end, what in self.ledger.outages:
-            for axis in (top, bottom):
-                axis.axvspan(start / 60, end / 60, color="red", alpha=0.15)
-            top.annotate(what, (start / 60, top.get_ylim()[1]), fontsize=7, va="top")
-        fig.suptitle(f"{self.config.clients} clients, {self.config.minutes:g} min, shipped model on CPU")
-        fig.tight_layout()
-        fig.savefig(path, dpi=110)
-        plt.close(fig)
-
     def run(self) -> dict:
         from rqrag.config_loader import save_resolved_config
 
         save_resolved_config(self.out, "scripts/soak.py", self.config)
-        self.start_server()
+        self.start_servers()
         sampler = threading.Thread(target=self.sample, daemon=True)
         sampler.start()
         try:
@@ -367,16 +342,15 @@ class Soak:
             state = self.check()
         finally:
             self.stop_sampling.set()
-            if self.server is not None:
-                self.server.stop()
-            self.database.stop()
+            if self.deployment is not None:
+                self.deployment.stop()
         summary = self.summary(state)
         with open(self.out / "requests.jsonl", "w") as f:
             f.writelines(json.dumps(r) + "\n" for r in self.ledger.requests)
         with open(self.out / "samples.jsonl", "w") as f:
             f.writelines(json.dumps(s) + "\n" for s in self.samples)
         (self.out / "summary.json").write_text(json.dumps(summary, indent=1) + "\n")
-        self.plot(self.out / "soak.png")
+        plot_soak(self.ledger, self.samples, self.config, self.out / "soak.png")
         return summary
 
 
@@ -393,6 +367,8 @@ def main(argv: list[str] | None = None) -> int:
         and state["turns_lost"] == state["turns_duplicated"] == 0
         and state["memories_lost"] == state["memories_duplicated"] == 0
         and state["documents_lost"] == state["documents_deleted_but_listed"] == 0
+        and state["jobs_lost"] == state["chunks_stored_twice"] == 0
+        and summary["500"] == 0
     )
     print("soak:", "passed" if ok else "FAILED", file=sys.stderr)
     return 0 if ok else 1

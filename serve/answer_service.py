@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import contextlib
 import dataclasses
 import functools
 import logging
@@ -88,8 +89,10 @@ class AnswerService:
         documents=None,
         memories=None,
         clock=None,
+        limits=None,
     ):
         self.decode_config = decode
+        self.limits = limits  # DeploymentLimits: each user's questions in flight on every server (None: this one's)
         self.serve = serve
         self.decoder = decoder
         self.metrics = metrics
@@ -115,6 +118,7 @@ class AnswerService:
             resolve_admission(serve.admission, decoder.generator),
             serve.preempt_after_s,
             size_of=lambda work: len(work.question.text),  # what a tree costs grows with its question's length
+            elsewhere=limits.elsewhere if limits is not None else None,
         )
         if hasattr(decoder.generator, "between_steps"):  # the hf backend: a long call lets waiting questions through
             decoder.generator.between_steps = self.scheduler.between_steps
@@ -170,16 +174,18 @@ class AnswerService:
         with the others of the same `batch` settings, taking turns with other users' questions, and joins the
         running decode at its next depth; the thread blocks until its own tree is done. Its future is kept so that
         a client who leaves cancels a tree not yet started. Too many of this user's questions waiting: `Busy`."""
-        waiting = []
-        for question in questions:
-            future = self.scheduler.submit(_TreeWork(question, settings, source, on_step), batch, user)
-            self._waiting[question.qid] = future
-            waiting.append(future)
-        try:
-            return [future.result() for future in waiting]
-        finally:
+        held = self.limits.holding(user, len(questions)) if self.limits else contextlib.nullcontext()
+        with held:  # Busy when this user has too many questions in flight on all the servers together
+            waiting = []
             for question in questions:
-                self._waiting.pop(question.qid, None)
+                future = self.scheduler.submit(_TreeWork(question, settings, source, on_step), batch, user)
+                self._waiting[question.qid] = future
+                waiting.append(future)
+            try:
+                return [future.result() for future in waiting]
+            finally:
+                for question in questions:
+                    self._waiting.pop(question.qid, None)
 
     def _decode_trees(
         self,

@@ -34,13 +34,25 @@ class ServerConfig:
     users: str | None = field(
         default=None,
         metadata={
-            "help": "users file (`rqrag users add NAME --file FILE`): each request's key says who is asking; "
-            "X-Rqrag-User is refused; uploads are private to their uploader, shared libraries admin-only"
+            "help": "users file (`rqrag users add NAME --file FILE`), or a database URL that keeps them for every "
+            "replica: each request's key says who is asking; X-Rqrag-User is refused; uploads are private to their "
+            "uploader, shared libraries admin-only"
         },
     )
     database_url: str = field(
         default="sqlite:///runs/serve/conversations.db",
-        metadata={"help": "conversation store (SQLAlchemy URL): SQLite file, or postgresql+psycopg://..."},
+        metadata={
+            "help": "conversations, memories, the job queue and per-user counts (SQLAlchemy URL): a SQLite file, or "
+            "postgresql+psycopg://... shared by every replica (docs/scale.md)"
+        },
+    )
+    job_lease_seconds: float = field(
+        default=30.0,
+        metadata={"help": "a job (upload, review) whose server stopped renewing it for this long is taken over"},
+    )
+    drain_seconds: float = field(
+        default=60.0,
+        metadata={"help": "on SIGTERM: how long the running job may take to finish before it is handed back"},
     )
 
 

@@ -46,7 +46,7 @@ import math
 import threading
 import time
 from collections import Counter, OrderedDict, deque
-from collections.abc import Callable, Hashable, Sequence
+from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Generic, TypeVar
 
@@ -94,6 +94,7 @@ class TreeScheduler(Generic[Item, Outcome]):
         size_of: Callable[[Item], float] | None = None,
         preempt_size_ratio: float = 8.0,
         flood_questions: int = 4,
+        elsewhere: Callable[[], Mapping[str, int]] | None = None,
     ):
         if window_s < 0 or max_questions < 1 or max_waiting_per_user < 1:
             raise ValueError("window_s >= 0, max_questions >= 1 and max_waiting_per_user >= 1 are required")
@@ -110,6 +111,9 @@ class TreeScheduler(Generic[Item, Outcome]):
         self.size_of = size_of or (lambda item: 1.0)  # all alike: nothing is ever small enough to go first
         self.preempt_size_ratio = preempt_size_ratio
         self.flood_questions = flood_questions  # one user's questions in a decode that make it a flood
+        # each user's questions in flight on the other servers of a deployment (`serve/deployment_limits.py`):
+        # the flood rule counts them too, so a flood spread over replicas is a flood on each
+        self.elsewhere = elsewhere or dict
         self.stats = SchedulerStats()
         self.on_batch: Callable[[int], None] | None = None  # told each decode's (and each admission's) size
         self._lines: OrderedDict[str, deque[_Waiting]] = OrderedDict()  # user -> their waiting questions, in turn
@@ -219,7 +223,7 @@ class TreeScheduler(Generic[Item, Outcome]):
             return
         running = list(self._running.values())
         threshold = max((self.size_of(w.item) for w in running), default=0.0) / self.preempt_size_ratio
-        per_user = Counter(w.user for w in running)
+        per_user = Counter(w.user for w in running) + Counter(self.elsewhere())
         flooding = max(per_user.values(), default=0) >= self.flood_questions
 
         def goes_first(w: _Waiting) -> bool:

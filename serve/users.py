@@ -1,8 +1,9 @@
-"""The server's users: who each API key belongs to, kept in a file that holds no key.
+"""The server's users: who each API key belongs to, kept in a file (or a database row) that holds no key.
 
     rqrag users add alice --file users.json            # prints alice's new key, once
     rqrag users add root --admin --file users.json
     rqrag serve --config configs/serve/default.yaml --users users.json
+    rqrag users add alice --file postgresql+psycopg://rqrag@db/rqrag   # replicas: every server reads the database
 
     users = UserFile("users.json")
     users.add("alice")                                  # -> the key "rqrag_3f9c0a1e_..." (never stored)
@@ -33,7 +34,6 @@ import base64
 import binascii
 import contextlib
 import datetime as dt
-import fcntl
 import functools
 import hashlib
 import hmac
@@ -41,10 +41,10 @@ import json
 import os
 import re
 import secrets
-import tempfile
 import threading
 from dataclasses import dataclass
-from pathlib import Path
+
+from rqrag.serve.users_storage import users_storage
 
 
 FORMAT_VERSION = 1
@@ -192,7 +192,9 @@ class UserFile:
     """The users file at `path` (JSON): read on demand, written atomically, checked by `authenticate`."""
 
     def __init__(self, path: str | os.PathLike):
-        self.path = Path(path).expanduser()
+        self.storage = users_storage(path)  # a file, or the row of a database the servers share
+        self.where = self.storage.where
+        self.path = getattr(self.storage, "path", None)  # the file's path (None in a database)
         self._lock = threading.Lock()
         self._stamp: tuple | None = None
         self._users: dict[str, dict] = {}
@@ -202,39 +204,30 @@ class UserFile:
 
     # ------------------------------------------------------------------------------------------ reading
 
-    def _file_stamp(self) -> tuple | None:
-        try:
-            info = self.path.stat()
-        except FileNotFoundError:
-            return None
-        return (info.st_ino, info.st_mtime_ns, info.st_size)
-
     def _load(self) -> None:
         """Reread the file when it changed since the last look (and forget every key checked before)."""
-        stamp = self._file_stamp()
+        stamp = self.storage.stamp()
         if stamp == self._stamp and stamp is not None:
             return
         if stamp is None:
-            raise UsersError(
-                f"users file {self.path} does not exist (create it with `rqrag users add NAME --file ...`)"
-            )
+            raise UsersError(f"{self.where} does not exist (create it with `rqrag users add NAME --file ...`)")
         try:
-            data = json.loads(self.path.read_text(encoding="utf-8"))
+            data = json.loads(self.storage.read())
             records, removed = data["users"], data.get("removed", [])
             if not isinstance(records, list) or not isinstance(removed, list):
                 raise TypeError("'users' and 'removed' must be lists")
         except (OSError, ValueError, KeyError, TypeError, AttributeError) as error:
-            raise UsersError(f"users file {self.path} is not a users file: {error}") from None
+            raise UsersError(f"{self.where} is not a users file: {error}") from None
         if data.get("version") != FORMAT_VERSION:
-            raise UsersError(f"users file {self.path}: version {data.get('version')!r}, expected {FORMAT_VERSION}")
+            raise UsersError(f"{self.where}: version {data.get('version')!r}, expected {FORMAT_VERSION}")
         users, by_key_id = {}, {}
         for number, record in enumerate(records, 1):
-            _check_record(record, f"users file {self.path}, user #{number}")
+            _check_record(record, f"{self.where}, user #{number}")
             if record["name"] in users or record["key_id"] in by_key_id:
-                raise UsersError(f"users file {self.path}: user {record['name']!r} or their key id is there twice")
+                raise UsersError(f"{self.where}: user {record['name']!r} or their key id is there twice")
             users[record["name"]] = by_key_id[record["key_id"]] = record
         for number, former in enumerate(removed, 1):
-            _check_former(former, f"users file {self.path}, removed user #{number}")
+            _check_former(former, f"{self.where}, removed user #{number}")
         self._users, self._removed, self._by_key_id, self._stamp = users, removed, by_key_id, stamp
         self._known_keys = {}
 
@@ -292,30 +285,19 @@ class UserFile:
 
     @contextlib.contextmanager
     def _editing(self):
-        """The users (a dict by name) and the removed identities (a list) to change, under the lock file; written
-        back atomically, mode 0600."""
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        lock_path = self.path.with_name(self.path.name + ".lock")
-        with open(lock_path, "a") as lock:
-            fcntl.flock(lock, fcntl.LOCK_EX)
+        """The users (a dict by name) and the removed identities (a list) to change, with every other writer kept
+        out (a lock file, or the database row's lock); written back atomically (a file: mode 0600)."""
+        with self.storage.editing() as write:
             with self._lock:
                 self._stamp = None
-                if self.path.exists():
+                if self.storage.stamp() is not None:
                     self._load()
                     users, removed = dict(self._users), list(self._removed)
                 else:
                     users, removed = {}, []
                 yield users, removed
                 document = {"version": FORMAT_VERSION, "users": list(users.values()), "removed": removed}
-                fd, tmp = tempfile.mkstemp(dir=self.path.parent, prefix=f".{self.path.name}.")
-                try:
-                    with os.fdopen(fd, "w", encoding="utf-8") as out:
-                        out.write(json.dumps(document, indent=2) + "\n")
-                    os.chmod(tmp, 0o600)
-                    os.replace(tmp, self.path)
-                except BaseException:
-                    Path(tmp).unlink(missing_ok=True)
-                    raise
+                write(json.dumps(document, indent=2) + "\n")
                 self._stamp = None
 
     def add(self, name: str, admin: bool = False) -> str:

@@ -23,7 +23,8 @@ from hostile_files import SENTENCE, docx_bomb, words_docx
 from test_documents_api import upload, wait_for
 
 from rqrag.retrieval.shared_encoder import EMBED_BATCH
-from rqrag.serve.documents.jobs import IngestionJob, JobQueue
+from rqrag.serve.documents.job_queue import JobQueue
+from rqrag.serve.documents.jobs import IngestionJob
 from rqrag.serve.errors import Busy
 
 
@@ -179,7 +180,7 @@ def test_one_user_filling_their_queue_leaves_room_for_another(make_app):
 
 
 def test_the_worker_takes_each_users_jobs_in_turn():
-    queue = JobQueue(max_queued=10, max_queued_per_user=3)
+    queue = JobQueue(IngestionJob, max_queued=10, max_queued_per_user=3)
     for owner, n in [("alice", 1), ("alice", 2), ("alice", 3), ("bob", 1), ("carol", 1), ("bob", 2)]:
         queue.add(IngestionJob(f"{owner}{n}", "documents", f"{owner}{n}.md", f"{owner}{n}", 1, b"x", owner=owner))
     with pytest.raises(Busy):

@@ -17,12 +17,12 @@ import pytest
 
 from rqrag.config_loader import ConfigError
 from rqrag.serve.documents import jobs as jobs_module
+from rqrag.serve.documents.job_queue import JobQueue
 from rqrag.serve.documents.jobs import (
     ALLOWED,
     IllegalTransition,
     IngestionJob,
     JobCancelled,
-    JobQueue,
     JobStatus,
     transition,
 )
@@ -89,7 +89,7 @@ def test_the_api_shows_the_same_status_strings():
 
 
 def test_cancelling_a_queued_a_running_and_a_finished_job():
-    queue: JobQueue[IngestionJob] = JobQueue(max_queued=10, max_queued_per_user=3)
+    queue: JobQueue[IngestionJob] = JobQueue(IngestionJob, max_queued=10, max_queued_per_user=3)
     first, second = upload("a1"), upload("a2")
     queue.add(first)
     queue.add(second)
@@ -109,7 +109,7 @@ def test_cancelling_a_queued_a_running_and_a_finished_job():
 
 
 def test_a_cancel_after_the_last_checkpoint_is_too_late():
-    queue: JobQueue[IngestionJob] = JobQueue(max_queued=10, max_queued_per_user=3)
+    queue: JobQueue[IngestionJob] = JobQueue(IngestionJob, max_queued=10, max_queued_per_user=3)
     queue.add(job := upload("a1"))
     queue.take()
     queue.cancel(job)
@@ -118,7 +118,7 @@ def test_a_cancel_after_the_last_checkpoint_is_too_late():
 
 
 def test_a_queue_refuses_with_its_jobs_words_and_forgets_old_finished_jobs():
-    queue: JobQueue[IngestionJob] = JobQueue(max_queued=2, max_queued_per_user=1, kept=2)
+    queue: JobQueue[IngestionJob] = JobQueue(IngestionJob, max_queued=2, max_queued_per_user=1, kept=2)
     queue.add(upload("a1"))
     with pytest.raises(Busy, match="you already have 1 uploads waiting") as mine:
         queue.add(upload("a2"))

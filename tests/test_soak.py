@@ -33,3 +33,22 @@ def test_a_short_soak_loses_nothing_and_answers_no_5xx_outside_the_outages(tmp_p
     assert {"ask", "chat", "tell", "memories", "upload"} <= set(summary["routes"]), summary["routes"]
     assert state["turns_acknowledged"] > 0 and state["documents_acknowledged"] > 0
     assert (out / "soak.png").stat().st_size > 10_000 and code == 0
+
+
+@pytest.mark.heavy
+def test_a_short_soak_over_two_replicas_loses_no_turn_and_no_job(tmp_path):
+    """`scripts/soak.py --replicas 2` for two and a half minutes: HAProxy in front of two servers on one PostgreSQL,
+    a replica SIGKILLed and restarted after a minute, PostgreSQL restarted at 70 %. The 30-minute run: docs/scale.md."""
+    import soak
+
+    out = tmp_path / "soak"
+    code = soak.main(["--replicas", "2", "--kill_every_min", "1", "--minutes", "2.5", "--clients", "6",
+                      "--out", str(out)])  # fmt: skip
+    summary = json.loads((out / "summary.json").read_text())
+    state = summary["state"]
+    assert summary["5xx_outside_outages"] == 0 and summary["500"] == 0, summary["5xx_outside_examples"]
+    assert state["turns_lost"] == state["turns_duplicated"] == 0, state
+    assert state["jobs_lost"] == state["chunks_stored_twice"] == 0 and state["jobs_accepted"] > 0, state
+    assert state["documents_lost"] == state["documents_deleted_but_listed"] == 0, state
+    assert [what for _, _, what in summary["outages"]] == ["replica 0 SIGKILL + restart", "PostgreSQL stop + start"]
+    assert code == 0

@@ -27,7 +27,10 @@ from rqrag.config_loader import make_parser, parse
 
 @dataclass
 class UsersFileConfig:
-    file: str = field(default="users.json", metadata={"help": "the users file `rqrag serve --users` reads"})
+    file: str = field(
+        default="users.json",
+        metadata={"help": "the users file `rqrag serve --users` reads, or a database URL (replicas share it)"},
+    )
 
 
 @dataclass

@@ -103,6 +103,13 @@ class PgLibrary(DocumentLibrary):
     ) -> AddResult:
         doc_id = content_doc_id(data)
         if self._settled_store() is not None and self.store.has_document(doc_id):
+            if doc_id in self.store.pending_documents():
+                # Stored by an add that died between its two stages (a server killed mid-upload): this add, a job
+                # another server took over, finishes it rather than calling it a duplicate of itself.
+                if progress:
+                    progress(SEARCHABLE, 0, self.get(doc_id)["chunk_count"])  # its words are searchable already
+                self._fill_pending(progress)
+                return dataclasses.replace(_duplicate(self.get(doc_id)), status="added")
             return _duplicate(self.get(doc_id))
         ingested = self._ingest(data, filename, progress, limits)
         language = self._document_language(ingested)

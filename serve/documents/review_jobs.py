@@ -9,8 +9,9 @@ A review reads the library the server already has open (`rqrag.review.run.run_re
 application's one job queue (`jobs.py`: statuses queued -> running -> done | failed, each user in turn), in a queue
 of their own with its own worker thread: one review runs at a time (a review is seconds of CPU, and it must not hold
 the ingestion worker), the others wait; a user may have `MAX_WAITING_PER_USER` reviews waiting. A finished job holds
-the review record, review.md and the BibTeX; they are kept for the last `MAX_KEPT` jobs, in memory (a restart
-forgets them, as it does upload jobs).
+the review record, review.md and the BibTeX; they are kept for the last `MAX_KEPT` jobs (a restart
+keeps them: the job queue is in the server's database, where another server, or this one restarted, finds them;
+a review whose server died is run again by another).
 """
 
 from __future__ import annotations
@@ -22,7 +23,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, ClassVar
 
-from rqrag.serve.documents.jobs import Job, JobQueue, JobStatus
+from rqrag.serve.documents.job_queue import JobQueue
+from rqrag.serve.documents.jobs import Job, JobStatus
 from rqrag.serve.errors import Busy
 
 
@@ -60,7 +62,15 @@ class ReviewJobs:
 
     def __init__(self, service):
         self.service = service
-        self.queue: JobQueue[ReviewJob] = JobQueue(None, MAX_WAITING_PER_USER, kept=MAX_KEPT)
+        settings = service.settings
+        self.queue: JobQueue[ReviewJob] = JobQueue(
+            ReviewJob,
+            None,
+            MAX_WAITING_PER_USER,
+            kept=MAX_KEPT,
+            database_url=getattr(settings, "jobs_database_url", None),
+            lease_s=getattr(settings, "job_lease_s", 30.0),
+        )
 
     def get(self, job_id: str, user: str | None = None) -> ReviewJob | None:
         """The job, for its owner (with users, another user's job is None, like one that does not exist)."""
@@ -99,5 +109,8 @@ class ReviewJobs:
             message = f"the review failed inside the server ({type(error).__name__}); its log has the details"
             self.queue.finish(job, JobStatus.FAILED, error={"reason": "internal", "message": message})
 
-    def close(self) -> None:
-        self.queue.close()
+    def start(self) -> None:
+        self.queue.start(self._run, name="rqrag-review")
+
+    def close(self, timeout: float = 0.0) -> None:
+        self.queue.close(timeout)

