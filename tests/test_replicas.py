@@ -221,7 +221,11 @@ def test_a_users_limit_holds_across_both_replicas(deployment):
     import psycopg
 
     a, b, url = deployment["a"], deployment["b"], deployment["url"]
-    slow = {"question": "What is the capital of the country where the Eiffel Tower stands?", "retriever": "corpus", "max_depth": 2}
+    slow = {
+        "question": "What is the capital of the country where the Eiffel Tower stands?",
+        "retriever": "corpus",
+        "max_depth": 2,
+    }
     outcome = {}
     thread = threading.Thread(target=lambda: outcome.update(first=httpx.post(
         f"{a.base}/v1/ask", headers=auth(deployment, "ana"), json=slow, timeout=600)))  # fmt: skip
@@ -247,7 +251,11 @@ def test_sigterm_drains_a_replica_and_the_balancer_sends_new_work_to_the_other(d
     are answered by the other replica (no error: the draining replica's port is closed, and HAProxy sends a request
     it could not deliver to the other)."""
     a, b, lb, ana = deployment["a"], deployment["b"], deployment["lb"], auth(deployment, "ana")
-    slow = {"question": "What is the capital of the country where the Eiffel Tower stands?", "retriever": "corpus", "max_depth": 2}
+    slow = {
+        "question": "What is the capital of the country where the Eiffel Tower stands?",
+        "retriever": "corpus",
+        "max_depth": 2,
+    }
     outcome = {}
     thread = threading.Thread(target=lambda: outcome.update(
         first=httpx.post(f"{a.base}/v1/ask", headers=ana, json=slow, timeout=600)))  # fmt: skip
