@@ -128,7 +128,11 @@ class DocumentsConfig:
         default=None, metadata={"help": "folder of named libraries (default: the rq-rag cache's indexes/)"}
     )
     documents_database_url: str | None = field(
-        default=None, metadata={"help": "keep documents in PostgreSQL + pgvector (postgresql://...) instead"}
+        default=None,
+        metadata={
+            "help": "keep documents in PostgreSQL + pgvector (postgresql://...) instead of folders; default: "
+            "database_url when that is PostgreSQL and no documents_dir is given (replicas must share their libraries)"
+        },
     )
     documents_language: str | None = field(
         default=None,

@@ -172,3 +172,52 @@ def test_a_user_added_through_one_server_authenticates_on_the_other_and_a_remova
     assert other.authenticate(f"Bearer {key}") is None
     second = other.add("bruno", admin=True)
     assert one.authenticate(f"Bearer {second}").admin
+
+
+def test_servers_on_postgresql_keep_their_libraries_there_unless_a_folder_is_named():
+    from rqrag.serve.documents.service import DocumentsSettings
+    from rqrag.serve.serve_config import ServeConfig
+
+    url = "postgresql+psycopg://rqrag@db/rqrag"
+    assert DocumentsSettings.from_serve(ServeConfig(database_url=url)).database_url == url
+    assert DocumentsSettings.from_serve(ServeConfig(database_url=url, documents_dir="/srv/libs")).database_url is None
+    assert DocumentsSettings.from_serve(ServeConfig(database_url="sqlite:///c.db")).database_url is None
+
+
+def test_a_status_read_racing_the_worker_never_sets_the_running_job_back(database):
+    """A poll that read the row while the job was still queued, and ends after this server's worker took it, must
+    not copy that old status onto the running job (its end would then be an illegal queued -> done, seen in the
+    30-minute soak, where it stopped the replica's worker)."""
+    a, _ = replicas(database)
+    a.add(upload("j1"))
+    read_row, taken = a.table.get, []
+
+    def read_then_taken(job_id):
+        snapshot = read_row(job_id)  # queued
+        taken.append(a.take())  # the worker takes it meanwhile
+        return snapshot
+
+    a.table.get = read_then_taken
+    seen = a.get("j1")
+    a.table.get = read_row
+    assert seen is taken[0] and seen.status is JobStatus.RUNNING
+    a.finish(seen, JobStatus.DONE)
+    assert a.get("j1").status is JobStatus.DONE
+
+
+def test_a_run_that_raises_fails_its_job_and_the_worker_goes_on(database):
+    a, _ = replicas(database)
+    a.add(upload("bad"))
+    a.add(upload("good", owner="bruno"))
+    done = threading.Event()
+
+    def run(job):
+        if job.id == "bad":
+            raise RuntimeError("a bug past the run's own handling")
+        a.finish(job, JobStatus.DONE)
+        done.set()
+
+    a.start(run, "test-worker")
+    assert done.wait(10)
+    a.close(5)
+    assert a.table.get("bad").status is JobStatus.FAILED and a.table.get("good").status is JobStatus.DONE

@@ -178,3 +178,35 @@ def test_a_question_about_a_document_still_embedding_is_not_declared_outside(tmp
     assert said["ours"] is False  # its words are in the waiting document
     assert said["other"] is True  # a question none of its words lead to is still outside
     assert library.pending() == frozenset() and outside_documents(library, phrase) is False
+
+
+def test_in_postgresql_a_document_a_live_writer_embeds_is_left_to_it_and_a_retry_finishes_it(
+    pg_url, minilm_encoder, part_b, tmp_path
+):
+    """Replicas (docs/scale.md): another server's add must not embed a document a live writer is embedding (its
+    advisory lock says so), and a job taken over from a dead server, adding the same bytes again, finishes the
+    document it left between its stages (status "added", its chunks stored once)."""
+    where = {"path": "stages_live", "database_url": pg_url}
+    pdf = tmp_path / "b.pdf"
+    pdf.write_bytes(part_b)
+    child = subprocess.run(
+        [sys.executable, "-c", textwrap.dedent(CHILD), where["path"], pg_url, str(pdf)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert child.returncode == 9, child.stderr[-2000:]
+    writer, other = opened(where, minilm_encoder), opened(where, minilm_encoder)
+    (record,) = other.list()
+    try:
+        with writer._embedding(record["doc_id"], wait=True):  # a live server is embedding it
+            other._fill_pending(None)
+            assert other.pending() == {record["doc_id"]}  # left to it
+        retried = other.add(part_b, "b.pdf")  # the dead server's job, taken over: the same bytes again
+        assert retried.status == "added" and retried.chunks == record["chunk_count"]
+        assert other.pending() == frozenset() and len(other.list()) == 1
+        assert record["doc_id"] in doc_ids(other.retriever("dense").search(phrase_of(part_b), k=3))
+    finally:
+        other.store.drop_tables()
+        writer.close()
+        other.close()

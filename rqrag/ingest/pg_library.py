@@ -7,6 +7,7 @@ nothing and its retriever finds nothing, and both follow the tables once they ex
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import logging
 import re
@@ -108,7 +109,7 @@ class PgLibrary(DocumentLibrary):
                 # another server took over, finishes it rather than calling it a duplicate of itself.
                 if progress:
                     progress(SEARCHABLE, 0, self.get(doc_id)["chunk_count"])  # its words are searchable already
-                self._fill_pending(progress)
+                self._fill_pending(progress, only=doc_id)
                 return dataclasses.replace(_duplicate(self.get(doc_id)), status="added")
             return _duplicate(self.get(doc_id))
         ingested = self._ingest(data, filename, progress, limits)
@@ -122,25 +123,49 @@ class PgLibrary(DocumentLibrary):
         self._fill_pending(progress)
         record = self._record(ingested, data, language)
         meta = {**record, "settings": dataclasses.asdict(self.settings), VECTORS: PENDING}
-        # Stage 1: the chunks without vectors, found by full-text search as soon as the text is read.
-        if not self.store.add_document(meta, ingested.chunks, embeddings=PENDING):
-            return _duplicate(self.get(doc_id) or record)  # another writer stored it meanwhile
-        try:
-            if progress:
-                progress(SEARCHABLE, 0, len(ingested.chunks))
-            # Stage 2: the vectors; the dense side finds the document from here on.
-            self.store.set_embeddings(doc_id, self._embed(ingested.chunks, progress), metadata_drop=VECTORS)
-        except BaseException:
-            self.store.remove_document(doc_id)  # cancelled or failed: the library goes back to what it was
-            raise
+        # The lock tells another server's `_fill_pending` that a live writer is storing this document's vectors.
+        with self._embedding(doc_id, wait=True):
+            # Stage 1: the chunks without vectors, found by full-text search as soon as the text is read.
+            if not self.store.add_document(meta, ingested.chunks, embeddings=PENDING):
+                return _duplicate(self.get(doc_id) or record)  # another writer stored it meanwhile
+            try:
+                if progress:
+                    progress(SEARCHABLE, 0, len(ingested.chunks))
+                # Stage 2: the vectors; the dense side finds the document from here on.
+                self.store.set_embeddings(doc_id, self._embed(ingested.chunks, progress), metadata_drop=VECTORS)
+            except BaseException:
+                self.store.remove_document(doc_id)  # cancelled or failed: the library goes back to what it was
+                raise
         return AddResult(doc_id, "added", len(ingested.chunks), ingested.name, ingested.page_count, detected, language)
 
-    def _fill_pending(self, progress: Progress | None) -> None:
-        """Embed the chunks of documents whose add was killed between its two stages."""
-        for doc_id in self.store.pending_documents():
-            chunks = self.store.document_chunks(doc_id)
-            logger.info("%s: embedding %d chunks an interrupted add left without vectors", self.location, len(chunks))
-            self.store.set_embeddings(doc_id, self._embed(chunks, progress), metadata_drop=VECTORS)
+    def _fill_pending(self, progress: Progress | None, only: str | None = None) -> None:
+        """Embed the chunks of documents whose add was killed between its two stages (`only`: that one), skipping
+        those a live writer is embedding right now (another server's add holds their lock)."""
+        for doc_id in [only] if only else self.store.pending_documents():
+            with self._embedding(doc_id, wait=only is not None) as mine:
+                if not mine or doc_id not in self.store.pending_documents():
+                    continue
+                chunks = self.store.document_chunks(doc_id)
+                logger.info(
+                    "%s: embedding %d chunks an interrupted add left without vectors", self.location, len(chunks)
+                )
+                self.store.set_embeddings(doc_id, self._embed(chunks, progress), metadata_drop=VECTORS)
+
+    @contextlib.contextmanager
+    def _embedding(self, doc_id: str, wait: bool):
+        """Hold a PostgreSQL advisory lock on `doc_id` while its vectors are computed (yields whether this writer
+        holds it; `wait`: block until it does). A session lock: a writer that dies lets go of it with its
+        connection, so the document is then anyone's to finish."""
+        import psycopg
+
+        key = f"{self.prefix}:{doc_id}"
+        with psycopg.connect(self.database_url, autocommit=True) as conn:
+            if wait:
+                conn.execute("SELECT pg_advisory_lock(hashtext(%s))", (key,))
+                held = True
+            else:
+                held = conn.execute("SELECT pg_try_advisory_lock(hashtext(%s))", (key,)).fetchone()[0]
+            yield held
 
     def remove(self, doc_id: str) -> bool:
         return self._settled_store() is not None and self.store.remove_document(doc_id)

@@ -107,6 +107,8 @@ class JobQueue(Generic[J]):
         if job is None:
             return None
         with self._changed:
+            if job_id in self._running:  # taken here since the read above: the snapshot is already stale
+                return self._running[job_id]
             known = self._known.get(job_id)
             if known is None:
                 return job
@@ -189,7 +191,14 @@ class JobQueue(Generic[J]):
 
     def _work(self, run: Callable[[J], None]) -> None:
         while (job := self.take()) is not None:
-            run(job)
+            try:
+                run(job)
+            except Exception:  # `run` should end every job itself; whatever escapes must not stop this worker
+                logger.exception("job %s: the worker's run raised; the job is marked failed", job.id)
+                with self._changed:
+                    self._running.pop(job.id, None)
+                error = {"reason": "internal", "message": "the job failed inside the server; its log has the details"}
+                self.table.fail(job.id, self.server, error)
 
     def _beat(self) -> None:
         """Renew the leases of the jobs running here, write their progress, and bring a cancel made elsewhere in."""

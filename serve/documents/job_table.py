@@ -235,6 +235,13 @@ class JobTable(Generic[J]):
             self._forget_old(conn, kept)
             return done
 
+    def fail(self, job_id: str, server: str, error: dict) -> None:
+        """Mark a job `server` holds failed, whatever its object says (its run raised past its own handling)."""
+        with serialised(self.engine), self.engine.begin() as conn:
+            held = (jobs.c.id == job_id) & (jobs.c.leased_by == server)
+            values = {"status": JobStatus.FAILED.value, "error": json.dumps(error), "finished_at": time.time()}
+            conn.execute(jobs.update().where(held).values(**values, input=None, lease_until=None))
+
     def release(self, job: J, server: str) -> None:
         """End `server`'s lease of a job it could not finish (draining): another server takes it over at once."""
         with serialised(self.engine), self.engine.begin() as conn:

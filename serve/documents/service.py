@@ -35,6 +35,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from rqrag.serve.database import is_postgres
 from rqrag.serve.documents.job_queue import JobQueue
 from rqrag.serve.documents.jobs import IngestionJob, JobCancelled, JobStatus
 from rqrag.serve.documents.review_jobs import ReviewJobs
@@ -100,6 +101,10 @@ class DocumentsSettings:
         }
         defaults = cls()
         values = {ours: getattr(serve, theirs, getattr(defaults, ours)) for ours, theirs in names.items()}
+        jobs_url = values["jobs_database_url"]
+        if values["database_url"] is None and values["documents_dir"] is None and jobs_url and is_postgres(jobs_url):
+            # servers sharing one PostgreSQL share their libraries too (unless told to keep them in a folder)
+            values["database_url"] = jobs_url
         return cls(**values, users=bool(getattr(serve, "users", None)))
 
     def chunking(self):
