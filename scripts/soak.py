@@ -137,7 +137,7 @@ class Soak:
                     status = await getattr(self, f"_{action}")(http, base, rng, conversation)
                     if isinstance(status, tuple):
                         status, conversation = status
-                except (httpx.TransportError, httpx.TimeoutException) as error:
+                except (httpx.TransportError, httpx.TimeoutException, ValueError) as error:  # ValueError: not JSON
                     status = type(error).__name__
                     await asyncio.sleep(1.0)
                 self.ledger.log(action, status, started, self.t0)
@@ -201,7 +201,11 @@ class Soak:
         job = reply.json()["job_id"]
         self.ledger.jobs.add(job)
         for _ in range(600):
-            state = (await http.get(f"{base}/v1/documents/jobs/{job}")).json()
+            polled = await http.get(f"{base}/v1/documents/jobs/{job}")
+            if polled.status_code != 200:  # an outage (a balancer's own 503 page is not JSON): poll again
+                await asyncio.sleep(0.5)
+                continue
+            state = polled.json()
             if state.get("status") == "done":
                 self.ledger.documents[state["doc_id"]] = name
                 return 202

@@ -33,6 +33,7 @@ class Deployment:
         self.flags = ["--database_url", self.url, *shared, *folder, "--job_lease_seconds", str(job_lease_s),
                       *(flags or [])]  # fmt: skip
         self.ports: list[int | None] = [None] * replicas
+        self.starts = [0] * replicas
         self.servers = [self._start(n) for n in range(replicas)]
         self.balancer = None
         if replicas > 1:
@@ -44,7 +45,9 @@ class Deployment:
     def _start(self, n: int):
         from rqrag.serve.server.process import RQRAGServer
 
-        server = RQRAGServer(self.out / f"replica{n}", self.out / "unused.db", self.flags, port=self.ports[n])
+        self.starts[n] += 1  # each start logs to a folder of its own: a restart on the same port keeps the old log
+        folder = self.out / f"replica{n}" / f"start{self.starts[n]}"
+        server = RQRAGServer(folder, self.out / "unused.db", self.flags, port=self.ports[n])
         self.ports[n] = server.port
         return server
 
