@@ -221,3 +221,26 @@ def test_a_run_that_raises_fails_its_job_and_the_worker_goes_on(database):
     assert done.wait(10)
     a.close(5)
     assert a.table.get("bad").status is JobStatus.FAILED and a.table.get("good").status is JobStatus.DONE
+
+
+def test_the_worker_outlives_the_database_going_away(database):
+    """The 2.5-minute soak over two replicas found both replicas' workers gone after PostgreSQL restarted: looking
+    for the next job raised, and nothing caught it. The worker now looks again until the database answers."""
+    from sqlalchemy.exc import OperationalError
+
+    a, _ = replicas(database)
+    lease_next, failures = a.table.lease_next, []
+
+    def away_twice(*args):
+        if len(failures) < 2:
+            failures.append(1)
+            raise OperationalError("SELECT", {}, Exception("the database system is shutting down"))
+        return lease_next(*args)
+
+    a.table.lease_next = away_twice
+    ran = threading.Event()
+    a.start(lambda job: (a.finish(job, JobStatus.DONE), ran.set()), "test-worker")
+    a.add(upload("j1"))
+    assert ran.wait(15) and len(failures) == 2
+    a.close(5)
+    assert a.table.get("j1").status is JobStatus.DONE

@@ -48,6 +48,7 @@ logger = logging.getLogger(__name__)
 MAX_JOBS_KEPT = 1000
 DEFAULT_LEASE_S = 30.0
 POLL_S = 0.5  # how often an idle worker looks for jobs another server queued (its own are noticed at once)
+DATABASE_RETRY_S = 1.0  # how soon a worker looks again when the database did not answer
 
 J = TypeVar("J", bound=Job)
 
@@ -133,7 +134,12 @@ class JobQueue(Generic[J]):
         the queue is closed."""
         with self._changed:
             while not self._closed:
-                taken = self.table.lease_next(self.server, self.lease_s)
+                try:
+                    taken = self.table.lease_next(self.server, self.lease_s)
+                except Exception:  # the database away (a restart): look again shortly; the worker must live on
+                    logger.warning("could not look for jobs; trying again", exc_info=True)
+                    self._changed.wait(DATABASE_RETRY_S)
+                    continue
                 if taken is not None:
                     job = self._known.get(taken.id)
                     if job is None:
@@ -198,7 +204,10 @@ class JobQueue(Generic[J]):
                 with self._changed:
                     self._running.pop(job.id, None)
                 error = {"reason": "internal", "message": "the job failed inside the server; its log has the details"}
-                self.table.fail(job.id, self.server, error)
+                try:
+                    self.table.fail(job.id, self.server, error)
+                except Exception:  # the database away: the lease runs out and a server runs the job again
+                    logger.warning("could not mark job %s failed", job.id, exc_info=True)
 
     def _beat(self) -> None:
         """Renew the leases of the jobs running here, write their progress, and bring a cancel made elsewhere in."""
