@@ -244,3 +244,20 @@ def test_the_worker_outlives_the_database_going_away(database):
     assert ran.wait(15) and len(failures) == 2
     a.close(5)
     assert a.table.get("j1").status is JobStatus.DONE
+
+
+def test_a_status_read_that_ends_after_the_job_finished_never_sets_it_back(database):
+    """The two-replica soak left a job "running" on no server: a poll read the row between the worker's end of the
+    job and its write of that end, copied "running" back onto the job object, and the worker wrote that."""
+    a, _ = replicas(database)
+    a.add(upload("j1"))
+    job = a.take()
+    write_end = a.table.finish
+
+    def polled_then_written(*args):
+        a.get("j1")  # a poll in between: the row still says running
+        return write_end(*args)
+
+    a.table.finish = polled_then_written
+    a.finish(job, JobStatus.DONE)
+    assert job.status is JobStatus.DONE and a.table.get("j1").status is JobStatus.DONE

@@ -113,7 +113,8 @@ class JobQueue(Generic[J]):
             known = self._known.get(job_id)
             if known is None:
                 return job
-            _copy_state(job, known)
+            if _STAGE[job.status] >= _STAGE[known.status]:  # never a read older than what this process wrote
+                _copy_state(job, known)
             return known
 
     def active(self, match: Callable[[J], bool]) -> J | None:
@@ -180,7 +181,8 @@ class JobQueue(Generic[J]):
             job.error = job.CANCELLED_ERROR if status is JobStatus.CANCELLED else error
             job.drop_input()
             self._running.pop(job.id, None)
-        if not self.table.finish(job, self.server, self.kept):
+            ended = self.table.row_values(job)  # as it ended, whatever another thread does to the object next
+        if not self.table.finish(job.id, ended, self.server, self.kept):
             logger.warning("job %s ended here after another server took it over; its end there counts", job.id)
 
     # ------------------------------------------------------------------------------------------ the worker
@@ -243,6 +245,19 @@ class JobQueue(Generic[J]):
         for job in unfinished:
             self.table.release(job, self.server)
             logger.info("job %s handed back unfinished: another server takes it over", job.id)
+
+
+# How far along a status is: a table read may only move an object this process holds forward. (A poll that read
+# "running" and ended after the worker finished the job had set the object back to running, and the worker then
+# wrote that into the table: a job running nowhere, seen in the two-replica soak.)
+_STAGE = {
+    JobStatus.QUEUED: 0,
+    JobStatus.RUNNING: 1,
+    JobStatus.CANCELLING: 2,
+    JobStatus.DONE: 3,
+    JobStatus.FAILED: 3,
+    JobStatus.CANCELLED: 3,
+}
 
 
 def _copy_state(source: Job, target: Job) -> None:

@@ -4,7 +4,7 @@
     table.insert(job, per_user=3, everyone=8, kept=1000)     # Busy past the limits, counted in the database
     job = table.lease_next("host:123:ab12cd", lease_s=30)     # FOR UPDATE SKIP LOCKED on PostgreSQL
     table.renew(job, "host:123:ab12cd", lease_s=30)           # -> the status in the table (a cancel made elsewhere)
-    table.finish(job, "host:123:ab12cd", kept=1000)           # False when another server holds the job now
+    table.finish(job.id, table.row_values(job), "host:123:ab12cd", kept=1000)   # False: another server holds it
 
 A row holds what every job has (status, owner, times, result, error) as columns, the job's own fields (an upload's
 library, name and progress; a review's topic) as JSON in `details`, and an upload's bytes in `input` until it has
@@ -59,7 +59,7 @@ class JobTable(Generic[J]):
 
     # ------------------------------------------------------------------------------------------ rows and jobs
 
-    def _values(self, job: J) -> dict[str, Any]:
+    def row_values(self, job: J) -> dict[str, Any]:
         details = {
             f.name: getattr(job, f.name)
             for f in dataclasses.fields(job)
@@ -135,7 +135,7 @@ class JobTable(Generic[J]):
             conn.execute(
                 jobs.insert().values(
                     id=job.id, queue=self.queue, owner=job.owner, created_at=job.created_at, input=input_bytes,
-                    attempts=0, **self._values(job),
+                    attempts=0, **self.row_values(job),
                 )
             )  # fmt: skip
             self._forget_old(conn, kept)
@@ -221,16 +221,17 @@ class JobTable(Generic[J]):
         is no longer this server's)."""
         with serialised(self.engine), self.engine.begin() as conn:
             held = (jobs.c.id == job.id) & (jobs.c.leased_by == server)
-            values = {"lease_until": time.time() + lease_s, "details": self._values(job)["details"]}
+            values = {"lease_until": time.time() + lease_s, "details": self.row_values(job)["details"]}
             if conn.execute(jobs.update().where(held).values(**values)).rowcount != 1:
                 return None
             return JobStatus(conn.execute(select(jobs.c.status).where(held)).scalar_one())
 
-    def finish(self, job: J, server: str, kept: int) -> bool:
-        """Write how `job` ended, if `server` still holds it; False if another server took it over meanwhile."""
+    def finish(self, job_id: str, ended: dict[str, Any], server: str, kept: int) -> bool:
+        """Write how a job ended (`ended`: its `row_values`), if `server` still holds it; False if another server
+        took it over meanwhile."""
         with serialised(self.engine), self.engine.begin() as conn:
-            held = (jobs.c.id == job.id) & (jobs.c.leased_by == server)
-            values = {**self._values(job), "input": None, "lease_until": None}
+            held = (jobs.c.id == job_id) & (jobs.c.leased_by == server)
+            values = {**ended, "input": None, "lease_until": None}
             done = conn.execute(jobs.update().where(held).values(**values)).rowcount == 1
             self._forget_old(conn, kept)
             return done
@@ -246,4 +247,4 @@ class JobTable(Generic[J]):
         """End `server`'s lease of a job it could not finish (draining): another server takes it over at once."""
         with serialised(self.engine), self.engine.begin() as conn:
             held = (jobs.c.id == job.id) & (jobs.c.leased_by == server)
-            conn.execute(jobs.update().where(held).values(lease_until=0.0, details=self._values(job)["details"]))
+            conn.execute(jobs.update().where(held).values(lease_until=0.0, details=self.row_values(job)["details"]))
