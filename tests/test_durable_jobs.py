@@ -261,3 +261,29 @@ def test_a_status_read_that_ends_after_the_job_finished_never_sets_it_back(datab
     a.table.finish = polled_then_written
     a.finish(job, JobStatus.DONE)
     assert job.status is JobStatus.DONE and a.table.get("j1").status is JobStatus.DONE
+
+
+def test_a_job_reads_done_only_once_its_end_is_written(database):
+    """The short soak (CI) found a deleted document listed again: a poll read "done" from the worker's own object
+    before the end was written, the database restarted so the write failed, the lease ran out and the job ran
+    again, storing the document the user had deleted once told it was done. Until the end is written, every read
+    says running, and a failed write is tried again."""
+    from sqlalchemy.exc import OperationalError
+
+    a, b = replicas(database)
+    a.add(upload("j1"))
+    job = a.take()
+    write_end, seen, failures = a.table.finish, [], []
+
+    def away_once_then_written(*args):
+        seen.append((a.get("j1").status, b.get("j1").status))
+        if not failures:
+            failures.append(1)
+            raise OperationalError("UPDATE", {}, Exception("the database system is shutting down"))
+        return write_end(*args)
+
+    a.table.finish = away_once_then_written
+    a.finish(job, JobStatus.DONE, result={"chunks": 1})
+    assert seen == [(JobStatus.RUNNING, JobStatus.RUNNING)] * 2
+    assert a.get("j1").status is JobStatus.DONE and b.get("j1").status is JobStatus.DONE
+    assert a.table.get("j1").result == {"chunks": 1} and job.status is JobStatus.DONE

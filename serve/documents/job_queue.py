@@ -31,10 +31,12 @@ still running then is handed back (its lease ends now), so another server takes 
 
 from __future__ import annotations
 
+import copy
 import logging
 import os
 import socket
 import threading
+import time
 import uuid
 from collections.abc import Callable
 from typing import Any, Generic, TypeVar
@@ -173,17 +175,40 @@ class JobQueue(Generic[J]):
     def finish(
         self, job: J, status: JobStatus | str, *, result: dict[str, Any] | None = None, error: dict | None = None
     ) -> None:
-        """Record how a taken job ended (done, failed, or cancelled: stopped at a checkpoint)."""
+        """Record how a taken job ended (done, failed, or cancelled: stopped at a checkpoint). Every read says
+        running until the end is written (a client told "done" may act on it: delete the document, say), so the
+        end is written first, tried again while the database is away, and only then set on the job object."""
         status = JobStatus(status)
         with self._changed:
-            transition(job, status)
-            job.result = result
-            job.error = job.CANCELLED_ERROR if status is JobStatus.CANCELLED else error
-            job.drop_input()
+            ended_job = copy.copy(job)
+            transition(ended_job, status)
+            ended_job.result = result
+            ended_job.error = job.CANCELLED_ERROR if status is JobStatus.CANCELLED else error
+            ended = self.table.row_values(ended_job)
+        written = self._write_end(job.id, ended)
+        with self._changed:
             self._running.pop(job.id, None)
-            ended = self.table.row_values(job)  # as it ended, whatever another thread does to the object next
-        if not self.table.finish(job.id, ended, self.server, self.kept):
+            if written is None:  # never written: the lease runs out and a server runs the job again
+                self._known.pop(job.id, None)
+                return
+            _copy_state(ended_job, job)
+            job.drop_input()
+        if not written:
             logger.warning("job %s ended here after another server took it over; its end there counts", job.id)
+
+    def _write_end(self, job_id: str, ended: dict[str, Any]) -> bool | None:
+        """`table.finish`, tried again for up to a lease while the database does not answer (a restart); None if it
+        never did. The job stays in `_running` meanwhile, so the heartbeat keeps its lease."""
+        give_up = time.monotonic() + self.lease_s
+        while True:
+            try:
+                return self.table.finish(job_id, ended, self.server, self.kept)
+            except Exception:
+                if time.monotonic() > give_up:
+                    logger.error("could not write the end of job %s; it will run again", job_id, exc_info=True)
+                    return None
+                logger.warning("could not write the end of job %s; trying again", job_id, exc_info=True)
+                time.sleep(DATABASE_RETRY_S)
 
     # ------------------------------------------------------------------------------------------ the worker
 
