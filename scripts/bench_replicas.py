@@ -46,7 +46,8 @@ from soak_deployment import Deployment  # noqa: E402
 def popqa_questions(n: int) -> list[str]:
     from rqrag.eval.tasks import get_task
 
-    return [example.question for example in get_task("popqa").load(limit=n)]
+    examples, _ = get_task("popqa").load(limit=n)
+    return [example.question for example in examples]
 
 
 def throughput(out: Path, replicas: int, questions: list[str], clients: int, model: list[str]) -> dict:

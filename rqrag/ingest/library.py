@@ -59,6 +59,7 @@ from rqrag.retrieval.shared_encoder import EMBED_BATCH, SharedEncoder
 if TYPE_CHECKING:
     from rqrag.ingest.language import LanguageDetection
     from rqrag.ingest.limits import IngestLimits
+    from rqrag.ingest.originals import FolderOriginals, TableOriginals
 
 
 logger = logging.getLogger(__name__)
@@ -283,6 +284,12 @@ class DocumentLibrary:
 
     def close(self) -> None:
         """Release what the store holds open (a database connection); local libraries hold nothing."""
+
+    originals: FolderOriginals | TableOriginals  # the uploaded files (`rqrag.ingest.originals`), set by each store
+
+    def original(self, doc_id: str) -> bytes | None:
+        """The stored document's file as uploaded, or None (not stored, or added before files were kept)."""
+        return self.originals.get(doc_id) if self.contains(doc_id) else None
 
 
 def public_record(record: dict[str, Any]) -> dict[str, Any]:

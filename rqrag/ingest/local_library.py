@@ -34,6 +34,7 @@ from rqrag.ingest.library import (
     resolve_settings,
     upgraded_record,
 )
+from rqrag.ingest.originals import FolderOriginals
 from rqrag.retrieval.atomic_dir import is_retired, leftovers, staging, swap_in
 from rqrag.retrieval.base import Hit, check_qids
 from rqrag.retrieval.citations import doc_id_of
@@ -62,6 +63,7 @@ class LocalLibrary(DocumentLibrary):
     def __init__(self, path: str | os.PathLike, *, language=None, embedding_model=None, chunking=None, encoder=None):
         self.path = Path(path)
         self.location = str(self.path)
+        self.originals = FolderOriginals(self.path.with_name(f"{self.path.name}.originals"))
         self._write_lock = threading.Lock()  # one writer per process; the file lock orders processes
         self._version_lock = threading.Lock()
         self._recover_if_abandoned()
@@ -154,6 +156,7 @@ class LocalLibrary(DocumentLibrary):
         doc_id = content_doc_id(data)
         known = self._refresh().records
         if doc_id in known:
+            self.originals.keep(doc_id, data)  # a document added before files were kept gets its file now
             return _duplicate(known[doc_id])
         ingested = self._ingest(data, filename, progress, limits)  # the slow part, outside the lock
         language = self._document_language(ingested)
@@ -169,6 +172,7 @@ class LocalLibrary(DocumentLibrary):
             docs = old_docs + ingested.chunks
             searchable = False
             try:
+                self.originals.keep(doc_id, data)
                 # Stage 1: the document's text is searchable (BM25) before a single chunk is embedded; its rows in
                 # the dense index are zeros, which LibraryRetriever leaves out until stage 2 fills them.
                 waiting = np.zeros((len(ingested.chunks), self.encoder.dimension), dtype=np.float32)
@@ -183,6 +187,7 @@ class LocalLibrary(DocumentLibrary):
                 self._write_version(docs, np.concatenate([old_vectors, vectors]), records)
             except BaseException:
                 self.settings = before  # the language this document decided or changed goes with it
+                self.originals.forget(doc_id)
                 if searchable:  # cancelled or failed while embedding: the library goes back to what it was
                     self._write_version(old_docs, old_vectors, current.records)
                 raise
@@ -213,6 +218,7 @@ class LocalLibrary(DocumentLibrary):
             keep = [i for i, doc in enumerate(docs) if doc_id_of(doc) != doc_id]
             records = {key: value for key, value in current.records.items() if key != doc_id}
             self._write_version([docs[i] for i in keep], vectors[keep], records)
+            self.originals.forget(doc_id)
         return True
 
     def _stored(self, version: _Version) -> tuple[list, np.ndarray]:

@@ -28,6 +28,7 @@ from rqrag.ingest.library import (
     resolve_settings,
     upgraded_record,
 )
+from rqrag.ingest.originals import TableOriginals
 from rqrag.retrieval.base import check_qids
 from rqrag.retrieval.registry import check_search_mode
 from rqrag.retrieval.shared_encoder import SharedEncoder
@@ -71,6 +72,7 @@ class PgLibrary(DocumentLibrary):
         self.database_url = database_url
         self.prefix = _table_prefix(name)
         self.location = f"PostgreSQL tables {self.prefix}_*"
+        self.originals = TableOriginals(database_url, self.prefix)
         saved = _saved_pg_settings(database_url, self.prefix)
         self.settings = resolve_settings(saved, language, embedding_model, chunking)
         self.encoder = SharedEncoder(self.settings.embedding_model, encoder)
@@ -110,7 +112,9 @@ class PgLibrary(DocumentLibrary):
                 if progress:
                     progress(SEARCHABLE, 0, self.get(doc_id)["chunk_count"])  # its words are searchable already
                 self._fill_pending(progress, only=doc_id)
+                self.originals.keep(doc_id, data)
                 return dataclasses.replace(_duplicate(self.get(doc_id)), status="added")
+            self.originals.keep(doc_id, data)  # a document added before files were kept gets its file now
             return _duplicate(self.get(doc_id))
         ingested = self._ingest(data, filename, progress, limits)
         language = self._document_language(ingested)
@@ -124,6 +128,7 @@ class PgLibrary(DocumentLibrary):
         record = self._record(ingested, data, language)
         meta = {**record, "settings": dataclasses.asdict(self.settings), VECTORS: PENDING}
         # The lock tells another server's `_fill_pending` that a live writer is storing this document's vectors.
+        self.originals.keep(doc_id, data)  # before the chunks: a searchable document's pages can be shown
         with self._embedding(doc_id, wait=True):
             # Stage 1: the chunks without vectors, found by full-text search as soon as the text is read.
             if not self.store.add_document(meta, ingested.chunks, embeddings=PENDING):
@@ -135,6 +140,7 @@ class PgLibrary(DocumentLibrary):
                 self.store.set_embeddings(doc_id, self._embed(ingested.chunks, progress), metadata_drop=VECTORS)
             except BaseException:
                 self.store.remove_document(doc_id)  # cancelled or failed: the library goes back to what it was
+                self.originals.forget(doc_id)
                 raise
         return AddResult(doc_id, "added", len(ingested.chunks), ingested.name, ingested.page_count, detected, language)
 
@@ -168,7 +174,10 @@ class PgLibrary(DocumentLibrary):
             yield held
 
     def remove(self, doc_id: str) -> bool:
-        return self._settled_store() is not None and self.store.remove_document(doc_id)
+        removed = self._settled_store() is not None and self.store.remove_document(doc_id)
+        if removed:
+            self.originals.forget(doc_id)
+        return removed
 
     def pending(self) -> frozenset[str]:
         """The documents searchable by their words whose vectors are still being computed."""

@@ -53,6 +53,7 @@ from rqrag.serve.server.health_routes import health_router
 from rqrag.serve.server.metrics import ServerMetrics
 from rqrag.serve.server.review_routes import review_router
 from rqrag.serve.server.schema import APIError
+from rqrag.serve.server.source_routes import source_router
 from rqrag.serve.server.upload_checks import UploadBodyLimit
 
 
@@ -118,6 +119,7 @@ def create_app(
     app.state.documents = documents
     app.include_router(documents_router())
     app.include_router(review_router())
+    app.include_router(source_router())
     app.include_router(chat_router(serve))
     app.include_router(answer_router(serve))
     app.include_router(health_router(serve, metrics, state))

@@ -1,0 +1,144 @@
+"""A PDF page as a PNG, with a quoted sentence marked on it: what the source viewer shows beside the passage.
+
+    png = render_page(pdf_bytes, page=4, mark="O corpus reúne 1.200 acórdãos.")   # PageImage(png, marked=True)
+    page_count(pdf_bytes)                                                          # 12
+
+pdfium (pypdfium2) draws the page. The mark is found in the page's own text layer: the passage a citation quotes
+was cleaned at ingestion (a word split by a line-end hyphen joined, spaces collapsed), so the page text is folded
+the same way before the quote is looked for, and each folded character remembers the page character it came
+from. The characters' boxes are then painted over in translucent yellow. A quote the text layer does not hold (a
+scanned page, or a quote that spans two pages) gives the page unmarked: `marked` says which.
+"""
+
+from __future__ import annotations
+
+import io
+from dataclasses import dataclass
+
+
+DEFAULT_SCALE = 1.5  # 108 dpi: a page's small print stays readable in a ~900-pixel-wide viewer
+MAX_SCALE = 3.0
+MARK_RGBA = (255, 214, 0, 96)
+# The shortest quote worth marking: shorter ones ("2023", "Sim") are found in too many places on a page.
+MIN_MARK_CHARS = 12
+
+
+class PageNotFound(ValueError):
+    """The document has no such page."""
+
+
+@dataclass(frozen=True)
+class PageImage:
+    png: bytes
+    marked: bool  # whether the quote was found on the page and painted
+    pages: int  # how many pages the document has (for the viewer's previous/next)
+
+
+def page_count(pdf: bytes) -> int:
+    import pypdfium2 as pdfium
+
+    document = pdfium.PdfDocument(pdf)
+    try:
+        return len(document)
+    finally:
+        document.close()
+
+
+def render_page(pdf: bytes, page: int, mark: str | None = None, scale: float = DEFAULT_SCALE) -> PageImage:
+    """Page `page` (1-based) of `pdf` as a PNG at `scale` × 72 dpi, with `mark` painted where the page holds it."""
+    import pypdfium2 as pdfium
+    from PIL import ImageDraw
+
+    scale = min(max(scale, 0.5), MAX_SCALE)
+    document = pdfium.PdfDocument(pdf)
+    try:
+        if not 1 <= page <= len(document):
+            raise PageNotFound(f"the document has {len(document)} pages; there is no page {page}")
+        pdf_page = document[page - 1]
+        image = pdf_page.render(scale=scale).to_pil().convert("RGBA")
+        boxes = _boxes_of(pdf_page, mark) if mark and len(mark.strip()) >= MIN_MARK_CHARS else []
+        if boxes:
+            height = pdf_page.get_height()
+            overlay = ImageDraw.Draw(layer := _blank(image.size))
+            for left, bottom, right, top in boxes:  # PDF points, origin at the bottom left
+                overlay.rectangle(
+                    [left * scale, (height - top) * scale, right * scale, (height - bottom) * scale], fill=MARK_RGBA
+                )
+            image.alpha_composite(layer)
+        out = io.BytesIO()
+        image.convert("RGB").save(out, format="PNG", optimize=False)
+        return PageImage(out.getvalue(), bool(boxes), len(document))
+    finally:
+        document.close()
+
+
+def _blank(size):
+    from PIL import Image
+
+    return Image.new("RGBA", size, (0, 0, 0, 0))
+
+
+def _boxes_of(pdf_page, mark: str) -> list[tuple[float, float, float, float]]:
+    """The rectangles (PDF points) of the page's characters that spell `mark`, or [] when the page does not hold
+    it; a long quote not found whole is looked for by its first 80 characters."""
+    text_page = pdf_page.get_textpage()
+    try:
+        folded, origin = fold_with_origin(text_page.get_text_range())
+        wanted = fold(mark)
+        start = folded.find(wanted)
+        if start < 0 and len(wanted) > 80:
+            wanted = wanted[:80].rsplit(" ", 1)[0]
+            start = folded.find(wanted)
+        if start < 0:
+            return []
+        first, last = origin[start], origin[start + len(wanted) - 1]
+        count = text_page.count_rects(first, last - first + 1)
+        return [text_page.get_rect(i) for i in range(count)]
+    finally:
+        text_page.close()
+
+
+# pdfium's marks of a word hyphenated at a line's end (U+FFFE, U+0002) and the soft hyphen: never part of a word.
+_UNPRINTED = {0xFFFE: None, 0x0002: None, 0x00AD: None}
+
+
+def fold(text: str) -> str:
+    """Lower case, no hyphens (a word split at a line's end is joined: the ingestion's cleaner joined it, or kept
+    a real hyphen, and the page cannot say which), every run of spaces one space: how a quote and a page compare."""
+    return fold_with_origin(text)[0]
+
+
+def fold_with_origin(text: str) -> tuple[str, list[int]]:
+    """`fold(text)`, and for each of its characters the index in `text` it came from."""
+    kept: list[str] = []
+    origin: list[int] = []
+    i, n = 0, len(text)
+    while i < n:
+        ch = text[i]
+        if ord(ch) in _UNPRINTED:
+            i += 1
+            continue
+        if ch == "-":
+            j = i + 1
+            while j < n and text[j] in " \t":
+                j += 1
+            if j < n and text[j] in "\r\n":  # a word split at the line's end: its halves join, no space between
+                while j < n and text[j].isspace():
+                    j += 1
+                i = j
+            else:
+                i += 1
+            continue
+        if ch.isspace():
+            if kept and kept[-1] != " ":
+                kept.append(" ")
+                origin.append(i)
+            i += 1
+            continue
+        kept.append(ch.lower())
+        origin.append(i)
+        i += 1
+    while kept and kept[-1] == " ":
+        kept.pop()
+        origin.pop()
+    return "".join(kept), origin
