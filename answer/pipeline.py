@@ -54,6 +54,7 @@ from rqrag.answer.messages import AnswerKind, Message, said
 from rqrag.answer.readers import Readers
 from rqrag.answer.results import AnswerSettings, EvidenceSource, PipelineAnswer, Prepared
 from rqrag.answer.source_view import SourceView, could_not_search, read_steps, searching_step, told_back
+from rqrag.answer.source_view import quoted_sentence as quote_of
 from rqrag.inference.decoding.decode_config import DecodeConfig, quotes_only
 from rqrag.inference.decoding.failures import Failure, FailureKind
 from rqrag.inference.decoding.search_first import outside_documents, search_question_first
@@ -329,7 +330,7 @@ class AnswerPipeline:
         cited = [h for h in hits if h.docid == found.docid][:1]
         answer.grounded = told_back(GroundedAnswer(found.text, AnswerKind.QUOTED, cited), p.language)
         answer.text, answer.kind = answer.grounded.text, AnswerKind.QUOTED
-        answer.sources = self.shown.sources(cited, hits, p.question.steps)
+        answer.sources = self.shown.sources(cited, hits, p.question.steps, found.text)
         answer.timings = {"retrieval_seconds": round(p.seconds, 3)}
         return answer
 
@@ -346,7 +347,7 @@ class AnswerPipeline:
             return answer
         answer.grounded = shown
         answer.text, answer.kind = shown.text, shown.kind
-        answer.sources = self.shown.sources(shown.cited, hits, p.question.steps)
+        answer.sources = self.shown.sources(shown.cited, hits, p.question.steps, quote_of(shown))
         answer.timings = {"retrieval_seconds": round(p.seconds, 3)}
         return answer
 
@@ -395,5 +396,5 @@ class AnswerPipeline:
         read: dict[str, Hit] = {}
         for hit in (h for s in steps for h in s.evidence):
             read.setdefault(hit.docid, hit)
-        answer.sources = self.shown.sources(shown.cited, list(read.values()), steps)
+        answer.sources = self.shown.sources(shown.cited, list(read.values()), steps, quote_of(shown))
         return answer

@@ -3,7 +3,8 @@ the chat page's evidence list): a passage cut to `max_source_chars`, its score a
 quoted memory read back as what the user said; the answer when nothing could be searched.
 
     view = SourceView(max_source_chars=600)
-    view.sources(cited, read, steps)     # the cited passages first, then the rest the path read, each with its query
+    view.sources(cited, read, steps, quote)  # the cited passages first, then the rest the path read, each with its
+                                             # query; a cited one holding the quoted sentence says so (`quote`)
     view.step(step)                      # a search step: its action, query and evidence
 """
 
@@ -30,12 +31,18 @@ SOURCE_LOCATION += ("period_of_day", "conversation_id", "happened_first", "happe
 class SourceView:
     max_source_chars: int = 600
 
-    def source(self, hit: Hit) -> dict:
+    def source(self, hit: Hit, quote: str | None = None) -> dict:
+        """A passage as shown. With `quote` (the sentence an answer quotes from it), the cut keeps the quote in
+        view and `quote` is that sentence exactly as the shown text spells it, for the page to mark."""
+        text, shown_quote = hit.text[: self.max_source_chars], None
+        if quote:
+            text, shown_quote = _around(" ".join(hit.text.split()), " ".join(quote.split()), self.max_source_chars)
         return {
             "docid": hit.docid,
             "title": hit.title,
-            "text": hit.text[: self.max_source_chars],
+            "text": text,
             "score": round(float(hit.score), 4),
+            **({"quote": shown_quote} if shown_quote else {}),
             **{key: value for key, value in hit.extra.items() if key in SOURCE_LOCATION},
         }
 
@@ -49,12 +56,45 @@ class SourceView:
             "evidence": [self.source(h) for h in step.evidence],
         }
 
-    def sources(self, cited: Sequence[Hit], read: Sequence[Hit], steps) -> list[dict]:
-        """The cited passages first, then the rest the path read; each with the query that found it."""
+    def sources(self, cited: Sequence[Hit], read: Sequence[Hit], steps, quote: str | None = None) -> list[dict]:
+        """The cited passages first, then the rest the path read; each with the query that found it. `quote`: the
+        sentence(s) the answer quotes, marked in the cited passage that holds them."""
         query_of = {h.docid: s.text for s in steps for h in s.evidence}
         cited_ids = [h.docid for h in cited]
         ordered = list(cited) + [h for h in read if h.docid not in cited_ids]
-        return [{**self.source(h), "query": query_of.get(h.docid, ""), "cited": h.docid in cited_ids} for h in ordered]
+        return [
+            {
+                **self.source(h, quote if h.docid in cited_ids else None),
+                "query": query_of.get(h.docid, ""),
+                "cited": h.docid in cited_ids,
+            }
+            for h in ordered
+        ]
+
+
+def quoted_sentence(shown: GroundedAnswer) -> str | None:
+    """The sentence(s) of a source the answer shows: a generated answer's supporting quote, or a quote itself."""
+    if shown.quote is not None:
+        return shown.quote.text
+    return shown.text if shown.kind == AnswerKind.QUOTED else None
+
+
+def _around(text: str, quote: str, limit: int) -> tuple[str, str | None]:
+    """`text` cut to about `limit` characters keeping `quote` in view (from the start of the sentence before it,
+    when that fits), and the quote as the cut text spells it; (the plain cut, None) when `text` does not hold it."""
+    at = text.find(quote)
+    if at < 0:
+        at = text.lower().find(quote.lower())
+    if at < 0:
+        return text[:limit], None
+    end = at + len(quote)
+    if end <= limit:
+        return text[:limit], text[at:end]
+    start = max(end - limit, 0)
+    boundary = text.find(". ", start, at)  # begin at a sentence, not inside one
+    if boundary >= 0:
+        start = boundary + 2
+    return "…" + text[start : max(end, start + limit)], text[at:end]
 
 
 def could_not_search(error: Exception, language: str) -> str:

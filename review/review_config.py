@@ -36,6 +36,13 @@ class ReviewConfig:
         default="hybrid", metadata={"help": "how the index is searched (the index must hold that mode)"}
     )
     k: int = field(default=30, metadata={"help": "chunks retrieved for the topic"})
+    doc_ids: list[str] | None = field(
+        default=None,
+        metadata={
+            "help": "review only these documents of the library (their ids, `rqrag docs list`), each one even when "
+            "the topic's search does not find it (an article is read whole); default: what the search finds"
+        },
+    )
     per_document: int = field(default=5, metadata={"help": "most chunks of one document given to the LLM"})
     out: str = field(
         default="runs/review", metadata={"help": "output folder: review.md, review.json, resolved config"}

@@ -96,11 +96,13 @@ REVIEW_FILE_SCHEMA: dict[str, Any] = {
                     "title": {"type": "string"},
                     "file": {"type": ["string", "null"]},
                     "pages": {"type": "array", "items": {"type": "integer"}},
-                    "chunks": {"type": "array", "items": _CHUNK_SCHEMA, "minItems": 1},
+                    # none for an article picked by hand that the topic's search did not find: it is read whole
+                    "chunks": {"type": "array", "items": _CHUNK_SCHEMA},
                     "review": {"oneOf": [{"type": "null"}, REVIEW_SCHEMA]},
                     "error": {"type": ["string", "null"]},
                     "provenance": {"type": ["object", "null"]},
                     "article": {"type": ["object", "null"]},
+                    "twins": {"type": "array", "items": {"type": "object"}},
                 },
                 "required": ["key", "title", "file", "pages", "chunks", "review", "error"],
             },
@@ -139,6 +141,7 @@ class DocumentGroup:
     # its review as one (`article_review.review_article`).
     article: dict[str, Any] | None = None
     article_review: dict[str, Any] | None = None
+    twins: list[dict[str, Any]] = field(default_factory=list)  # other copies of the same article (`review.twins`)
 
     @property
     def pages(self) -> list[int]:
@@ -343,6 +346,7 @@ def review_record(
                 "error": d.error,
                 "provenance": provenance,
                 "article": article,
+                "twins": d.twins,
             }
             for d, (provenance, article) in zip(documents, shown)
         ],

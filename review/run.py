@@ -33,6 +33,7 @@ from rqrag.review.sources import hit_extras, index_language, library_source, ope
 
 
 logger = logging.getLogger(__name__)
+PICKED_K = 200  # chunks searched when documents are picked: enough to find each picked one's best
 # (stage, done, total): "searching", "reviewing", "writing"; a raised exception stops the run (a cancelled job).
 ReviewProgress = Callable[[str, int, int], None]
 
@@ -96,7 +97,8 @@ def run_review(
     from rqrag.review.article_review import review_article
     from rqrag.review.bibliography import write_bibliography
     from rqrag.review.check import check_review
-    from rqrag.review.reviewer import group_by_document, ordered, review_record
+    from rqrag.review.reviewer import DocumentGroup, group_by_document, ordered, review_record
+    from rqrag.review.twins import merge_twins
 
     report = progress or (lambda stage, done, total: None)
     with contextlib.ExitStack() as stack:  # the library's connection and a local model live for the run
@@ -109,21 +111,30 @@ def run_review(
         report("searching", 0, 1)
         from rqrag.retrieval.base import RetrieverError
 
+        records = {r["doc_id"]: r for r in source.library.list()} if source.library is not None else {}
+        picked = _picked(config, records)
         try:
-            hits = source.retriever.search(topic, k=config.k)
+            # picked documents: searched wider, as a picked one may rank below the topic's first k chunks
+            hits = source.retriever.search(topic, k=config.k if picked is None else max(config.k, PICKED_K))
         except RetrieverError as error:  # said as a reason, never a traceback (hosts and paths left out)
             raise ReviewFailed(f"could not search {source.label}: {str(error).split(':')[0]}") from None
-        if not hits:  # said before any model is started
-            raise ReviewFailed(f"nothing in {source.label} matches {topic!r}")
         extras = hit_extras(hits, source.index_dir)
+        if picked is not None:
+            kept = [i for i, extra in enumerate(extras) if extra.get("doc_id") in picked]
+            hits, extras = [hits[i] for i in kept], [extras[i] for i in kept]
+        elif not hits:  # said before any model is started
+            raise ReviewFailed(f"nothing in {source.label} matches {topic!r}")
         documents, over_cap = group_by_document(hits, extras, config.per_document)
+        found = {d.key for d in documents}
+        documents += [DocumentGroup(doc_id, records[doc_id]["name"], records[doc_id]["name"])
+                      for doc_id in picked or () if doc_id not in found]  # fmt: skip
         language = config.language or review_language([source.language]) or index_language(source.index_dir, extras)
         language = language or "en"
         # an article is read whole, from its sections, not from the chunks found; the catalogue is read once
         # (`library.get` lists every record per call: one query per document on PostgreSQL)
-        records = {r["doc_id"]: r for r in source.library.list()} if source.library is not None else {}
         for document in documents:
             document.article = records.get(document.key, {}).get("article")
+        documents = merge_twins(documents)
         report("searching", 1, 1)
         out = Path(config.out)
         save_resolved_config(out, "rqrag review", config)
@@ -156,6 +167,16 @@ def run_review(
         f"retrieved; {defects} defect(s) found by the check) -> {out / 'review.md'}"
     )
     return ReviewOutcome(record, out, message)
+
+
+def _picked(config: ReviewConfig, records: dict) -> list[str] | None:
+    """The documents `config.doc_ids` picks, in the library's order; `ReviewFailed` naming any it does not hold."""
+    if config.doc_ids is None:
+        return None
+    missing = [doc_id for doc_id in config.doc_ids if doc_id not in records]
+    if missing or not config.doc_ids:
+        raise ReviewFailed(f"the library holds no document {', '.join(missing) or '(none picked)'}")
+    return [doc_id for doc_id in records if doc_id in set(config.doc_ids)]
 
 
 def review(config: ReviewConfig, topic: str, stack: contextlib.ExitStack | None = None) -> int:

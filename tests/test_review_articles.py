@@ -207,3 +207,37 @@ def test_a_review_of_the_users_library_runs_as_a_job_on_the_server(tmp_path):
     assert titles == {tuning["pt_latex"]["title"], tuning["pt_html"]["title"]}, titles
     assert "## Comparação" in result["markdown"] and "«" in result["markdown"]
     assert result["bibtex"].count("@article{") == 2
+
+
+@pytest.mark.slow
+def test_picked_articles_are_reviewed_and_one_article_in_two_formats_is_listed_once(tmp_path, capsys):
+    """`rqrag review --doc_ids`: only the picked documents, each even when the topic's search misses it; the DOCX
+    and the PDF of one article are one entry (the PDF kept, the DOCX named as its twin), in every output."""
+    from rqrag.cli.commands import docs, review
+    from rqrag.ingest.libraries import open_library
+
+    tuning = {r["id"]: r for r in references("tuning")}
+    files = [ARTICLES / "tuning" / name for name in ("pt_docx/article.docx", "pt_docx/article.pdf",
+                                                     "pt_latex/article.pdf", "pt_html/article.html")]  # fmt: skip
+    library = tmp_path / "lib"
+    assert docs.main(["add", *map(str, files), "--index", str(library), "--language", "pt"]) == 0
+    records = open_library(library).list()
+    title_of = {r["doc_id"]: (r["article"] or {}).get("title") for r in records}
+    docx = next(r["doc_id"] for r in records if r["file_type"] == "docx")
+    pdf = next(d for d, title in title_of.items() if title == tuning["pt_docx"]["title"] and d != docx)
+    html = next(r["doc_id"] for r in records if r["file_type"] == "html")
+    out = tmp_path / "review"
+    # a topic of the sensors article only: the dengue article (pt_html) is picked, so it is reviewed all the same;
+    # the legal-RAG article (pt_latex) is not picked, so it is left out
+    code = review.main(["sensores de umidade do solo", "--index", str(library), "--out", str(out),
+                        "--doc_ids", docx, pdf, html])  # fmt: skip
+    assert code == 0, capsys.readouterr()
+    record = json.loads((out / "review.json").read_text())
+    entries = {d["key"]: d for d in record["documents"]}
+    assert set(entries) == {pdf, html}, {key: title_of[key] for key in entries}
+    assert entries[pdf]["twins"] == [{"key": docx, "file": "article.docx"}] and entries[html]["twins"] == []
+    assert entries[html]["article"]["title"] == tuning["pt_html"]["title"]
+    with open(out / "articles.csv", newline="") as f:
+        assert len(list(csv.DictReader(f))) == 2
+    assert (out / "articles.bib").read_text().count("@article{") == 2
+    assert review.main(["sensores", "--index", str(library), "--out", str(out), "--doc_ids", "0000nothere"]) == 2

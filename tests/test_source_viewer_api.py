@@ -103,3 +103,19 @@ def test_a_cited_pdf_is_served_with_its_pages_and_goes_with_its_document(make_ap
         assert client.get(f"/v1/documents/{doc_id}/file").status_code == 404
         assert client.get(f"/v1/documents/{doc_id}/pages/2.png", params={"mark": ON_PAGE_2}).status_code == 404
         assert service.library().originals.get(doc_id) is None
+
+
+def test_a_cited_passage_keeps_its_quoted_sentence_in_view_and_names_it():
+    from rqrag.answer.source_view import SourceView
+    from rqrag.retrieval.base import Hit
+
+    filler = "Uma frase de contexto sem a resposta. " * 30  # ~1,140 characters before the quote
+    quote = "O corpus reúne 1.840 acórdãos publicados entre 2018 e 2023."
+    hit = Hit("d1#3", "artigo.pdf", filler + quote + " Outra frase depois.", 1.0, {"file": "artigo.pdf", "page_start": 3})
+    other = Hit("d2#1", "outro.pdf", "Nada a ver com isso.", 0.5, {"file": "outro.pdf"})
+    cited, read = SourceView(max_source_chars=600).sources([hit], [hit, other], [], quote=quote.upper())
+    assert cited["quote"] == quote and quote in cited["text"] and cited["text"].startswith("…Uma frase")
+    assert len(cited["text"]) <= 602 and cited["cited"] and cited["page_start"] == 3
+    assert "quote" not in read and not read["cited"]  # only a cited passage marks a quote
+    plain = SourceView(max_source_chars=600).sources([hit], [hit], [], quote="Uma frase que não está lá.")[0]
+    assert "quote" not in plain and plain["text"] == hit.text[:600]

@@ -9,7 +9,7 @@ A review reads the library the server already has open (`rqrag.review.run.run_re
 application's one job queue (`jobs.py`: statuses queued -> running -> done | failed, each user in turn), in a queue
 of their own with its own worker thread: one review runs at a time (a review is seconds of CPU, and it must not hold
 the ingestion worker), the others wait; a user may have `MAX_WAITING_PER_USER` reviews waiting. A finished job holds
-the review record, review.md and the BibTeX; they are kept for the last `MAX_KEPT` jobs (a restart
+the review record, review.md, the BibTeX and the CSV; they are kept for the last `MAX_KEPT` jobs (a restart
 keeps them: the job queue is in the server's database, where another server, or this one restarted, finds them;
 a review whose server died is run again by another).
 """
@@ -39,6 +39,7 @@ class ReviewJob(Job):
     index: str
     language: str | None
     k: int
+    doc_ids: list[str] | None = None  # the articles picked on the page (None: what the topic's search finds)
     stage: str | None = None
     done: int = 0
     total: int | None = None
@@ -54,7 +55,7 @@ class ReviewJob(Job):
 
     def to_dict(self) -> dict[str, Any]:
         progress = {"stage": self.stage, "done": self.done, "total": self.total}
-        return self.body({"topic": self.topic, "index": self.index, "progress": progress})
+        return self.body({"topic": self.topic, "index": self.index, "doc_ids": self.doc_ids, "progress": progress})
 
 
 class ReviewJobs:
@@ -79,8 +80,16 @@ class ReviewJobs:
             return None
         return job
 
-    def submit(self, owner: str | None, topic: str, index: str, language: str | None = None, k: int = 30) -> ReviewJob:
-        job = ReviewJob(uuid.uuid4().hex, topic, index, language, k, owner=owner)
+    def submit(
+        self,
+        owner: str | None,
+        topic: str,
+        index: str,
+        language: str | None = None,
+        k: int = 30,
+        doc_ids: list[str] | None = None,
+    ) -> ReviewJob:
+        job = ReviewJob(uuid.uuid4().hex, topic, index, language, k, doc_ids, owner=owner)
         self.queue.add(job)
         self.queue.start(self._run, name="rqrag-review")
         return job
@@ -93,12 +102,13 @@ class ReviewJobs:
         try:
             library = self.service.library(job.index)
             with tempfile.TemporaryDirectory(prefix="rqrag-review-") as out:
-                config = ReviewConfig(index=job.index, language=job.language, k=job.k, out=out)
+                config = ReviewConfig(index=job.index, language=job.language, k=job.k, out=out, doc_ids=job.doc_ids)
                 outcome = run_review(config, job.topic, progress=job.progress, library=library)
                 result = {
                     "review": outcome.record,
                     "markdown": (Path(out) / "review.md").read_text(),
                     "bibtex": (Path(out) / "articles.bib").read_text(),
+                    "csv": (Path(out) / "articles.csv").read_text(),
                     "message": outcome.message,
                 }
             self.queue.finish(job, JobStatus.DONE, result=result)

@@ -86,7 +86,9 @@ def source_router() -> APIRouter:
         return found
 
     @router.get(UPLOAD_PATH + "/{doc_id}/file", responses=NOT_FOUND)
-    async def document_file(doc_id: str, service: DocumentsServiceDep, caller: RequestCaller, index: str | None = None):
+    async def document_file(
+        doc_id: str, service: DocumentsServiceDep, caller: RequestCaller, index: str | None = None
+    ):
         """The document's file as it was uploaded (an attachment)."""
         record, data = await stored(service, caller, index, doc_id)
         name = record.get("name") or doc_id
