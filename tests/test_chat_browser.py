@@ -48,7 +48,9 @@ def browser(download_dir: Path):
         f"--user-data-dir={download_dir / 'profile'}", "--window-size=1280,900",
     ):  # fmt: skip
         options.add_argument(flag)
-    options.add_experimental_option("prefs", {"intl.accept_languages": "pt-BR,pt"})
+    prefs = {"intl.accept_languages": "pt-BR,pt", "download.default_directory": str(download_dir / "downloads"),
+             "download.prompt_for_download": False}  # fmt: skip
+    options.add_experimental_option("prefs", prefs)
     return webdriver.Chrome(service=Service(CHROMEDRIVER), options=options)
 
 

@@ -79,7 +79,9 @@ def test_a_cited_pdf_is_served_with_its_pages_and_goes_with_its_document(make_ap
         job = wait_for(client, upload(client, data, "artigo.pdf").json()["job_id"])
         assert job["status"] == "done", job
         doc_id = job["result"]["doc_id"]
-        note = client.post("/v1/documents", files={"file": ("nota.md", b"# Nota\n\nUma nota curta.\n", "text/markdown")})
+        note = client.post(
+            "/v1/documents", files={"file": ("nota.md", b"# Nota\n\nUma nota curta.\n", "text/markdown")}
+        )
         note_id = wait_for(client, note.json()["job_id"])["result"]["doc_id"]
 
         file = client.get(f"/v1/documents/{doc_id}/file")
@@ -92,9 +94,10 @@ def test_a_cited_pdf_is_served_with_its_pages_and_goes_with_its_document(make_ap
         assert page.headers["x-rqrag-marked"] == "true" and page.headers["x-rqrag-pages"] == "3"
         again = client.get(f"/v1/documents/{doc_id}/pages/2.png", params={"mark": ON_PAGE_2})
         assert again.content == page.content  # drawn once, then cached
-        assert client.get(f"/v1/documents/{doc_id}/pages/3.png", params={"mark": ON_PAGE_2}).headers[
-            "x-rqrag-marked"
-        ] == "false"
+        assert (
+            client.get(f"/v1/documents/{doc_id}/pages/3.png", params={"mark": ON_PAGE_2}).headers["x-rqrag-marked"]
+            == "false"
+        )
         assert client.get(f"/v1/documents/{doc_id}/pages/9.png").json()["error"]["code"] == "page_not_found"
         assert client.get(f"/v1/documents/{note_id}/pages/1.png").json()["error"]["code"] == "no_page_images"
         assert client.get(f"/v1/documents/{note_id}/file").content.startswith(b"# Nota")
@@ -111,7 +114,9 @@ def test_a_cited_passage_keeps_its_quoted_sentence_in_view_and_names_it():
 
     filler = "Uma frase de contexto sem a resposta. " * 30  # ~1,140 characters before the quote
     quote = "O corpus reúne 1.840 acórdãos publicados entre 2018 e 2023."
-    hit = Hit("d1#3", "artigo.pdf", filler + quote + " Outra frase depois.", 1.0, {"file": "artigo.pdf", "page_start": 3})
+    hit = Hit(
+        "d1#3", "artigo.pdf", filler + quote + " Outra frase depois.", 1.0, {"file": "artigo.pdf", "page_start": 3}
+    )
     other = Hit("d2#1", "outro.pdf", "Nada a ver com isso.", 0.5, {"file": "outro.pdf"})
     cited, read = SourceView(max_source_chars=600).sources([hit], [hit, other], [], quote=quote.upper())
     assert cited["quote"] == quote and quote in cited["text"] and cited["text"].startswith("…Uma frase")

@@ -120,6 +120,24 @@ export async function request(method, path, options = {}) {
 
 export const getJSON = async (path) => (await request("GET", path)).body;
 
+/** `{blob, headers}` of a file or an image (the key goes in a header, so a plain <img src> or link cannot fetch it). */
+export async function getBlob(path) {
+  const response = await send("GET", path);
+  if (!response.ok) throw await failure(response);
+  return { blob: await response.blob(), headers: response.headers };
+}
+
+/** Save what `path` answers as a file named `name` (a download the browser would not send our key with). */
+export async function download(path, name) {
+  const { blob } = await getBlob(path);
+  const url = URL.createObjectURL(blob);
+  const link = Object.assign(document.createElement("a"), { href: url, download: name });
+  document.body.append(link);
+  link.click();
+  link.remove();
+  setTimeout(() => URL.revokeObjectURL(url), 10_000);
+}
+
 /** Who the server takes the holder of `key` to be (`GET /v1/me`), before the key is kept; `ApiError` if refused. */
 export async function whoIs(key) {
   const response = await send("GET", "/v1/me", { key });

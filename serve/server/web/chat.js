@@ -322,6 +322,25 @@ function wire() {
   });
   panels.setReporter(showError);
   panels.initDocuments();
+  $("show-chat").addEventListener("click", () => showView("chat"));
+  $("show-review").addEventListener("click", () => showView("review"));
+}
+
+/** The chat or the literature review in the main area (the sidebar stays); review.js is loaded on first use. */
+async function showView(name) {
+  const review = name === "review";
+  $("chat-view").hidden = review;
+  $("review-view").hidden = !review;
+  $("show-chat").setAttribute("aria-selected", String(!review));
+  $("show-review").setAttribute("aria-selected", String(review));
+  if (review) {
+    const reviewPage = await import("./review.js");
+    reviewPage.wireReview();
+    reviewPage.loadReviewDocuments();
+    $("review-topic").focus();
+  } else {
+    $("question").focus();
+  }
 }
 
 async function start() {
@@ -340,6 +359,8 @@ async function start() {
     location.reload();
   });
   fillControls(true);
+  $("show-review").hidden = !state.config.documents_enabled; // a review reads the user's library
+  $("review-language").value = language();
   const startId = hashConversation() || localStorage.getItem(CONVERSATION_KEY);
   const loads = [panels.loadConversations(startId, openConversation)];
   if (state.config.documents_enabled) loads.push(panels.loadDocuments());

@@ -9,6 +9,9 @@ const STRINGS = {
     "app.title": "RQ-RAG chat",
     "app.tagline": "Answers that refine the question, search, and cite their sources",
     "nav.new": "New conversation",
+    "nav.chat": "Chat",
+    "nav.review": "Literature review",
+    "source.open": "Open source {n}: {name}",
     "nav.history": "Conversations",
     "nav.noConversations": "No conversations yet.",
     "nav.turns": "{n} questions",
@@ -103,6 +106,9 @@ const STRINGS = {
     "app.title": "Chat RQ-RAG",
     "app.tagline": "Respostas que refinam a pergunta, pesquisam e citam as fontes",
     "nav.new": "Nova conversa",
+    "nav.chat": "Conversa",
+    "nav.review": "Revisão da literatura",
+    "source.open": "Abrir a fonte {n}: {name}",
     "nav.history": "Conversas",
     "nav.noConversations": "Nenhuma conversa ainda.",
     "nav.turns": "{n} perguntas",
@@ -194,6 +200,11 @@ const STRINGS = {
     "assistant": "Assistente",
   },
 };
+
+/** Add a module's own strings (review_strings.js) to the tables; the page's own win on a clash. */
+export function addStrings(tables) {
+  for (const [code, strings] of Object.entries(tables)) STRINGS[code] = { ...strings, ...STRINGS[code] };
+}
 
 export const LANGUAGES = [
   { code: "pt", label: "Português (BR)" },

@@ -7,6 +7,13 @@
 
 import { locale, t, has } from "./i18n.js";
 
+/** Open the source viewer on `source` (viewer.js, loaded on the first citation opened). */
+export async function openSource(source, opener) {
+  const viewer = await import("./viewer.js");
+  viewer.openSource(source, opener);
+}
+
+
 const SNIPPET_CHARS = 180;
 
 export function el(tag, className, text) {
@@ -33,6 +40,38 @@ export function formatDay(value) {
   const date = new Date(`${value}T12:00:00`);
   const options = { weekday: "short", day: "numeric", month: "short", year: "numeric" };
   return Number.isNaN(date.getTime()) ? "" : new Intl.DateTimeFormat(locale(), options).format(date);
+}
+
+/** `text` as nodes, with the first place that holds `quote` (spaces and case aside) inside a <mark>. */
+export function markedText(text, quote) {
+  const plain = String(text || "");
+  const at = quote ? findLoosely(plain, quote) : null;
+  if (!at) return [document.createTextNode(plain)];
+  const mark = el("mark", "quote-mark", plain.slice(at[0], at[1]));
+  mark.dataset.testid = "source-highlight";
+  return [document.createTextNode(plain.slice(0, at[0])), mark, document.createTextNode(plain.slice(at[1]))];
+}
+
+/** [start, end) of `quote` in `text`, comparing lower case with every run of spaces as one; null if absent. */
+function findLoosely(text, quote) {
+  const folded = [];
+  const origin = [];
+  for (let i = 0; i < text.length; i++) {
+    const ch = text[i];
+    if (/\s/.test(ch)) {
+      if (folded.length && folded[folded.length - 1] !== " ") {
+        folded.push(" ");
+        origin.push(i);
+      }
+    } else {
+      folded.push(ch.toLowerCase());
+      origin.push(i);
+    }
+  }
+  const wanted = String(quote).replace(/\s+/g, " ").trim().toLowerCase();
+  const start = wanted ? folded.join("").indexOf(wanted) : -1;
+  if (start < 0) return null;
+  return [origin[start], origin[start + wanted.length - 1] + 1];
 }
 
 function snippet(text) {
@@ -111,22 +150,83 @@ function renderTrajectory(steps, wasOpen) {
   return details;
 }
 
+/**
+ * The sources as citations, one per document page: passages of one page (cited more than once, or read by two
+ * steps) are one citation, which opens all of them in the viewer. Memories are listed, not opened.
+ */
+export function mergedSources(sources) {
+  const merged = [];
+  const byPlace = new Map();
+  for (const source of sources) {
+    const where = source.doc_id || source.file;
+    const key = source.origin === "memory" || !where ? null : `${where}\u0000${source.page_start}\u0000${source.page_end}`;
+    const known = key ? byPlace.get(key) : null;
+    if (known) {
+      if (source.text && !known.passages.includes(source.text)) known.passages.push(source.text);
+      known.quote = known.quote || source.quote || null;
+      known.cited = known.cited || source.cited;
+      continue;
+    }
+    const entry = { ...source, passages: source.text ? [source.text] : [], quote: source.quote || null };
+    if (key) byPlace.set(key, entry);
+    merged.push(entry);
+  }
+  return merged;
+}
+
 function renderSources(sources) {
   const list = el("ul", "sources");
   list.setAttribute("aria-label", t("sources.title"));
-  sources.forEach((source, i) => {
+  mergedSources(sources).forEach((source, i) => {
     const li = el("li", "source");
-    if (source.origin === "memory") li.classList.add("memory");
+    const isMemory = source.origin === "memory";
+    if (isMemory) li.classList.add("memory");
     li.dataset.docid = source.docid ?? "";
     li.title = snippet(source.text);
-    li.append(el("span", "source-number", String(i + 1)));
-    const isMemory = source.origin === "memory";
-    li.append(el("span", "source-name", isMemory ? t("source.memory") : source.file || source.title || source.docid));
+    const name = isMemory ? t("source.memory") : source.file || source.title || source.docid;
     const meta = isMemory ? formatDate(source.date) : pageLabel(source);
-    if (meta) li.append(el("span", "source-meta", meta));
+    // a document's passage opens in the viewer (a button: reachable by Tab, opened by Enter or Space)
+    const holder = isMemory ? li : el("button", "source-link");
+    if (!isMemory) {
+      holder.type = "button";
+      holder.dataset.testid = "source-link";
+      holder.setAttribute("aria-label", t("source.open", { n: i + 1, name: [name, meta].filter(Boolean).join(" ") }));
+      holder.addEventListener("click", () => openSource(source, holder));
+      li.append(holder);
+    }
+    holder.append(el("span", "source-number", String(i + 1)));
+    holder.append(el("span", "source-name", name));
+    if (meta) holder.append(el("span", "source-meta", meta));
+    if (source.passages.length > 1) holder.append(el("span", "source-count", `×${source.passages.length}`));
     list.append(li);
   });
   return list;
+}
+
+/** The answer, with the sentence it quotes from its first cited source marked (or shown under it). */
+function renderAnswer(model) {
+  const answer = el("div", "answer");
+  answer.dataset.testid = "answer";
+  if (!model.content) {
+    answer.classList.add("empty");
+    return answer;
+  }
+  const quote = (model.sources || []).find((s) => s.cited && s.quote)?.quote;
+  const parts = markedText(model.content, quote);
+  const mark = parts.find((node) => node.nodeName === "MARK");
+  if (mark) {
+    mark.className = "answer-quote";
+    mark.dataset.testid = "answer-quote";
+    answer.append(...parts);
+  } else {
+    answer.textContent = model.content;
+    if (quote) {
+      const shown = el("blockquote", "answer-quote", quote);
+      shown.dataset.testid = "answer-quote";
+      answer.append(shown);
+    }
+  }
+  return answer;
 }
 
 // Not shown: the pipeline's own span (inside the request's, which the page shows as "total") and `total_seconds`,
@@ -165,9 +265,7 @@ export function fillAssistant(div, model) {
     status.prepend(el("span", "spinner"));
     div.append(status);
   }
-  const answer = el("div", "answer", model.content || "");
-  if (!model.content) answer.classList.add("empty");
-  div.append(answer);
+  div.append(renderAnswer(model));
   // Which kind of answer this is: the model's own (checked against its sources), a quote of the sources, or the
   // reader model's own knowledge that no source states (said so, no source cited).
   if (model.kind === "generated" || model.kind === "quoted" || model.kind === "unsourced") {

@@ -4,7 +4,7 @@
     .venv/bin/python tests/data/front_matter/build.py --only t03  # one document
     .venv/bin/python tests/data/front_matter/build.py --check     # only re-check what is on disk
 
-Needs headless Chromium (`chromium`, or set CHROMIUM=/path) for the PDFs, python-docx, pypdf and pypdfium2.
+Needs headless Chromium (`chromium`, or set CHROMIUM=/path) for the PDFs, python-docx, pypdf, pypdfium2 and PyYAML.
 Everything is fictional and written for this project: see SOURCES.md.  heldout/ is HELD OUT: do not read it
 while tuning a front-matter reader.
 """
@@ -20,22 +20,27 @@ import sys
 import unicodedata
 from pathlib import Path
 
+
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
 import common  # noqa: E402
+import render_docx  # noqa: E402
+
 
 # Each set's documents come from its modules docs_<set>_*.py (each defines DOCS), in file-name order.
-SETS = {name: [doc for mod in sorted(HERE.glob(f"docs_{name}_*.py"))
-               for doc in importlib.import_module(mod.stem).DOCS]
-        for name in ("tuning", "heldout")}
+SETS = {
+    name: [doc for mod in sorted(HERE.glob(f"docs_{name}_*.py")) for doc in importlib.import_module(mod.stem).DOCS]
+    for name in ("tuning", "heldout")
+}
 GOLD_KEYS = ("id", "file", "kind", "language", "format", "title", "authors", "year", "metadata_right", "traps")
 
 
 def norm(text: str) -> str:
     text = unicodedata.normalize("NFKD", text)
     text = "".join(c for c in text if not unicodedata.combining(c)).casefold()
-    text = text.replace("\u00ad", "").replace("’", "'")
+    # PDFium reports a hyphen that ends a line as U+FFFE ("Citizen-\nScience" -> "Citizen\ufffeScience").
+    text = text.replace("\u00ad", "").replace("\ufffe", "-").replace("’", "'")
     return re.sub(r"\s+", " ", text).strip()
 
 
@@ -44,12 +49,14 @@ def extract(path: Path) -> tuple[str, dict]:
     if path.suffix == ".pdf":
         import pypdfium2 as pdfium
         from pypdf import PdfReader
+
         pdf = pdfium.PdfDocument(str(path))
         text = "\n".join(pdf[i].get_textpage().get_text_range() for i in range(len(pdf)))
         info = PdfReader(path).metadata or {}
         return text, {"title": info.get("/Title"), "author": info.get("/Author"), "pages": len(pdf)}
     if path.suffix == ".docx":
         import docx
+
         d = docx.Document(str(path))
         parts = [p.text for p in d.paragraphs]
         parts += [c.text for t in d.tables for r in t.rows for c in r.cells]
@@ -60,10 +67,13 @@ def extract(path: Path) -> tuple[str, dict]:
     meta = {"title": None, "author": None}
     if text.startswith("---\n"):
         import yaml
+
         front = yaml.safe_load(text.split("\n---\n", 1)[0][4:])
         authors = front.get("author") or []
-        meta = {"title": front.get("title"),
-                "author": ", ".join(a["name"] if isinstance(a, dict) else a for a in authors)}
+        meta = {
+            "title": front.get("title"),
+            "author": ", ".join(a["name"] if isinstance(a, dict) else a for a in authors),
+        }
     return re.sub(r"\*\*|\*|\^|#|\|", " ", text), meta
 
 
@@ -81,8 +91,9 @@ def check(doc: dict, path: Path) -> list[str]:
     right = doc["metadata_right"]
     if right is None and (meta["title"] or meta["author"]):
         problems.append(f"metadata should be empty: {meta}")
-    if right is True and (norm(meta["title"] or "") != norm(doc["title"])
-                          or norm(doc["authors"][0]) not in norm(meta["author"] or "")):
+    if right is True and (
+        norm(meta["title"] or "") != norm(doc["title"]) or norm(doc["authors"][0]) not in norm(meta["author"] or "")
+    ):
         problems.append(f"metadata should be right: {meta}")
     if right is False and meta["title"] and norm(meta["title"]) == norm(doc["title"]):
         problems.append(f"metadata should be wrong: {meta}")
@@ -117,7 +128,7 @@ def main() -> int:
                 if doc["format"] == "pdf":
                     common.build_pdf(doc, path, chromium)
                 elif doc["format"] == "docx":
-                    common.build_docx(doc, path)
+                    render_docx.build_docx(doc, path)
                 else:
                     path.write_text(doc["text"], encoding="utf-8")
             if args.only not in (None, doc["id"]):
@@ -129,6 +140,12 @@ def main() -> int:
             with open(folder / "gold.jsonl", "w", encoding="utf-8") as f:
                 for doc in docs:
                     f.write(json.dumps({k: doc[k] for k in GOLD_KEYS}, ensure_ascii=False) + "\n")
+    tuning_traps = {t for d in SETS["tuning"] for t in d["traps"]}
+    for doc in SETS["heldout"]:
+        missing = set(doc["traps"]) - tuning_traps
+        if missing:
+            failed += 1
+            print(f"heldout/{doc['file']}: trap kinds not in the tuning set: {sorted(missing)}")
     return 1 if failed else 0
 
 

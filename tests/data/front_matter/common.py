@@ -2,14 +2,18 @@
 
 A document is a dict: gold fields (id, file, kind, language, format, title, authors, year, metadata_right, traps),
 plus how to render it:
-  pdf  -> "pages": list of pages, each a list of blocks; "meta": PDF Info values (None = no title/author at all)
-  docx -> "pages" as for pdf (a page break between pages), "header": running head text or None, "core": core properties
+  pdf  -> "pages": list of pages, each a list of blocks; "meta": PDF Info values (None = no title/author at all);
+          optional "font": "sans" (DejaVu Sans instead of DejaVu Serif) and "pdf_stamp": an arXiv-like stamp drawn
+          into page 1 after printing (see add_stamp)
+  docx -> "pages" as for pdf (a page break between pages), "header": running head text or None, "core": core
+          properties, optional "docx_font" (the Normal style's font name)
   md   -> "text": the Markdown file's text
+Optional "must_contain": headings build.py checks for in the text.
 
 Blocks are tuples.  Inline markup in their text: **bold**, *italic*, ^superscript^.
   ("head", left, right)        running head of a journal/proceedings page (PDF only; DOCX uses doc["header"])
   ("pageno", n)                page number at the top right (ABNT)
-  ("c", text, cls)             centred line; cls is a space-separated mix of b, caps, big, small, it, gap
+  ("c", text, cls)             centred line; cls is a space-separated mix of b, big, small, it, gap, narrow
   ("title", text)              the main title of an article (DOCX: "Title" style)
   ("p", text) / ("pn", text)   paragraph with / without first-line indent
   ("nature", text)             the "nature" paragraph of a thesis title page (indented to the right half)
@@ -19,25 +23,23 @@ Blocks are tuples.  Inline markup in their text: **bold**, *italic*, ^superscrip
   ("toc", [(label, page), ...])  dotted table of contents / list of tables
   ("refs", [entry, ...])       reference list
   ("right", text)              right-aligned italic block (dedication, epigraph)
-  ("block", [lines], cls)      left-aligned lines (affiliations, e-mails, dates); cls like "c"
+  ("block", [lines], cls)      lines kept together (affiliations, advisors, dates); cls: center, half, small, b
   ("space", mm)                vertical space
   ("push",)                    pushes what follows to the bottom of a "fill" page
-  ("stamp", text)              arXiv-like stamp rotated 90 degrees in the left margin
   ("misused_title", text)      DOCX only: a cover line a template wrongly set in the "Title" style
 A page whose first block is ("fill",) is laid out as a full-height column (covers, title pages, catalogue cards).
 """
 
 from __future__ import annotations
 
-import datetime as dt
 import hashlib
 import html
 import io
 import re
 import subprocess
 import tempfile
-import zipfile
 from pathlib import Path
+
 
 INLINE = re.compile(r"\*\*(.+?)\*\*|\*(.+?)\*|\^(.+?)\^")
 
@@ -55,8 +57,8 @@ body.sans { font-family: 'DejaVu Sans', sans-serif; font-size: 10.5pt; }
         padding-bottom: 1.5mm; margin: -12mm 0 8mm 0; }
 .pageno { position: absolute; top: 14mm; right: 20mm; font-size: 10pt; }
 .c { text-align: center; margin: 0 0 2mm 0; }
-.b { font-weight: bold; } .caps { text-transform: none; } .it { font-style: italic; }
-.big { font-size: 14pt; } .small { font-size: 9pt; } .gap { margin-top: 9mm; }
+.b { font-weight: bold; } .it { font-style: italic; }
+.big { font-size: 14pt; } .narrow { max-width: 90mm; margin-left: auto; margin-right: auto; } .small { font-size: 9pt; } .gap { margin-top: 9mm; }
 h1.title { font-size: 17pt; text-align: center; margin: 2mm 0 5mm 0; line-height: 1.25; }
 h2 { font-size: 11.5pt; margin: 5mm 0 2mm 0; } h3 { font-size: 11pt; margin: 4mm 0 1.5mm 0; font-style: italic; }
 p { margin: 0 0 2mm 0; text-align: justify; } p.i { text-indent: 12mm; }
@@ -76,15 +78,13 @@ th { font-weight: bold; background: #e8e8e8; }
 .right { margin: 0 0 4mm 45%; font-style: italic; text-align: justify; }
 .block { margin: 0 0 3mm 0; font-size: 9.5pt; line-height: 1.3; }
 .block.center { text-align: center; } .block.half { margin-left: 50%; font-size: 10.5pt; } .block.b { font-weight: bold; }
-.stamp { position: absolute; left: 9mm; top: 205mm; transform: rotate(-90deg); transform-origin: left top;
-         font-family: 'DejaVu Sans', sans-serif; font-size: 17pt; color: #777; white-space: nowrap; }
 """
 
 
 def inline_html(text: str) -> str:
     out, pos = [], 0
     for m in INLINE.finditer(text):
-        out.append(html.escape(text[pos:m.start()], quote=False))
+        out.append(html.escape(text[pos : m.start()], quote=False))
         bold, ital, sup = m.groups()
         if bold is not None:
             out.append(f"<b>{inline_html(bold)}</b>")
@@ -102,7 +102,7 @@ def runs(text: str):
     pos = 0
     for m in INLINE.finditer(text):
         if m.start() > pos:
-            yield text[pos:m.start()], False, False, False
+            yield text[pos : m.start()], False, False, False
         bold, ital, sup = m.groups()
         if bold is not None:
             yield from ((t, True, i, s) for t, _, i, s in runs(bold))
@@ -137,9 +137,11 @@ def block_html(block) -> str:
         above, lines, below = args
         cutter, first = lines[0].split("\t")
         body = [f"<div>{inline_html(first)}</div>"] + [f'<div class="ind">{inline_html(x)}</div>' for x in lines[1:]]
-        return (f'<div class="ficha-wrap"><div class="cap">{inline_html(above)}</div><div class="ficha">'
-                f'<div class="cutter">{html.escape(cutter)}</div><div class="lines">{"".join(body)}</div></div>'
-                f'<div class="cap small" style="margin-top:1mm">{inline_html(below)}</div></div>')
+        return (
+            f'<div class="ficha-wrap"><div class="cap">{inline_html(above)}</div><div class="ficha">'
+            f'<div class="cutter">{html.escape(cutter)}</div><div class="lines">{"".join(body)}</div></div>'
+            f'<div class="cap small" style="margin-top:1mm">{inline_html(below)}</div></div>'
+        )
     if kind == "table":
         caption, header, rows, note = args
         head = "".join(f"<th>{inline_html(h)}</th>" for h in header)
@@ -148,8 +150,11 @@ def block_html(block) -> str:
         nt = f'<div class="tnote">{inline_html(note)}</div>' if note else ""
         return f"{cap}<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>{nt}"
     if kind == "toc":
-        return "".join(f'<div class="toc"><span>{inline_html(lab)}</span><span class="dots">{"." * 160}</span>'
-                       f"<span>{pg}</span></div>" for lab, pg in args[0])
+        return "".join(
+            f'<div class="toc"><span>{inline_html(lab)}</span><span class="dots">{"." * 160}</span>'
+            f"<span>{pg}</span></div>"
+            for lab, pg in args[0]
+        )
     if kind == "refs":
         return '<div class="refs">' + "".join(f"<p>{inline_html(r)}</p>" for r in args[0]) + "</div>"
     if kind == "right":
@@ -161,8 +166,6 @@ def block_html(block) -> str:
         return f'<div style="height:{args[0]}mm"></div>'
     if kind == "push":
         return '<div class="push"></div>'
-    if kind == "stamp":
-        return f'<div class="stamp">{inline_html(args[0])}</div>'
     raise ValueError(f"unknown block {kind!r}")
 
 
@@ -171,12 +174,17 @@ def to_html(doc) -> str:
     for page in doc["pages"]:
         fill = bool(page) and page[0] == ("fill",)
         blocks = page[1:] if fill else page
-        pages.append(f'<section class="page{" fill" if fill else ""}">' + "\n".join(block_html(b) for b in blocks)
-                     + "</section>")
+        pages.append(
+            f'<section class="page{" fill" if fill else ""}">'
+            + "\n".join(block_html(b) for b in blocks)
+            + "</section>"
+        )
     lang = "pt-BR" if doc["language"] == "pt" else "en"
     body_cls = doc.get("font", "")
-    return (f'<!DOCTYPE html><html lang="{lang}"><head><meta charset="utf-8"><title>{doc["id"]}</title>'
-            f"<style>{CSS}</style></head><body class=\"{body_cls}\">" + "\n".join(pages) + "</body></html>")
+    return (
+        f'<!DOCTYPE html><html lang="{lang}"><head><meta charset="utf-8"><title>{doc["id"]}</title>'
+        f'<style>{CSS}</style></head><body class="{body_cls}">' + "\n".join(pages) + "</body></html>"
+    )
 
 
 def pdf_date(day: str) -> str:
@@ -190,8 +198,20 @@ def build_pdf(doc, out: Path, chromium: str = "chromium") -> None:
     with tempfile.TemporaryDirectory() as tmp:
         src, raw = Path(tmp) / "doc.html", Path(tmp) / "raw.pdf"
         src.write_text(to_html(doc), encoding="utf-8")
-        subprocess.run([chromium, "--headless", "--no-sandbox", "--disable-gpu", "--no-pdf-header-footer",
-                        f"--print-to-pdf={raw}", src.as_uri()], check=True, capture_output=True, timeout=180)
+        subprocess.run(
+            [
+                chromium,
+                "--headless",
+                "--no-sandbox",
+                "--disable-gpu",
+                "--no-pdf-header-footer",
+                f"--print-to-pdf={raw}",
+                src.as_uri(),
+            ],
+            check=True,
+            capture_output=True,
+            timeout=180,
+        )
         writer = PdfWriter(clone_from=PdfReader(raw))
     n = len(writer.pages)
     if n != len(doc["pages"]):
@@ -199,8 +219,12 @@ def build_pdf(doc, out: Path, chromium: str = "chromium") -> None:
     if doc.get("pdf_stamp"):
         add_stamp(writer, doc["pdf_stamp"])
     meta = doc["meta"]
-    info = {"/Creator": meta["creator"], "/Producer": meta["producer"],
-            "/CreationDate": pdf_date(meta["date"]), "/ModDate": pdf_date(meta["date"])}
+    info = {
+        "/Creator": meta["creator"],
+        "/Producer": meta["producer"],
+        "/CreationDate": pdf_date(meta["date"]),
+        "/ModDate": pdf_date(meta["date"]),
+    }
     if meta.get("title") is not None:
         info["/Title"] = meta["title"]
     if meta.get("author") is not None:
@@ -217,11 +241,17 @@ def build_pdf(doc, out: Path, chromium: str = "chromium") -> None:
 def add_stamp(writer, text: str) -> None:
     """An arXiv-like stamp on page 1: one Times-Roman string rotated 90 degrees in the left margin, drawn the way
     arXiv draws it (a base-14 font, one text object), on top of the page's own content."""
-    from pypdf.generic import (ArrayObject, DecodedStreamObject, DictionaryObject, NameObject)
+    from pypdf.generic import ArrayObject, DecodedStreamObject, DictionaryObject, NameObject
+
     page = writer.pages[0]
-    font = DictionaryObject({NameObject("/Type"): NameObject("/Font"), NameObject("/Subtype"): NameObject("/Type1"),
-                             NameObject("/BaseFont"): NameObject("/Times-Roman"),
-                             NameObject("/Encoding"): NameObject("/WinAnsiEncoding")})
+    font = DictionaryObject(
+        {
+            NameObject("/Type"): NameObject("/Font"),
+            NameObject("/Subtype"): NameObject("/Type1"),
+            NameObject("/BaseFont"): NameObject("/Times-Roman"),
+            NameObject("/Encoding"): NameObject("/WinAnsiEncoding"),
+        }
+    )
     resources = page["/Resources"].get_object()
     if "/Font" not in resources:
         resources[NameObject("/Font")] = DictionaryObject()
@@ -237,143 +267,3 @@ def add_stamp(writer, text: str) -> None:
     contents = page.raw_get("/Contents")
     old = list(contents.get_object()) if isinstance(contents.get_object(), ArrayObject) else [contents]
     page[NameObject("/Contents")] = ArrayObject([stream(b"q"), *old, stream(b"Q"), stream(stamp)])
-
-
-# ---------------------------------------------------------------- DOCX
-
-def _add_runs(par, text, size=None, bold=None):
-    from docx.shared import Pt
-    for t, b, i, s in runs(text):
-        r = par.add_run(t)
-        r.bold = True if (b or bold) else None
-        r.italic = True if i else None
-        if s:
-            r.font.superscript = True
-        if size:
-            r.font.size = Pt(size)
-    return par
-
-
-def build_docx(doc, out: Path) -> None:
-    from docx import Document
-    from docx.enum.table import WD_TABLE_ALIGNMENT
-    from docx.enum.text import WD_ALIGN_PARAGRAPH, WD_BREAK, WD_TAB_ALIGNMENT, WD_TAB_LEADER
-    from docx.shared import Cm, Pt
-
-    d = Document()
-    sec = d.sections[0]
-    sec.page_height, sec.page_width = Cm(29.7), Cm(21.0)
-    sec.top_margin, sec.left_margin, sec.bottom_margin, sec.right_margin = Cm(3), Cm(3), Cm(2), Cm(2)
-    normal = d.styles["Normal"]
-    normal.font.name, normal.font.size = doc.get("docx_font", "Times New Roman"), Pt(12)
-    if doc.get("header"):
-        sec.header.paragraphs[0].text = doc["header"]
-        sec.header.paragraphs[0].alignment = WD_ALIGN_PARAGRAPH.RIGHT
-    center, justify = WD_ALIGN_PARAGRAPH.CENTER, WD_ALIGN_PARAGRAPH.JUSTIFY
-    for k, page in enumerate(doc["pages"]):
-        if k:
-            d.paragraphs[-1].add_run().add_break(WD_BREAK.PAGE)
-        for block in page:
-            kind, *args = block
-            if kind in ("fill", "push", "head", "pageno", "stamp"):
-                if kind == "push":
-                    for _ in range(4):
-                        d.add_paragraph()
-                continue
-            if kind == "space":
-                for _ in range(max(1, int(args[0]) // 8)):
-                    d.add_paragraph()
-            elif kind == "c":
-                cls = args[1].split()
-                p = _add_runs(d.add_paragraph(), args[0], 14 if "big" in cls else (10 if "small" in cls else None),
-                              bold="b" in cls)
-                p.alignment = center
-            elif kind == "title":
-                _add_runs(d.add_paragraph(style="Title"), args[0]).alignment = center
-            elif kind == "misused_title":
-                d.add_paragraph(args[0], style="Title").alignment = center
-            elif kind in ("p", "pn"):
-                p = _add_runs(d.add_paragraph(), args[0])
-                p.alignment = justify
-                if kind == "p":
-                    p.paragraph_format.first_line_indent = Cm(1.25)
-            elif kind == "nature":
-                p = _add_runs(d.add_paragraph(), args[0], 10)
-                p.paragraph_format.left_indent, p.alignment = Cm(8), justify
-            elif kind in ("h", "h2"):
-                d.add_heading(args[0], level=1 if kind == "h" else 2)
-            elif kind == "ficha":
-                above, lines, below = args
-                d.add_paragraph(above).alignment = center
-                t = d.add_table(rows=1, cols=1, style="Table Grid")
-                t.alignment = WD_TABLE_ALIGNMENT.CENTER
-                cell = t.cell(0, 0)
-                cell.paragraphs[0].text = lines[0]
-                for x in lines[1:]:
-                    cell.add_paragraph("\t" + x)
-                for p in cell.paragraphs:
-                    for r in p.runs:
-                        r.font.size = Pt(10)
-                d.add_paragraph(below).alignment = center
-            elif kind == "table":
-                caption, header, rows, note = args
-                if caption:
-                    _add_runs(d.add_paragraph(), caption, 10)
-                t = d.add_table(rows=1 + len(rows), cols=len(header), style="Table Grid")
-                for j, h in enumerate(header):
-                    c = t.cell(0, j).paragraphs[0]
-                    c.add_run(h).bold = True
-                for i, row in enumerate(rows, 1):
-                    for j, v in enumerate(row):
-                        _add_runs(t.cell(i, j).paragraphs[0], v, 10)
-                if note:
-                    _add_runs(d.add_paragraph(), note, 10)
-            elif kind == "toc":
-                for lab, pg in args[0]:
-                    p = d.add_paragraph()
-                    p.paragraph_format.tab_stops.add_tab_stop(Cm(16), WD_TAB_ALIGNMENT.RIGHT, WD_TAB_LEADER.DOTS)
-                    _add_runs(p, f"{lab}\t{pg}")
-            elif kind == "refs":
-                for r in args[0]:
-                    _add_runs(d.add_paragraph(), r)
-            elif kind == "right":
-                p = _add_runs(d.add_paragraph(), args[0])
-                p.paragraph_format.left_indent = Cm(8)
-                for r in p.runs:
-                    r.italic = True
-            elif kind == "block":
-                cls = args[1].split() if len(args) > 1 else []
-                p = d.add_paragraph()
-                for i, line in enumerate(args[0]):
-                    if i:
-                        p.add_run().add_break()
-                    _add_runs(p, line, 10 if "small" in cls else None, bold="b" in cls)
-                if "center" in cls:
-                    p.alignment = center
-                if "half" in cls:
-                    p.paragraph_format.left_indent = Cm(8)
-            else:
-                raise ValueError(f"unknown block {kind!r}")
-    core = doc["core"]
-    cp = d.core_properties
-    cp.author, cp.title = core.get("author", ""), core.get("title", "")
-    cp.last_modified_by = core.get("last_modified_by", "")
-    cp.subject = cp.keywords = cp.comments = cp.category = ""
-    cp.revision = core.get("revision", 1)
-    cp.created = dt.datetime.fromisoformat(core["created"])
-    cp.modified = dt.datetime.fromisoformat(core["modified"])
-    cp.language = "pt-BR" if doc["language"] == "pt" else "en-US"
-    raw = io.BytesIO()
-    d.save(raw)
-    out.write_bytes(normalize_zip(raw.getvalue()))
-
-
-def normalize_zip(data: bytes) -> bytes:
-    """The same archive with fixed member timestamps, so that rebuilding gives identical bytes."""
-    src, dst = zipfile.ZipFile(io.BytesIO(data)), io.BytesIO()
-    with zipfile.ZipFile(dst, "w", zipfile.ZIP_DEFLATED) as z:
-        for info in src.infolist():
-            zi = zipfile.ZipInfo(info.filename, date_time=(2020, 1, 1, 0, 0, 0))
-            zi.compress_type, zi.external_attr = zipfile.ZIP_DEFLATED, 0o644 << 16
-            z.writestr(zi, src.read(info.filename))
-    return dst.getvalue()
