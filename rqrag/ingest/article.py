@@ -22,7 +22,8 @@ import re
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 
-from rqrag.ingest.article_layout import MAX_HEADING_WORDS, YEAR, LayoutHints, heading_key, layout_hints
+from rqrag.ingest.article_layout import MAX_HEADING_WORDS, LayoutHints, heading_key, layout_hints
+from rqrag.ingest.front_matter import read_front_matter
 from rqrag.text_quality import guess_language
 
 
@@ -183,10 +184,8 @@ def read_article(data: bytes, file_type: str, name: str, pages: Sequence) -> Art
         if s.role == "references":
             break
         kept.append(s)
-    front = sections[0] if sections and sections[0].role == "other" else None
-    title = _title(hints, front, name)
-    authors = hints.authors or _authors(hints.front or [t for _, t in (front.paragraphs if front else [])], title)
-    year = hints.year or _year(hints.masthead + hints.front + [t for _, t in (front.paragraphs if front else [])][:8])
+    front = read_front_matter(pages, hints, name)
+    title, authors, year = front.title, front.authors, front.year
     return Article(title, authors, year, [s for s in kept if s.role not in ("keywords",)], references)
 
 
@@ -292,51 +291,3 @@ def _inline_abstract(sections: list[Section]) -> None:
             front.paragraphs = front.paragraphs[:index]
             sections.insert(1, abstract)
             return
-
-
-def _title(hints: LayoutHints, front: Section | None, name: str) -> str:
-    if hints.title and len(hints.title.split()) >= 2:
-        return _plain(hints.title)
-    for _, text in front.paragraphs if front else []:
-        if 3 <= len(text.split()) <= 30 and not _AFFILIATION.search(text):
-            return _plain(text)
-    return name
-
-
-def _plain(text: str) -> str:
-    return " ".join(re.sub(r"[*_`#]+", " ", text).split()).strip()
-
-
-_NAME = re.compile(r"^(?:[A-ZÀ-Ý][\w'’.-]*\.?|d[aoe]s?|de|van|von|der|del|da|e)(?:\s|$)")
-
-
-def _authors(lines: Sequence[str], title: str) -> list[str]:
-    """Names under the title: the lines before the first affiliation, e-mail or date, joined (a list of names wraps
-    over lines), split at commas, semicolons and "and"/"e", the affiliation marks (superscripts, numbers,
-    asterisks) dropped; only runs of 2-6 capitalised words are names."""
-    kept: list[str] = []
-    for line in lines[:12]:
-        text = _plain(line)
-        if not text or text in title or title in text:
-            continue
-        if _AFFILIATION.search(text) or YEAR.search(text) or re.match(r"^(resumo|abstract)\b", text, re.I):
-            if kept:
-                break
-            continue
-        kept.append(text)
-    joined = re.sub(r"^(autor(es|a)?|authors?|por|by)\s*[:.-]?\s*", "", " ".join(kept), flags=re.I)
-    names = []
-    for part in re.split(r",|;|\s+and\s+|\s+e\s+|&", joined):
-        part = " ".join(re.sub(r"[\d*†‡§¹²³⁴⁵⁶⁷⁸⁹⁰]+", " ", part).split())
-        words = part.split()
-        if 2 <= len(words) <= 6 and all(_NAME.match(w + " ") for w in words) and words[0][0].isupper():
-            names.append(part)
-    return names
-
-
-def _year(lines: Sequence[str]) -> int | None:
-    for line in lines:
-        match = YEAR.search(line)
-        if match:
-            return int(match.group())
-    return None

@@ -44,6 +44,13 @@ class LayoutHints:
     front: list[str] = field(default_factory=list)
     # Lines of page 1 above the title (PDF): a journal's masthead, where the year often is, never the authors.
     masthead: list[str] = field(default_factory=list)
+    # What the file says about itself (a PDF's Info, a DOCX's core properties, a Markdown file's YAML block):
+    # often a template's or a tool's ("Microsoft Word - tcc_v3.docx", "Windows User"), so only trusted once the
+    # text confirms it (`rqrag.ingest.front_matter`); a YAML block is the author's own and trusted as it is.
+    meta_title: str | None = None
+    meta_authors: list[str] = field(default_factory=list)
+    meta_year: int | None = None
+    declared: bool = False  # the metadata is the author's own declaration (YAML front matter)
 
 
 def heading_key(line: str) -> str:
@@ -70,7 +77,12 @@ def layout_hints(data: bytes, file_type: str) -> LayoutHints:
 def _markdown(data: bytes) -> LayoutHints:
     hints = LayoutHints()
     in_code = False
-    for line in data.decode("utf-8-sig", errors="replace").splitlines():
+    text = data.decode("utf-8-sig", errors="replace")
+    block = re.match(r"^---\s*\n(.*?)\n(?:---|\.\.\.)\s*\n", text, re.S)
+    if block:  # a YAML front matter block (Pandoc, Jekyll, Quarto): the author's own title, authors and date
+        _yaml_front_matter(block.group(1), hints)
+        text = text[block.end() :]
+    for line in text.splitlines():
         if line.lstrip().startswith("```"):
             in_code = not in_code
         found = re.match(r"^(#{1,6})\s+(.+?)\s*#*\s*$", line)
@@ -80,6 +92,25 @@ def _markdown(data: bytes) -> LayoutHints:
                 hints.title = _plain(found.group(2))
             hints.headings[heading_key(found.group(2))] = level
     return hints
+
+
+def _yaml_front_matter(block: str, hints: LayoutHints) -> None:
+    import yaml
+
+    try:
+        meta = yaml.safe_load(block)
+    except yaml.YAMLError:
+        return
+    if not isinstance(meta, dict):
+        return
+    authors = meta.get("author") or meta.get("authors") or []
+    authors = [authors] if isinstance(authors, (str, dict)) else authors
+    names = [a.get("name") if isinstance(a, dict) else a for a in authors]
+    hints.meta_title = str(meta["title"]).strip() if meta.get("title") else None
+    hints.meta_authors = [str(n).strip() for n in names if n]
+    found = YEAR.search(str(meta.get("date") or meta.get("year") or ""))
+    hints.meta_year = int(found.group()) if found else None
+    hints.declared = True
 
 
 def _html(data: bytes) -> LayoutHints:
@@ -122,13 +153,18 @@ def _docx(data: bytes) -> LayoutHints:
             continue
         if style == "Title" and hints.title is None:
             hints.title = text
+        elif hints.title is not None and len(hints.front) < 20 and not style.startswith("Heading"):
+            # under the title: authors with their affiliation marks set as superscripts, which are dropped
+            plain = "".join(run.text for run in paragraph.runs if not run.font.superscript)
+            hints.front.append(" ".join(plain.split()))
         level = re.match(r"Heading (\d)", style)
         if level:
             hints.headings[heading_key(text)] = int(level.group(1))
     properties = document.core_properties
+    hints.meta_title = (properties.title or "").strip() or None
     if properties.author:
-        hints.authors = [a.strip() for a in re.split(r";|\s+and\s+|\s+e\s+", properties.author) if a.strip()]
-    hints.year = properties.created.year if properties.created is not None else None
+        hints.meta_authors = [a.strip() for a in re.split(r";|\s+and\s+|\s+e\s+", properties.author) if a.strip()]
+    hints.meta_year = properties.created.year if properties.created is not None else None
     return hints
 
 
@@ -153,8 +189,13 @@ def _pdf(data: bytes) -> LayoutHints:
     from rqrag.ingest.extract import _PDFIUM_LOCK
 
     with _PDFIUM_LOCK:
-        lines = _pdf_lines(data)
+        lines, meta = _pdf_lines(data)
     hints = LayoutHints()
+    hints.meta_title = (meta.get("Title") or "").strip() or None
+    author = (meta.get("Author") or "").strip()
+    hints.meta_authors = [a.strip() for a in re.split(r";|\s+and\s+|\s+e\s+|,\s+(?=\S+\s)", author) if a.strip()]
+    found = YEAR.search(meta.get("CreationDate") or "")
+    hints.meta_year = int(found.group()) if found else None
     if not lines:
         return hints
     sizes: Counter[float] = Counter()
@@ -186,8 +227,8 @@ def _pdf(data: bytes) -> LayoutHints:
     return hints
 
 
-def _pdf_lines(data: bytes) -> list[_Line]:
-    """Every text line of the PDF with its median font size, boldness and height (pages in order)."""
+def _pdf_lines(data: bytes) -> tuple[list[_Line], dict]:
+    """Every text line of the PDF with its median font size, boldness and height (pages in order); its metadata."""
     import ctypes
 
     import pypdfium2
@@ -196,6 +237,7 @@ def _pdf_lines(data: bytes) -> list[_Line]:
     document = pypdfium2.PdfDocument(data)
     out: list[_Line] = []
     try:
+        meta = document.get_metadata_dict(skip_empty=True)
         for index in range(len(document)):
             page = document[index]
             textpage = page.get_textpage()
@@ -228,7 +270,7 @@ def _pdf_lines(data: bytes) -> list[_Line]:
             page.close()
     finally:
         document.close()
-    return out
+    return out, meta
 
 
 def _font_name(textpage, index: int, ctypes, pdfium_c) -> str:
