@@ -14,6 +14,11 @@ with their page and section, so nothing shown can be invented. Each field reads 
 Only the first of the field's sections the article has is read (an "Objetivos" section before the abstract, the
 conclusion before the discussion).
 
+A candidate is a whole sentence of the article's prose (`field_sentences`): a sentence a page break or a footnote
+split is joined again first, and a heading, a contents line, a caption, a reference-list entry or a sentence's
+second half is never one. A section with no such sentence gives the field nothing, and the next of its sections is
+read; a field none of them fills stays empty, and the review says so, rather than quote what is not a sentence.
+
 The weights were chosen on the tuning articles (tests/data/articles/tuning) against their reference sentences,
 and measured on the held-out ones (docs/review.md); `scripts/eval_review.py` prints both.
 """
@@ -26,7 +31,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from rqrag.sentences import split_sentences
+from rqrag.review.field_sentences import is_field_sentence, joined_paragraphs, prose_sentences
 from rqrag.text_quality import fold
 
 
@@ -93,8 +98,8 @@ class FieldSentence:
 
 def _candidates(article, field: str) -> list[tuple[str, int | None, str, str, int, int]]:
     """(sentence, page, section role, heading, index among the role's sentences, sentences in the role) of the
-    first of the field's section roles the article has sentences in: a conclusion is read in the conclusion when
-    there is one, and in the discussion only when there is none."""
+    first of the field's section roles the article has field sentences in: a conclusion is read in the conclusion
+    when there is one, and in the discussion only when there is none (or it holds no sentence, only a table)."""
     language = article.language
     for role in FIELD_SECTIONS[field]:
         sentences = [
@@ -102,13 +107,13 @@ def _candidates(article, field: str) -> list[tuple[str, int | None, str, str, in
             for section in article.sections
             # the English abstract of a Portuguese article is not what its review quotes
             if section.role == role and not (language and section.language and section.language != language)
-            for page, text in section.paragraphs
-            for sentence in split_sentences(text)
+            for page, text in joined_paragraphs(section.paragraphs)
+            for sentence in prose_sentences(text)
         ]
         out = [
             (text, page, role, heading, index, len(sentences))
             for index, (text, page, heading) in enumerate(sentences)
-            if MIN_WORDS <= len(text.split()) <= MAX_WORDS
+            if MIN_WORDS <= len(text.split()) <= MAX_WORDS and is_field_sentence(text)
         ]
         if out:
             return out

@@ -24,6 +24,7 @@ _LABELS = {
         "no_pages": "no page numbers",
         "file": "File",
         "none_stated": "not stated in the excerpts",
+        "not_found": "not found in the article",
         "failed": "No review",
         "quoted": "quoted from the document, {pages}",
         "page": "p.",
@@ -57,6 +58,7 @@ _LABELS = {
         "no_pages": "sem números de página",
         "file": "Arquivo",
         "none_stated": "não indicado nos trechos",
+        "not_found": "não encontrado no artigo",
         "failed": "Sem revisão",
         "quoted": "citado do documento, {pages}",
         "page": "p.",
@@ -138,7 +140,11 @@ def _comparison(articles: list[dict], words: dict) -> list[str]:
     for doc in articles:
         article = doc["article"]
         name = f"{_cell(article['title'], 80)} ({article['year'] or '?'})"
-        cells = [_cell(((article["fields"].get(c) or [{}])[0]).get("text", "")) for c in columns]
+        # an empty field is said, never left a blank cell a reader takes for a layout fault
+        cells = [
+            _cell(((article["fields"].get(c) or [{}])[0]).get("text", "")) or f"*{words['not_found']}*"
+            for c in columns
+        ]
         lines.append(f"| {name} | " + " | ".join(cells) + " |")
     return lines + [""]
 
@@ -156,8 +162,8 @@ def _article_section(n: int, doc: dict, words: dict) -> list[str]:
         lines += [f"**{words['file']}:** `{doc['file']}`", ""]
     for field, label in words["fields"].items():
         quotes = article["fields"].get(field) or []
-        if not quotes:
-            lines += [f"**{label}.** *{words['none_stated']}*", ""]
+        if not quotes:  # no sentence of the article's prose fits the field (article_fields): said, not filled
+            lines += [f"**{label}.** *{words['not_found']}*", ""]
             continue
         shown = []
         for quote in quotes:

@@ -144,6 +144,7 @@ def test_a_review_started_on_the_page_opens_each_field_at_its_source(server, dri
     rows = table.find_elements(By.CSS_SELECTOR, "tbody tr")
     assert len(rows) == 2, [r.text[:80] for r in rows]  # the twins are one row
     assert any("article.docx" in r.text and ".pdf" in r.text for r in rows)
+    driver.execute_script("arguments[0].scrollIntoView({block: 'start'})", by_test_id(driver, "review-progress"))
     shoot(driver, tmp, "review_page")
 
     link = table.find_elements(By.CSS_SELECTOR, '[data-testid="source-link"]')[0]

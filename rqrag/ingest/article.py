@@ -31,7 +31,7 @@ from rqrag.text_quality import guess_language
 SECTION_ROLES: tuple[tuple[str, re.Pattern], ...] = tuple(
     (role, re.compile(rf"^(?:{pattern})$"))
     for role, pattern in (
-        ("abstract", r"resumo|abstract|resumo expandido|summary|sumario"),
+        ("abstract", r"resumo|abstract|resumo expandido|summary"),  # "Sumário" is a thesis's contents page
         ("keywords", r"palavras[- ]chave|keywords|key words|index terms"),
         ("introduction", r"introducao|introduction|introducao e motivacao|contextualizacao"),
         (
