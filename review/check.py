@@ -65,9 +65,11 @@ def field_problem(text: str, hits: Sequence, language: str) -> str | None:
     return None if verdict.ok else verdict.reason
 
 
-def check_review(topic: str, document, language: str, quoter=None) -> None:
+def check_review(topic: str, document, language: str, quoter=None, quote_fields: bool = True) -> None:
     """Check `document.review` (None when the model gave none) field by field against `document.chunks`; fill
-    what fails with quotes. Sets `document.review` (always, from here on) and `document.provenance`."""
+    what fails with quotes (`quote_fields` False: leave it empty, for an article, whose fields are read from its
+    own sections instead: quoting its excerpts too cost most of a review's time and was never shown). Sets
+    `document.review` (always, from here on) and `document.provenance`."""
     # The chunks' page spans ride on the hits, so a quote knows its page.
     hits = [dataclasses.replace(c.hit, extra={**(c.hit.extra or {}), **c.extra}) for c in document.chunks]
     model_said = document.review or {}
@@ -76,6 +78,10 @@ def check_review(topic: str, document, language: str, quoter=None) -> None:
     provenance: dict[str, dict[str, Any]] = {}
 
     def quoted(field: str, why: str | None) -> None:
+        if not quote_fields:
+            review[field] = [] if field in LIST_FIELDS else ""
+            provenance[field] = {"origin": "none", "pages": [], "why": "read from the article's own sections"}
+            return
         quote = _quote(FIELD_QUESTIONS[_lang(language)][field], _stating(hits, field), language, quoter)
         text = quote.text if quote is not None else ""
         review[field] = [text] if field in LIST_FIELDS and text else ([] if field in LIST_FIELDS else text)

@@ -143,7 +143,8 @@ def run_review(
             report("reviewing", 0, len(documents))
             llm_stats = _ask_model(config, topic, documents, language, out, stack)
         for done, document in enumerate(documents, start=1):
-            check_review(topic, document, language)  # relevance for all; the excerpts' quotes for non-articles
+            # relevance for all; the excerpts' quotes only for documents that are not articles
+            check_review(topic, document, language, quote_fields=not document.article)
             if document.article:
                 review_article(topic, document, language, document.review if config.uses_model else None,
                                per_field=config.per_field)  # fmt: skip

@@ -164,6 +164,8 @@ def test_the_review_command_writes_the_comparison_and_the_bibliography(tmp_path,
     assert len(rows) == 4 and all(row["objective"] and row["conclusion"] for row in rows)
     assert (out / "articles.bib").read_text().count("@article{") == 4
     assert all(not a["defects"] for a in articles), [a["defects"] for a in articles]
+    # an article's fields come from its sections: its excerpts are not quoted as well (that was most of the time)
+    assert all(d["provenance"]["summary"]["origin"] == "none" for d in record["documents"] if d["article"])
 
 
 # ------------------------------------------------------------------------------------------- served
