@@ -42,6 +42,7 @@ def test_the_quoted_sentence_is_painted_on_its_page_and_only_there():
     plain = render_page(data, 2)
     elsewhere = render_page(data, 3, mark=ON_PAGE_2)
     assert marked.marked and not plain.marked and not elsewhere.marked and marked.pages == 3
+    assert 0.25 < marked.mark_top < 0.35 and plain.mark_top is None  # a third of the way down the left column
     a, b = (Image.open(io.BytesIO(image.png)).convert("RGB") for image in (marked, plain))
     assert a.size == b.size and a.size[0] > 800  # 1.5 × 72 dpi: a page ~900 pixels wide
     changed = int((np.asarray(a) != np.asarray(b)).any(axis=2).sum())
@@ -92,6 +93,7 @@ def test_a_cited_pdf_is_served_with_its_pages_and_goes_with_its_document(make_ap
         page = client.get(f"/v1/documents/{doc_id}/pages/2.png", params={"mark": ON_PAGE_2})
         assert page.status_code == 200 and page.content.startswith(b"\x89PNG")
         assert page.headers["x-rqrag-marked"] == "true" and page.headers["x-rqrag-pages"] == "3"
+        assert 0.25 < float(page.headers["x-rqrag-mark-top"]) < 0.35
         again = client.get(f"/v1/documents/{doc_id}/pages/2.png", params={"mark": ON_PAGE_2})
         assert again.content == page.content  # drawn once, then cached
         assert (

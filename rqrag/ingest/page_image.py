@@ -32,6 +32,7 @@ class PageImage:
     png: bytes
     marked: bool  # whether the quote was found on the page and painted
     pages: int  # how many pages the document has (for the viewer's previous/next)
+    mark_top: float | None = None  # where the mark starts, as a share of the page's height (the viewer scrolls there)
 
 
 def page_count(pdf: bytes) -> int:
@@ -57,8 +58,8 @@ def render_page(pdf: bytes, page: int, mark: str | None = None, scale: float = D
         pdf_page = document[page - 1]
         image = pdf_page.render(scale=scale).to_pil().convert("RGBA")
         boxes = _boxes_of(pdf_page, mark) if mark and len(mark.strip()) >= MIN_MARK_CHARS else []
+        height = pdf_page.get_height()
         if boxes:
-            height = pdf_page.get_height()
             overlay = ImageDraw.Draw(layer := _blank(image.size))
             for left, bottom, right, top in boxes:  # PDF points, origin at the bottom left
                 overlay.rectangle(
@@ -67,7 +68,8 @@ def render_page(pdf: bytes, page: int, mark: str | None = None, scale: float = D
             image.alpha_composite(layer)
         out = io.BytesIO()
         image.convert("RGB").save(out, format="PNG", optimize=False)
-        return PageImage(out.getvalue(), bool(boxes), len(document))
+        top = (height - max(box[3] for box in boxes)) / height if boxes else None
+        return PageImage(out.getvalue(), bool(boxes), len(document), None if top is None else round(top, 3))
     finally:
         document.close()
 

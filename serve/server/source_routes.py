@@ -5,7 +5,8 @@
 
 A page image is the page as pdfium draws it (`rqrag.ingest.page_image`), 1.5× by default (`scale`, 0.5–3), with
 `mark` (the quoted sentence) painted where the page's text holds it; the headers say whether it was found
-(`X-Rqrag-Marked: true|false`) and how many pages the document has (`X-Rqrag-Pages`), for previous/next. Only a
+(`X-Rqrag-Marked: true|false`, and `X-Rqrag-Mark-Top`: where it starts, as a share of the page's height, for the
+viewer to scroll to) and how many pages the document has (`X-Rqrag-Pages`), for previous/next. Only a
 PDF has pages to draw: another file type, or a document stored before files were kept, is 404 `no_page_images`
 (the viewer then shows the passage alone). Reads follow the documents' rules (`readable_indexes`): another user's
 document is 404. A file is always sent as an attachment (never rendered by the browser as a page of this site).
@@ -43,7 +44,7 @@ NOT_FOUND = {404: {"description": "no such document in your libraries, no stored
 class _PageCache:
     def __init__(self, size: int):
         self.size = size
-        self._pages: OrderedDict[tuple, tuple[bytes, bool, int]] = OrderedDict()
+        self._pages: OrderedDict[tuple, tuple] = OrderedDict()
         self._lock = threading.Lock()
 
     def get(self, key: tuple):
@@ -53,7 +54,7 @@ class _PageCache:
                 return self._pages[key]
             return None
 
-    def put(self, key: tuple, value: tuple[bytes, bool, int]) -> None:
+    def put(self, key: tuple, value: tuple) -> None:
         with self._lock:
             self._pages[key] = value
             while len(self._pages) > self.size:
@@ -122,12 +123,14 @@ def source_router() -> APIRouter:
                 image = await asyncio.to_thread(render_page, data, page, key[2] or None, scale)
             except PageNotFound as error:
                 raise APIError(404, str(error), code="page_not_found", param="page") from None
-            drawn = (image.png, image.marked, image.pages)
+            drawn = (image.png, image.marked, image.pages, image.mark_top)
             cache.put(key, drawn)
         else:  # cached: the caller must still be allowed to read the document
             await stored(service, caller, index, doc_id)
-        png, marked, pages = drawn
+        png, marked, pages, top = drawn
         headers = {"X-Rqrag-Marked": str(marked).lower(), "X-Rqrag-Pages": str(pages), "Cache-Control": "private"}
+        if top is not None:
+            headers["X-Rqrag-Mark-Top"] = str(top)  # where the mark starts (share of the page's height)
         return Response(png, media_type="image/png", headers=headers)
 
     return router

@@ -60,6 +60,14 @@ async function drawPage() {
     view.pages = Number(headers.get("X-Rqrag-Pages")) || view.pages;
     if (view.imageUrl) URL.revokeObjectURL(view.imageUrl);
     view.imageUrl = URL.createObjectURL(blob);
+    const markTop = Number(headers.get("X-Rqrag-Mark-Top"));
+    image.onload = () => {
+      // bring the painted sentence into view: a page is taller than the dialog
+      if (!Number.isFinite(markTop) || !headers.get("X-Rqrag-Mark-Top")) return;
+      const figure = image.closest(".viewer-figure");
+      const y = image.offsetTop - figure.offsetTop + markTop * image.clientHeight - figure.clientHeight / 3;
+      figure.scrollTo({ top: Math.max(0, y) });
+    };
     image.src = view.imageUrl;
     image.alt = t("viewer.page", { n: view.page, total: view.pages });
     image.dataset.marked = headers.get("X-Rqrag-Marked") || "false";
