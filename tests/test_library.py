@@ -162,7 +162,12 @@ def test_a_crash_during_an_add_leaves_the_previous_library_intact(library, encod
     monkeypatch.undo()
 
     assert {p.name: p.read_bytes() for p in library.path.rglob("*") if p.is_file()} == files_before
-    assert [p.name for p in library.path.parent.iterdir() if p.is_dir()] == [library.path.name]
+    # beside it only its folder of uploaded files, holding the first file and not the failed one's
+    assert sorted(p.name for p in library.path.parent.iterdir() if p.is_dir()) == [
+        library.path.name,
+        library.originals.folder.name,
+    ]
+    assert [p.name for p in library.originals.folder.iterdir()] == [a.doc_id]
     reopened = open_library(library.path, encoder=encoder)
     assert [r["doc_id"] for r in reopened.list()] == [a.doc_id]
     assert reopened.retriever("hybrid").search("Debian Edu", k=2)[0].extra["doc_id"] == a.doc_id
@@ -178,7 +183,8 @@ def test_a_swap_killed_between_its_renames_is_undone_on_the_next_open(library, e
     (staged / "docs.jsonl").write_text("half-written")
     reopened = open_library(path, encoder=encoder)
     assert [r["doc_id"] for r in reopened.list()] == [b.doc_id]
-    assert sorted(p.name for p in path.parent.iterdir() if p.is_dir()) == [path.name]
+    # the leftovers are gone; what stays beside the library is its folder of uploaded files
+    assert sorted(p.name for p in path.parent.iterdir() if p.is_dir()) == [path.name, f"{path.name}.originals"]
     assert reopened.retriever("bm25").search("Debian Edu", k=1)
 
 

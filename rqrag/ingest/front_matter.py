@@ -28,6 +28,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from rqrag.ingest.article_layout import YEAR, LayoutHints
+from rqrag.ingest.section_names import section_role
 from rqrag.text_quality import fold
 
 
@@ -182,8 +183,6 @@ def _is_name(text: str) -> bool:
 def _layout_title(hints: LayoutHints, paragraphs) -> str | None:
     """The title the layout sets apart, unless it is an institution's line or a section's name; else the first
     line of page 1 that reads like a title."""
-    from rqrag.ingest.article import section_role
-
     candidates = [hints.title] if hints.title else []
     candidates += [t for p, t in paragraphs[:12] if p == paragraphs[0][0]]
     for text in candidates:

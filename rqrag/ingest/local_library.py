@@ -35,6 +35,7 @@ from rqrag.ingest.library import (
     upgraded_record,
 )
 from rqrag.ingest.originals import FolderOriginals
+from rqrag.ingest.pending_search import HybridWhilePending, WithoutPending
 from rqrag.retrieval.atomic_dir import is_retired, leftovers, staging, swap_in
 from rqrag.retrieval.base import Hit, check_qids
 from rqrag.retrieval.citations import doc_id_of
@@ -329,48 +330,10 @@ class LibraryRetriever:
             retriever = version.index.retriever(self.mode)
         else:
             rows = sum(int(version.records[doc_id].get("chunk_count") or 0) for doc_id in waiting)
-            dense = _WithoutPending(version.index.dense(), waiting, rows)
-            retriever = dense if self.mode == "dense" else _HybridWhilePending(version.index.bm25(), dense)
+            dense = WithoutPending(version.index.dense(), waiting, rows)
+            retriever = dense if self.mode == "dense" else HybridWhilePending(version.index.bm25(), dense)
         found = retriever.batch_search(list(queries), k=k)
         return [[_with_extra(hit, version.chunks) for hit in hits] for hits in found]
-
-
-class _WithoutPending:
-    """The dense side of a library while some documents wait for their vectors: their placeholder rows (zeros,
-    similarity 0) are asked for and dropped, so a half-added document is found by its words only."""
-
-    uses_qids = False
-
-    def __init__(self, dense, waiting: frozenset[str], rows: int):
-        self.dense = dense
-        self.waiting = waiting
-        self.rows = rows  # placeholders score 0, above a real chunk's negative similarity: ask for k beyond them
-        self.name = f"{dense.name}:without{len(waiting)}"
-
-    def batch_search(self, queries: Sequence[str], k: int = 3, qids: Sequence[str] | None = None) -> list[list[Hit]]:
-        found = self.dense.batch_search(list(queries), k=k + self.rows)
-        return [[hit for hit in hits if doc_id_of(hit) not in self.waiting][:k] for hits in found]
-
-
-class _HybridWhilePending:
-    """Hybrid search while some documents have no vectors yet: RRF with the dense ranking borrowing each waiting
-    chunk's BM25 rank (`fusion.with_borrowed_ranks`), so a half-added document is not ranked at half its worth."""
-
-    uses_qids = False
-
-    def __init__(self, bm25, dense: _WithoutPending):
-        self.bm25, self.dense = bm25, dense
-
-    def batch_search(self, queries: Sequence[str], k: int = 3, qids: Sequence[str] | None = None) -> list[list[Hit]]:
-        from rqrag.retrieval.fusion import DEFAULT_RRF_K, fuse_hits, fusion_depth, with_borrowed_ranks
-
-        depth = fusion_depth(k, None)
-        words = self.bm25.batch_search(list(queries), k=depth)
-        meaning = self.dense.batch_search(list(queries), k=depth)
-        return [
-            fuse_hits([sparse, with_borrowed_ranks(sparse, dense, self.dense.waiting, depth)], k, DEFAULT_RRF_K)
-            for sparse, dense in zip(words, meaning)
-        ]
 
 
 def _pending(version: _Version) -> frozenset[str]:
