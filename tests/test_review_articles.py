@@ -212,6 +212,7 @@ def test_a_review_of_the_users_library_runs_as_a_job_on_the_server(tmp_path):
 
 
 @pytest.mark.slow
+@pytest.mark.heavy
 def test_picked_articles_are_reviewed_and_one_article_in_two_formats_is_listed_once(tmp_path, capsys):
     """`rqrag review --doc_ids`: only the picked documents, each even when the topic's search misses it; the DOCX
     and the PDF of one article are one entry (the PDF kept, the DOCX named as its twin), in every output."""

@@ -24,7 +24,7 @@ from test_chat_browser import CHROMEDRIVER, CHROMIUM, ask, browser, shoot, wait_
 from rqrag.serve.server.process import RQRAGServer
 
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.heavy]  # make test-heavy (CI runs it): keeps make test under 35 min
 
 TUNING = Path(__file__).parent / "data" / "articles" / "tuning"
 UPLOADS = [("pt_docx", "article.docx"), ("pt_docx", "article.pdf"), ("pt_latex", "article.pdf")]
