@@ -288,8 +288,9 @@ class DocumentLibrary:
     originals: FolderOriginals | TableOriginals  # the uploaded files (`rqrag.ingest.originals`), set by each store
 
     def original(self, doc_id: str) -> bytes | None:
-        """The stored document's file as uploaded, or None (not stored, or added before files were kept)."""
-        return self.originals.get(doc_id) if self.contains(doc_id) else None
+        """The file `doc_id` was added from, or None (added before files were kept). The caller has the document's
+        record already (it reads the library's catalogue once): a file is kept from its add to its removal."""
+        return self.originals.get(doc_id)
 
 
 def public_record(record: dict[str, Any]) -> dict[str, Any]:

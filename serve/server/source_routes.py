@@ -61,14 +61,15 @@ class _PageCache:
                 self._pages.popitem(last=False)
 
 
-def _stored(service, caller_name: str | None, index: str | None, doc_id: str) -> tuple[dict, bytes] | None:
-    """(record, file bytes) of `doc_id` in a library the caller may read, or None."""
+def _stored(service, caller_name: str | None, index: str | None, doc_id: str, with_file: bool = True):
+    """(record, file bytes) of `doc_id` in a library the caller may read, or None; without `with_file`, the bytes
+    are not read (None): enough to know the caller may see a page already drawn."""
     for name in service.readable_indexes(caller_name, index):
         library = service.library(name)
         record = library.get(doc_id)
         if record is not None:
-            data = library.original(doc_id)
-            return (record, data) if data is not None else None
+            data = library.original(doc_id) if with_file else None
+            return (record, data) if data is not None or not with_file else None
     return None
 
 
@@ -76,10 +77,10 @@ def source_router() -> APIRouter:
     router = APIRouter()
     cache = _PageCache(CACHED_PAGES)
 
-    async def stored(service, caller, index, doc_id) -> tuple[dict, bytes]:
+    async def stored(service, caller, index, doc_id, with_file: bool = True) -> tuple[dict, bytes | None]:
         def read():
             with storage_faults("read"):
-                return _stored(service, caller.name, index, doc_id)
+                return _stored(service, caller.name, index, doc_id, with_file)
 
         found = await asyncio.to_thread(read)
         if found is None:
@@ -125,8 +126,8 @@ def source_router() -> APIRouter:
                 raise APIError(404, str(error), code="page_not_found", param="page") from None
             drawn = (image.png, image.marked, image.pages, image.mark_top)
             cache.put(key, drawn)
-        else:  # cached: the caller must still be allowed to read the document
-            await stored(service, caller, index, doc_id)
+        else:  # cached: the caller must still be allowed to read the document (its file is not read again)
+            await stored(service, caller, index, doc_id, with_file=False)
         png, marked, pages, top = drawn
         headers = {"X-Rqrag-Marked": str(marked).lower(), "X-Rqrag-Pages": str(pages), "Cache-Control": "private"}
         if top is not None:
