@@ -206,8 +206,8 @@ REFERENCES = [
 ]
 
 
-def main():
-    doc = Document()
+def setup_page_and_styles(doc):
+    """Set US Letter page geometry, base fonts, header and footer."""
     sec = doc.sections[0]
     sec.page_height, sec.page_width = Cm(27.94), Cm(21.59)  # US Letter
     sec.left_margin = sec.right_margin = Cm(2.3)
@@ -230,6 +230,9 @@ def main():
     ftr.alignment = WD_ALIGN_PARAGRAPH.RIGHT
     ftr.runs[0].font.size = Pt(8)
 
+
+def add_title_block(doc):
+    """Add the title, authors, affiliations and correspondence line."""
     doc.add_paragraph(TITLE, style="Title")
 
     p = doc.add_paragraph()
@@ -255,6 +258,9 @@ def main():
     r.font.size = Pt(9)
     r.italic = True
 
+
+def add_abstract(doc):
+    """Add the indented abstract and keywords paragraphs."""
     ab = doc.add_paragraph()
     ab.paragraph_format.left_indent = Cm(0.8)
     ab.paragraph_format.right_indent = Cm(0.8)
@@ -265,22 +271,25 @@ def main():
     kw.add_run("Keywords: ").italic = True
     kw.add_run(KEYWORDS)
 
-    doc.add_heading("1 Introduction", level=1)
-    for t in INTRO:
+
+def add_section(doc, heading, paragraphs):
+    """Add a level-1 heading followed by plain paragraphs."""
+    doc.add_heading(heading, level=1)
+    for t in paragraphs:
         doc.add_paragraph(t)
 
-    doc.add_heading("2 Background", level=1)
-    for t in BACKGROUND:
-        doc.add_paragraph(t)
 
+def add_methods(doc):
+    """Add the methods section with its level-2 subsections."""
     doc.add_heading("3 Data and Methods", level=1)
     for sub, paras in METHODS:
         doc.add_heading(sub, level=2)
         for t in paras:
             doc.add_paragraph(t)
 
-    doc.add_heading("4 Results", level=1)
-    doc.add_paragraph(RESULTS_1)
+
+def add_table_1(doc):
+    """Add the caption and the centred, small-type Table 1."""
     caption, header, rows = TABLE_1
     cap = doc.add_paragraph(caption)
     cap.runs[0].font.size = Pt(9)
@@ -300,18 +309,20 @@ def main():
                 par.alignment = WD_ALIGN_PARAGRAPH.CENTER
                 for run in par.runs:
                     run.font.size = Pt(8.5)
+
+
+def add_results(doc):
+    """Add the results section: text, Table 1, and the remaining text."""
+    doc.add_heading("4 Results", level=1)
+    doc.add_paragraph(RESULTS_1)
+    add_table_1(doc)
     doc.add_paragraph()
     doc.add_paragraph(RESULTS_2)
     doc.add_paragraph(RESULTS_3)
 
-    doc.add_heading("5 Discussion", level=1)
-    for t in DISCUSSION:
-        doc.add_paragraph(t)
 
-    doc.add_heading("6 Conclusions", level=1)
-    for t in CONCLUSIONS:
-        doc.add_paragraph(t)
-
+def add_back_matter(doc):
+    """Add the acknowledgements and the hanging-indent reference list."""
     ack = doc.add_paragraph()
     ack.add_run("Acknowledgements. ").bold = True
     ack.add_run("We thank the six households that hosted the monitoring equipment and kept the cleaning logbooks.")
@@ -325,6 +336,9 @@ def main():
         r.paragraph_format.alignment = WD_ALIGN_PARAGRAPH.LEFT
         r.runs[0].font.size = Pt(9)
 
+
+def set_core_properties(doc):
+    """Set fixed document metadata so the output is reproducible."""
     cp = doc.core_properties
     cp.author = "; ".join(AUTHORS)
     cp.title = TITLE
@@ -332,6 +346,22 @@ def main():
     cp.created = datetime.datetime(2022, 9, 5, 14, 0, 0)
     cp.modified = datetime.datetime(2022, 9, 5, 14, 0, 0)
     cp.last_modified_by = AUTHORS[0]
+
+
+def main():
+    """Build the article and save it as article.docx next to this script."""
+    doc = Document()
+    setup_page_and_styles(doc)
+    add_title_block(doc)
+    add_abstract(doc)
+    add_section(doc, "1 Introduction", INTRO)
+    add_section(doc, "2 Background", BACKGROUND)
+    add_methods(doc)
+    add_results(doc)
+    add_section(doc, "5 Discussion", DISCUSSION)
+    add_section(doc, "6 Conclusions", CONCLUSIONS)
+    add_back_matter(doc)
+    set_core_properties(doc)
     doc.save(HERE / "article.docx")
 
 

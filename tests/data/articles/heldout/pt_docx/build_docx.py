@@ -259,8 +259,8 @@ def add_table(doc, caption, header, rows):
     src.runs[0].font.size = Pt(9)
 
 
-def main():
-    doc = Document()
+def setup_page_and_styles(doc):
+    """Set A4 page geometry, base fonts and the running header."""
     sec = doc.sections[0]
     sec.page_height, sec.page_width = Cm(29.7), Cm(21.0)
     sec.left_margin = sec.right_margin = Cm(2.5)
@@ -280,6 +280,9 @@ def main():
     hdr.runs[0].font.size = Pt(8.5)
     hdr.runs[0].italic = True
 
+
+def add_title_block(doc):
+    """Add the title, authors, affiliations and contact line."""
     doc.add_paragraph(TITLE, style="Title")
 
     p = doc.add_paragraph()
@@ -307,6 +310,9 @@ def main():
         r = q.add_run(line)
         r.font.size = Pt(9)
 
+
+def add_abstracts(doc):
+    """Add the Portuguese and English abstracts with their keywords."""
     doc.add_heading("Resumo", level=1)
     doc.add_paragraph(RESUMO)
     kw = doc.add_paragraph()
@@ -320,10 +326,16 @@ def main():
     kw.add_run(KEYWORDS.split(":")[0] + ":").bold = True
     kw.add_run(KEYWORDS.split(":", 1)[1])
 
-    doc.add_heading("Introdução", level=1)
-    for t in INTRO:
+
+def add_section(doc, heading, paragraphs):
+    """Add a level-1 heading followed by plain paragraphs."""
+    doc.add_heading(heading, level=1)
+    for t in paragraphs:
         doc.add_paragraph(t)
 
+
+def add_objectives_and_method(doc):
+    """Add the objectives (with bullet list) and the methodology subsections."""
     doc.add_heading("Objetivos", level=1)
     doc.add_paragraph(OBJETIVOS)
     for t in OBJETIVOS_ESPECIFICOS:
@@ -336,6 +348,9 @@ def main():
         for t in paras:
             doc.add_paragraph(t)
 
+
+def add_results(doc):
+    """Add the results section with its two tables."""
     doc.add_heading("Resultados", level=1)
     doc.add_paragraph(RESULTADOS_1)
     add_table(doc, *TABELA_1)
@@ -343,20 +358,18 @@ def main():
     add_table(doc, *TABELA_2)
     doc.add_paragraph(RESULTADOS_3)
 
-    doc.add_heading("Discussão", level=1)
-    for t in DISCUSSAO:
-        doc.add_paragraph(t)
 
-    doc.add_heading("Considerações finais", level=1)
-    for t in CONSIDERACOES:
-        doc.add_paragraph(t)
-
+def add_references(doc):
+    """Add the reference list in a smaller font."""
     doc.add_heading("Referências", level=1)
     for t in REFERENCIAS:
         r = doc.add_paragraph(t)
         r.paragraph_format.space_after = Pt(4)
         r.runs[0].font.size = Pt(9.5)
 
+
+def set_core_properties(doc):
+    """Set fixed document metadata so the output is reproducible."""
     cp = doc.core_properties
     cp.author = "; ".join(AUTHORS)
     cp.title = TITLE
@@ -364,6 +377,21 @@ def main():
     cp.created = datetime.datetime(2024, 3, 18, 10, 30, 0)
     cp.modified = datetime.datetime(2024, 3, 18, 10, 30, 0)
     cp.last_modified_by = AUTHORS[0]
+
+
+def main():
+    """Build the article and save it as article.docx next to this script."""
+    doc = Document()
+    setup_page_and_styles(doc)
+    add_title_block(doc)
+    add_abstracts(doc)
+    add_section(doc, "Introdução", INTRO)
+    add_objectives_and_method(doc)
+    add_results(doc)
+    add_section(doc, "Discussão", DISCUSSAO)
+    add_section(doc, "Considerações finais", CONSIDERACOES)
+    add_references(doc)
+    set_core_properties(doc)
     doc.save(HERE / "article.docx")
 
 

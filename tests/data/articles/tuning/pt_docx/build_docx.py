@@ -263,8 +263,8 @@ def set_font(style, name, size, bold=None, color_black=True):
         style.font.color.rgb = RGBColor(0, 0, 0)
 
 
-def main():
-    doc = Document()
+def setup_page_and_styles(doc):
+    """Set A4 page geometry and the Normal, Title and Heading styles."""
     sec = doc.sections[0]
     sec.page_height, sec.page_width = Cm(29.7), Cm(21.0)
     sec.top_margin, sec.left_margin = Cm(3), Cm(3)
@@ -284,6 +284,10 @@ def main():
         styles[name].paragraph_format.space_before = Pt(12)
         styles[name].paragraph_format.space_after = Pt(6)
 
+
+def setup_header_footer(doc):
+    """Add the journal running header and the page-number footer."""
+    sec = doc.sections[0]
     header = sec.header.paragraphs[0]
     header.text = HEADER_TEXT
     header.alignment = WD_ALIGN_PARAGRAPH.RIGHT
@@ -294,6 +298,9 @@ def main():
     footer.alignment = WD_ALIGN_PARAGRAPH.RIGHT
     add_page_number(footer)
 
+
+def add_title_block(doc):
+    """Add the title, authors with affiliation marks and affiliation lines."""
     doc.add_paragraph(TITLE, style="Title")
 
     p = doc.add_paragraph()
@@ -318,6 +325,9 @@ def main():
         run = a.add_run(text)
         run.font.size = Pt(10)
 
+
+def add_resumo(doc):
+    """Add the RESUMO heading, abstract text and keywords."""
     p = doc.add_paragraph()
     p.paragraph_format.space_before = Pt(12)
     p.add_run("RESUMO").bold = True
@@ -329,6 +339,30 @@ def main():
     p.add_run("Palavras-chave: ").bold = True
     p.add_run(PALAVRAS_CHAVE)
 
+
+def add_table(doc, content):
+    """Add a grid table (first row bold) followed by its source line."""
+    table = doc.add_table(rows=len(content), cols=len(content[0]))
+    table.style = "Table Grid"
+    table.alignment = WD_TABLE_ALIGNMENT.CENTER
+    for r, row in enumerate(content):
+        for c, value in enumerate(row):
+            cell = table.cell(r, c)
+            cell.text = value
+            para = cell.paragraphs[0]
+            para.paragraph_format.line_spacing = 1.0
+            para.paragraph_format.space_after = Pt(0)
+            if c > 0:
+                para.alignment = WD_ALIGN_PARAGRAPH.CENTER
+            for run in para.runs:
+                run.font.size = Pt(10)
+                run.font.bold = r == 0
+    src = doc.add_paragraph("Fonte: dados da pesquisa.")
+    src.runs[0].font.size = Pt(10)
+
+
+def add_body(doc):
+    """Render the BODY items (headings, paragraphs, references, captions, tables)."""
     for kind, content in BODY:
         if kind == "h1":
             doc.add_heading(content, level=1)
@@ -348,26 +382,13 @@ def main():
             p.runs[0].font.color.rgb = RGBColor(0, 0, 0)
             p.runs[0].font.italic = False
         elif kind == "table":
-            table = doc.add_table(rows=len(content), cols=len(content[0]))
-            table.style = "Table Grid"
-            table.alignment = WD_TABLE_ALIGNMENT.CENTER
-            for r, row in enumerate(content):
-                for c, value in enumerate(row):
-                    cell = table.cell(r, c)
-                    cell.text = value
-                    para = cell.paragraphs[0]
-                    para.paragraph_format.line_spacing = 1.0
-                    para.paragraph_format.space_after = Pt(0)
-                    if c > 0:
-                        para.alignment = WD_ALIGN_PARAGRAPH.CENTER
-                    for run in para.runs:
-                        run.font.size = Pt(10)
-                        run.font.bold = r == 0
-            src = doc.add_paragraph("Fonte: dados da pesquisa.")
-            src.runs[0].font.size = Pt(10)
+            add_table(doc, content)
         else:
             raise ValueError(kind)
 
+
+def set_core_properties(doc):
+    """Set fixed document metadata so the output is reproducible."""
     cp = doc.core_properties
     cp.author = "; ".join(AUTHORS)
     cp.title = TITLE
@@ -377,6 +398,17 @@ def main():
     cp.created = datetime(2023, 3, 10, 14, 30, 0)
     cp.modified = datetime(2023, 6, 28, 9, 15, 0)
     cp.last_modified_by = AUTHORS[0]
+
+
+def main():
+    """Build the article and save it as article.docx next to this script."""
+    doc = Document()
+    setup_page_and_styles(doc)
+    setup_header_footer(doc)
+    add_title_block(doc)
+    add_resumo(doc)
+    add_body(doc)
+    set_core_properties(doc)
 
     doc.save(HERE / "article.docx")
 
