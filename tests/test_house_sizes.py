@@ -1,5 +1,6 @@
-"""The house stays readable: no module of the package over 400 lines and no function over 80 (issue 52's limits).
-A file or function that outgrows them is split by idea, not by line count: this test says which one grew."""
+"""The house stays readable: no Python file over 400 lines and no function over 80 (issue 52's limits), in the
+package and in the scripts, tests and fixture builders beside it. A file or function that outgrows them is split by
+idea, not by line count: this test says which one grew."""
 
 from __future__ import annotations
 
@@ -11,12 +12,13 @@ ROOT = Path(__file__).resolve().parents[1]
 PACKAGE_FOLDERS = [
     "rqrag", "data_construction", "training", "inference", "answer", "review", "serve", "eval", "self_training", "cli",
 ]  # fmt: skip
+OTHER_FOLDERS = ["scripts", "tests", "configs", "docs"]  # read by people too, so held to the same limits
 MAX_FILE_LINES = 400
 MAX_FUNCTION_LINES = 80
 
 
 def _modules():
-    for folder in PACKAGE_FOLDERS:
+    for folder in PACKAGE_FOLDERS + OTHER_FOLDERS:
         yield from sorted((ROOT / folder).rglob("*.py"))
 
 
