@@ -8,6 +8,7 @@ Usage (from this folder):
 from datetime import datetime
 from pathlib import Path
 
+from article_text import AUTHORS, BODY, PALAVRAS_CHAVE, RESUMO, TITLE  # the text, beside this file
 from docx import Document
 from docx.enum.table import WD_TABLE_ALIGNMENT
 from docx.enum.text import WD_ALIGN_PARAGRAPH
@@ -17,9 +18,6 @@ from docx.shared import Cm, Pt, RGBColor
 
 
 HERE = Path(__file__).resolve().parent
-
-from article_text import AUTHORS, BODY, PALAVRAS_CHAVE, RESUMO, TITLE  # noqa: E402  (beside this file)
-
 
 HEADER_TEXT = "Revista Sertaneja de Ciências Agrárias, v. 17, n. 3, p. 201-209, 2023"
 
