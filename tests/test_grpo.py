@@ -193,6 +193,7 @@ def test_rollout_of_the_shipped_model_masks_exactly_the_evidence(shipped):
 
 
 @pytest.mark.slow
+@pytest.mark.heavy  # a whole training run (3 min on 2 cores): make test-heavy, and CI
 def test_two_grpo_steps_log_rewards_and_save_a_loadable_model(tmp_path):
     out = tmp_path / "grpo"
     command = [
