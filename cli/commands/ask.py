@@ -72,6 +72,40 @@ def _cite(hit) -> str:
     return _cite_source({**hit.extra, "title": hit.title, "file": None})
 
 
+def headline(answer) -> list[str]:
+    """What `rqrag ask` prints first for an answer the model decided: the answer and what it stands on.
+
+    A quoted answer is a passage no model confirmed (the verifier found no answer sure enough to state), so it is
+    printed as the closest passage, never after "Answer:": a person must not read "He represents Paris…" as the
+    answer to "What is the capital of France?"."""
+    cited = next((s for s in answer.sources if s.get("cited")), None)
+    where = f" — {_cite_source(cited)}" if cited else ""
+    chance = "" if answer.confidence is None else f"{answer.confidence:.0%}"
+    best_answer = answer.grounded.generated if answer.grounded else None
+    if answer.kind is AnswerKind.QUOTED:
+        return [
+            "No answer stated: nothing I read confirms one. The passage closest to the question:",
+            f"  “{answer.text}”{where}",
+            f"  (the tree's most likely answer, {best_answer!r}, is right with probability {chance} by the verifier, "
+            "too low to state it)",
+        ]
+    lines = [f"Answer: {answer.text}"]
+    quote = answer.grounded.quote_dict() if answer.grounded else None
+    if quote and quote["text"] != answer.text:  # the sentence that states it, read after the short answer
+        lines.append(f"  “{quote['text']}” — {_cite_source(quote)}")
+    if answer.kind is AnswerKind.GENERATED and answer.grounded and answer.grounded.verifier.startswith("qwen"):
+        lines.append(f"  (read by {answer.grounded.verifier} in the evidence{where}; its probability {chance})")
+    elif answer.kind is AnswerKind.GENERATED:
+        lines.append(
+            f"  (generated; right with probability {chance} by the verifier; supported by the evidence{where})"
+        )
+    elif answer.kind is AnswerKind.UNSOURCED:
+        lines.append(f"  (the reader model's own knowledge, probability {chance}: no passage it read states it)")
+    else:
+        lines.append(f"  (the tree's most likely answer, {best_answer!r}, is right with probability {chance})")
+    return lines
+
+
 def _report(answer, decoder, seconds: float, show_tree: bool) -> None:
     result = answer.result
     if answer.kind is AnswerKind.NOT_FOUND:  # outside the documents: said plainly, no model was run
@@ -88,27 +122,7 @@ def _report(answer, decoder, seconds: float, show_tree: bool) -> None:
     if best is None:
         print(f"No answer: {result.error}")
         return
-    print(f"Answer: {answer.text}")
-    quote = answer.grounded.quote_dict() if answer.grounded else None
-    if quote and quote["text"] != answer.text:  # the sentence that states it, read after the short answer
-        print(f"  “{quote['text']}” — {_cite_source(quote)}")
-    cited = next((s for s in answer.sources if s.get("cited")), None)
-    where = f" — {_cite_source(cited)}" if cited else ""
-    chance = "" if answer.confidence is None else f"{answer.confidence:.0%}"
-    best_answer = answer.grounded.generated if answer.grounded else None
-    if answer.kind is AnswerKind.QUOTED:
-        print(
-            f"  (quoted from the evidence{where}: the tree's most likely answer, {best_answer!r}, is right with "
-            f"probability {chance} by the verifier, too low to state it)\n"
-        )
-    elif answer.kind is AnswerKind.GENERATED and answer.grounded and answer.grounded.verifier.startswith("qwen"):
-        print(f"  (read by {answer.grounded.verifier} in the evidence{where}; its probability {chance})\n")
-    elif answer.kind is AnswerKind.GENERATED:
-        print(f"  (generated; right with probability {chance} by the verifier; supported by the evidence{where})\n")
-    elif answer.kind is AnswerKind.UNSOURCED:
-        print(f"  (the reader model's own knowledge, probability {chance}: no passage it read states it)\n")
-    else:
-        print(f"  (the tree's most likely answer, {best_answer!r}, is right with probability {chance})\n")
+    print("\n".join(headline(answer)) + "\n")
     shown_id = answer.grounded.path_id if answer.grounded and answer.grounded.path_id else best.path_id
     shown = next(t for t in result.trajectories if t.path_id == shown_id)
     scored = shown.scored()
