@@ -131,7 +131,7 @@ def search(index_dir: str, truth_file: str) -> dict:
     found, started = [], time.perf_counter()
     for i in range(QUERIES):
         rows, _ = retriever.search_vectors(queries[i : i + 1], 10)
-        retriever.docstore.documents(rows[0])
+        retriever.docstore.passages(rows[0])
         found.append(len(set(rows[0]) & set(truth[i].tolist())) / 10)
     seconds = time.perf_counter() - started
     # the index's own memory: what loading and searching added to the process (shard pages touched by the

@@ -168,7 +168,7 @@ def run_chunking(chunks, golden, encoders, args, speeds: dict) -> tuple[dict, di
     texts = {c.docid: c.text for c in chunks}
     max_k = max(KS)
     systems: dict[str, dict] = {}
-    bm25 = {lang: BM25Retriever.from_documents(chunks, show_progress=False, language=lang) for lang in ("en", "pt")}
+    bm25 = {lang: BM25Retriever.from_passages(chunks, show_progress=False, language=lang) for lang in ("en", "pt")}
     for lang, retriever in bm25.items():
         systems[f"bm25-{lang}"] = score(ranked_ids(retriever, questions, max_k), golden, texts)
     deep = {"bm25-pt": ranked_ids(bm25["pt"], questions, args.sweep_depth)}

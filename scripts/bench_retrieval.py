@@ -37,13 +37,13 @@ HOTPOTQA = default_file("hotpotqa")  # the fetched full file (rqrag data fetch h
 TARGET_RATIO = 1.3  # the goal: hybrid batch search within 1.3x of raw bm25s
 
 
-def load_queries(n: int, documents) -> tuple[list[str], list[set[str]] | None, str]:
+def load_queries(n: int, passages) -> tuple[list[str], list[set[str]] | None, str]:
     """Queries, the titles of their gold supporting paragraphs (None without ../shared), and a label."""
     if HOTPOTQA.is_file():
         records = list(itertools.islice(read_records(HOTPOTQA), n))
         gold = [{c["title"] for c in r["contexts"] if c["is_supporting"]} for r in records]
         return [r["question_text"] for r in records], gold, f"{len(records)} HotpotQA dev questions"
-    titles = sorted({d.title for d in documents})
+    titles = sorted({p.title for p in passages})
     return titles[:n], None, f"{min(n, len(titles))} corpus titles (no HotpotQA file)"
 
 
@@ -89,12 +89,12 @@ def build_or_load_index(index_dir: Path | None, tmp: Path, results: dict):
 
     if index_dir is not None:
         return CorpusIndex.load(index_dir)
-    documents, _ = read_passages(embedded_corpus_path())
-    print(f"(a) building the embedded corpus index ({len(documents)} documents) into a temporary directory")
+    passages, _ = read_passages(embedded_corpus_path())
+    print(f"(a) building the embedded corpus index ({len(passages)} passages) into a temporary directory")
     started = time.perf_counter()
-    index = CorpusIndex.build(documents, tmp / "embedded", modes=("bm25", "dense"), show_progress=True)
+    index = CorpusIndex.build(passages, tmp / "embedded", modes=("bm25", "dense"), show_progress=True)
     results["build"] = {
-        "documents": len(documents),
+        "documents": len(passages),
         "bm25_seconds": index.meta["build_seconds"]["bm25"],
         "dense_seconds": index.meta["build_seconds"]["dense"],
         "total_wall_seconds": round(time.perf_counter() - started, 3),
@@ -191,7 +191,7 @@ def main(argv: list[str] | None = None) -> int:
     }
     with tempfile.TemporaryDirectory(prefix="rqrag-bench-") as tmp:
         index = build_or_load_index(args.index, Path(tmp), results)
-        queries, gold, query_source = load_queries(args.queries, index.documents)
+        queries, gold, query_source = load_queries(args.queries, index.passages)
         results["queries"] = {"count": len(queries), "source": query_source}
         timings = time_searches(index, queries, args.k, args.repeats)
         if gold is not None:

@@ -63,7 +63,7 @@ def library_for(set_name: str, pdfs: list[Path], chunking: str):
 def neighbours(library) -> dict[str, list]:
     """doc_id -> its chunks in order (what a reading window is cut from)."""
     by_doc: dict[str, list] = {}
-    for doc in library._refresh(with_index=True).index.documents:
+    for doc in library._refresh(with_index=True).index.passages:
         by_doc.setdefault(doc.extra["doc_id"], []).append(doc)
     return {doc_id: sorted(chunks, key=lambda d: d.docid) for doc_id, chunks in by_doc.items()}
 
@@ -85,8 +85,8 @@ class Feedback:
         index = library._refresh(with_index=True).index
         self.bm25 = index.bm25()
         self.analyse = lambda texts: tokenize(texts, language=library.language)  # the index's own analysis
-        self.df = Counter(term for terms in self.analyse([doc.text for doc in index.documents]) for term in set(terms))
-        self.n = len(index.documents)
+        self.df = Counter(term for terms in self.analyse([doc.text for doc in index.passages]) for term in set(terms))
+        self.n = len(index.passages)
 
     def expand(self, question: str) -> str:
         asked = set(self.analyse([question])[0])

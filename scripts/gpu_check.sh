@@ -15,7 +15,7 @@
 #                       d1 LoRA + special-token rows, d2 full fine-tuning; each output folder reloaded.
 #                       d3 DeepSpeed ZeRO-3 (one process) only where `import deepspeed` works.
 #   e. decoder          TreeDecoder (configs/decode/rqrag_trained.yaml: sampled queries, greedy answers) with the
-#                       hf backend's HFGenerator on the device, over a BM25 index of a few documents
+#                       hf backend's HFGenerator on the device, over a BM25 index of a few passages
 #   f. pytest -m gpu    tests/test_gpu.py (skipped without CUDA)
 # The dry run (--dry-run) runs the same steps on CPU: device cpu, float32, no autocast, 2 steps, the cpu
 # accelerate config; no nvidia-smi, no installs (the venv has everything).
@@ -349,14 +349,14 @@ from rqrag.retrieval.passages import Passage
 
 work = Path(os.environ["WORK"])
 device, dtype = os.environ["DEVICE"], os.environ["DTYPE"]
-documents = [
+passages = [
     Passage("d1", "Titanic (1997 film)", "Titanic is a 1997 film directed by James Cameron."),
     Passage("d2", "James Cameron", "James Cameron is a Canadian filmmaker born in Kapuskasing, Ontario."),
     Passage("d3", "Dune (novel)", "Dune is a 1965 science fiction novel by Frank Herbert."),
     Passage("d4", "Lima", "Lima is the capital and largest city of Peru."),
     Passage("d5", "Eiffel Tower", "The Eiffel Tower is a wrought-iron tower in Paris, France."),
 ]
-retriever = BM25Retriever.from_documents(documents, show_progress=False)
+retriever = BM25Retriever.from_passages(passages, show_progress=False)
 question = Question("q1", [{"role": "user", "content": "Where was the director of Titanic born?"}])
 # The shipped decode settings (sampled queries, greedy answers, bf16 on GPU), with a wider tree and no refinement
 # guards: a tiny model's queries are noise, and the guards would stop them before the deeper levels.

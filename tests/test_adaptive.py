@@ -14,7 +14,7 @@ from rqrag.trajectory import Action
 
 @pytest.fixture(scope="module")
 def retriever():
-    return BM25Retriever.from_documents(DOCS, show_progress=False)
+    return BM25Retriever.from_passages(DOCS, show_progress=False)
 
 
 def easy_and_hard(prompt, action, request):

@@ -31,7 +31,7 @@ QUESTION = "How high is the dormant volcano in Tanzania?"
 
 @pytest.fixture(scope="module")
 def retriever():
-    return BM25Retriever.from_documents(DOCS, show_progress=False)
+    return BM25Retriever.from_passages(DOCS, show_progress=False)
 
 
 def _pipeline(tok, retriever, answer: str, quoter=None):

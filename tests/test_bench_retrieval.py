@@ -23,9 +23,9 @@ _SPEC.loader.exec_module(bench)
 
 @pytest.mark.slow
 def test_the_benchmark_times_every_system_on_an_existing_index(tmp_path, capsys):
-    documents, _ = read_passages(embedded_corpus_path())
+    passages, _ = read_passages(embedded_corpus_path())
     index_dir = tmp_path / "index"
-    CorpusIndex.build(documents[:60], index_dir, modes=("bm25", "dense"), show_progress=False)
+    CorpusIndex.build(passages[:60], index_dir, modes=("bm25", "dense"), show_progress=False)
     out = tmp_path / "bench.json"
 
     assert bench.main(["--index", str(index_dir), "--queries", "4", "--repeats", "1", "--out", str(out)]) == 0

@@ -64,7 +64,7 @@ def test_the_demo_bench_counts_each_repeat_alone_and_runs_the_before_config(smol
     )
     demo = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(demo)
-    retriever = BM25Retriever.from_documents(DOCS, show_progress=False)
+    retriever = BM25Retriever.from_passages(DOCS, show_progress=False)
 
     def fake_decoder(config):
         return TreeDecoder(config, FakeGenerator(smollm2_tokenizer, script), smollm2_tokenizer, retriever)

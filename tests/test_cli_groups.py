@@ -150,7 +150,7 @@ def client(smollm2_tokenizer, tmp_path):
     support, so what a route answers is the not-found sentence, in the language the request asks for."""
     decode = DecodeConfig(prompting="trained", max_depth=0)
     generator = FakeGenerator(smollm2_tokenizer, lambda prompt, action, request: ("blue whales", 0.9))
-    retriever = BM25Retriever.from_documents(
+    retriever = BM25Retriever.from_passages(
         [Passage("d1", "Paris", "Paris is the capital of France.")], show_progress=False
     )
     decoder = TreeDecoder(decode, generator, smollm2_tokenizer, retriever)

@@ -57,7 +57,7 @@ def decoder(smollm2_tokenizer):
     docs = [Passage("d1", "Paris", "Paris is the capital of France.")]
     config = DecodeConfig(prompting="trained", max_depth=0)
     return TreeDecoder(
-        config, FakeGenerator(smollm2_tokenizer, script), smollm2_tokenizer, BM25Retriever.from_documents(docs)
+        config, FakeGenerator(smollm2_tokenizer, script), smollm2_tokenizer, BM25Retriever.from_passages(docs)
     )
 
 

@@ -1,13 +1,15 @@
-"""CorpusIndex: build, load, add documents, atomic builds, and the embedded corpus built once under a lock."""
+"""CorpusIndex: build, load, add passages, atomic builds, and the embedded corpus built once under a lock."""
 
 from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 import textwrap
 
+import numpy as np
 import pytest
 
 from rqrag.retrieval.base import RetrieverError
@@ -35,7 +37,7 @@ def test_build_bm25_index_writes_the_layout_and_loads(tmp_path):
     assert meta["embedding_model"] is None and "bm25" in meta["build_seconds"] and meta["created"]
 
     loaded = CorpusIndex.load(root)
-    assert loaded.documents == DOCS and loaded.modes == ("bm25",)
+    assert loaded.passages == DOCS and loaded.modes == ("bm25",)
     assert loaded.retriever("bm25").search("highest mountain", k=1)[0].docid == "d-everest"
     assert loaded.retriever("bm25").search("highest mountain", k=4) == index.retriever("bm25").search(
         "highest mountain", k=4
@@ -68,17 +70,60 @@ def test_unknown_mode_is_a_clear_error(tmp_path):
         CorpusIndex.build(DOCS, tmp_path / "other", modes=["bm25", "colbert"], show_progress=False)
 
 
-def test_add_documents_rebuilds_bm25_and_is_persisted(tmp_path):
+def test_add_passages_rebuilds_bm25_and_is_persisted(tmp_path):
     index = CorpusIndex.build(DOCS, tmp_path / "idx", modes=["bm25"], show_progress=False)
     (tmp_path / "idx" / "resolved_config.yaml").write_text("entry_point: test\n")
     assert index.retriever("bm25").search("Tanzania volcano", k=3) == []
-    assert index.add_documents([NEW_DOC, DOCS[0]], show_progress=False) == 1  # d-paris is already there
+    assert index.add_passages([NEW_DOC, DOCS[0]], show_progress=False) == 1  # d-paris is already there
     assert index.retriever("bm25").search("Tanzania volcano", k=1)[0].docid == "d-kilimanjaro"
     reloaded = CorpusIndex.load(tmp_path / "idx")
     assert len(reloaded) == 5 and reloaded.meta["num_docs"] == 5
     assert reloaded.retriever("bm25").search("Tanzania volcano", k=1)[0].docid == "d-kilimanjaro"
     assert not [p for p in tmp_path.iterdir() if p.name.startswith(".idx.")]  # no staging directories left
     assert (tmp_path / "idx" / "resolved_config.yaml").read_text() == "entry_point: test\n"
+
+
+class WordLengthEncoder:
+    """Unit vectors of a text's word lengths: a dense side that loads no model."""
+
+    def encode(self, texts, normalize_embeddings=True):
+        out = np.ones((len(texts), 8), dtype=np.float32)
+        for row, text in enumerate(texts):
+            for word in text.split():
+                out[row, len(word) % 8] += 1.0
+        return out / np.linalg.norm(out, axis=1, keepdims=True)
+
+
+def deprecated(old: str, new: str):
+    return pytest.warns(DeprecationWarning, match=re.escape(f"{old} is deprecated; use {new}"))
+
+
+def test_the_former_documents_names_still_work_for_one_release_and_warn(tmp_path):
+    """`documents` means a user's files; the indexed units are `passages`. The old names are kept, deprecated."""
+    from rqrag.retrieval.bm25 import BM25Retriever
+    from rqrag.retrieval.dense import DenseRetriever
+
+    index = CorpusIndex.build(DOCS, tmp_path / "idx", modes=["bm25"], show_progress=False)
+    with deprecated("CorpusIndex.documents", "CorpusIndex.passages") as seen:
+        assert index.documents == index.passages == DOCS
+    assert seen[0].filename == __file__  # the warning names the caller's line, not the property's
+    with deprecated("CorpusIndex.add_documents", "CorpusIndex.add_passages"):
+        assert index.add_documents([NEW_DOC], show_progress=False) == 1
+    assert index.passages == [*DOCS, NEW_DOC]
+
+    with deprecated("BM25Retriever.from_documents", "BM25Retriever.from_passages"):
+        bm25 = BM25Retriever.from_documents(DOCS, show_progress=False)
+    with deprecated("BM25Retriever.documents", "BM25Retriever.passages"):
+        assert bm25.documents == bm25.passages == DOCS
+
+    encoder = WordLengthEncoder()
+    with deprecated("DenseRetriever.from_documents", "DenseRetriever.from_passages"):
+        dense = DenseRetriever.from_documents(DOCS[:2], encoder=encoder, show_progress=False)
+    with deprecated("DenseRetriever.add_documents", "DenseRetriever.add_passages"):
+        dense.add_documents(DOCS[2:], show_progress=False)
+    with deprecated("DenseRetriever.documents", "DenseRetriever.passages"):
+        assert dense.documents == dense.passages == DOCS
+    assert dense.index.ntotal == len(DOCS)
 
 
 def test_existing_directory_is_not_replaced_without_overwrite(tmp_path):
@@ -119,7 +164,7 @@ def test_build_from_file_deduplicates_docids(tmp_path, caplog):
     corpus.write_text("".join(json.dumps(d.to_dict()) + "\n" for d in [*DOCS, DOCS[0]]) + "garbage line\n")
     index = build_index_from_file(corpus, tmp_path / "idx", modes=["bm25"], show_progress=False)
     assert len(index) == 4 and index.meta["source"] == str(corpus.resolve())
-    assert "dropped 1 document" in caplog.text
+    assert "dropped 1 passage" in caplog.text
 
 
 @pytest.mark.slow
@@ -131,7 +176,7 @@ def test_bm25_dense_and_hybrid_and_incremental_add(tmp_path, minilm_encoder):
     for mode in ("bm25", "dense", "hybrid"):
         assert index.retriever(mode).search("What is the tallest mountain?", k=1)[0].docid == "d-everest", mode
 
-    assert index.add_documents([NEW_DOC], show_progress=False) == 1
+    assert index.add_passages([NEW_DOC], show_progress=False) == 1
     assert index.dense().index.ntotal == 5
     reloaded = CorpusIndex.load(tmp_path / "idx", encoder=minilm_encoder)
     assert reloaded.retriever("bm25").search("Kilimanjaro Tanzania", k=1)[0].docid == "d-kilimanjaro"

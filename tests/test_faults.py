@@ -64,7 +64,7 @@ def app_and_client(smollm2_tokenizer, tmp_path_factory):
         return ("William Shakespeare", 0.9) if action is Action.ANSWER else ("Hamlet author", 0.8)
 
     config = DecodeConfig(prompting="trained", max_depth=1, answerer="auto")
-    corpus = BM25Retriever.from_documents(
+    corpus = BM25Retriever.from_passages(
         [Passage("d1", "Hamlet", "Hamlet is a tragedy written by William Shakespeare.")], show_progress=False
     )
     decoder = TreeDecoder(config, FakeGenerator(smollm2_tokenizer, script), smollm2_tokenizer, corpus)

@@ -61,7 +61,7 @@ def fuzzed_server(smollm2_tokenizer, minilm_encoder, tmp_path_factory):
         return ("Paris", 0.9) if action is Action.ANSWER else ("capital of France", 0.8)
 
     decode = DecodeConfig(prompting="trained", max_depth=1)
-    retriever = BM25Retriever.from_documents([Passage("d1", "Paris", "Paris is in France.")], show_progress=False)
+    retriever = BM25Retriever.from_passages([Passage("d1", "Paris", "Paris is in France.")], show_progress=False)
     decoder = TreeDecoder(decode, FakeGenerator(smollm2_tokenizer, script), smollm2_tokenizer, retriever)
     documents = DocumentsService(
         DocumentsSettings(

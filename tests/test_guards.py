@@ -17,7 +17,7 @@ from rqrag.trajectory import Action, Step
 
 @pytest.fixture(scope="module")
 def retriever():
-    return BM25Retriever.from_documents(DOCS, show_progress=False)
+    return BM25Retriever.from_passages(DOCS, show_progress=False)
 
 
 def _decode(tok, retriever, script_fn, questions=None, **overrides):

@@ -32,7 +32,7 @@ class CountingRetriever:
     uses_qids = False
 
     def __init__(self, docs):
-        self.index = BM25Retriever.from_documents(docs, show_progress=False)
+        self.index = BM25Retriever.from_passages(docs, show_progress=False)
         self.searches = 0
 
     def search(self, query, k=3, qid=None):
@@ -186,7 +186,7 @@ def test_a_question_past_its_time_budget_stops_its_tree_at_the_next_depth(smollm
         return ("Paris", 0.9) if action is Action.ANSWER else ("capital of France", 0.8)
 
     config = DecodeConfig(prompting="trained", max_depth=2)
-    retriever = BM25Retriever.from_documents([Passage("d1", "Paris", "Paris is in France.")], show_progress=False)
+    retriever = BM25Retriever.from_passages([Passage("d1", "Paris", "Paris is in France.")], show_progress=False)
     decoder = TreeDecoder(config, FakeGenerator(smollm2_tokenizer, script), smollm2_tokenizer, retriever)
     late = Question("late", [{"role": "user", "content": "Capital of France?"}], deadline=time.monotonic() + 0.01)
     on_time = Question("on_time", [{"role": "user", "content": "Capital of France?"}])
@@ -202,7 +202,7 @@ def test_a_question_with_no_time_left_is_a_504_and_the_next_one_is_answered(smol
         return ("Paris", 0.9) if action is Action.ANSWER else ("capital of France", 0.8)
 
     config = DecodeConfig(prompting="trained", max_depth=1)
-    retriever = BM25Retriever.from_documents([Passage("d1", "Paris", "Paris is in France.")], show_progress=False)
+    retriever = BM25Retriever.from_passages([Passage("d1", "Paris", "Paris is in France.")], show_progress=False)
     decoder = TreeDecoder(config, FakeGenerator(smollm2_tokenizer, script), smollm2_tokenizer, retriever)
     serve = ServeConfig(retrievers=["corpus"], database_url=f"sqlite:///{tmp_path}/c.db", decode_budget_s=1e-9)
     with TestClient(create_app(config, serve, decoder=decoder), raise_server_exceptions=False) as client:
@@ -227,7 +227,7 @@ def test_an_unreachable_web_search_is_answered_200_saying_it_could_not_search(sm
         return ("William Shakespeare", 0.9) if action is Action.ANSWER else ("Hamlet author", 0.8)
 
     config = DecodeConfig(prompting="trained", max_depth=1)
-    retriever = BM25Retriever.from_documents([Passage("d1", "Paris", "Paris is in France.")], show_progress=False)
+    retriever = BM25Retriever.from_passages([Passage("d1", "Paris", "Paris is in France.")], show_progress=False)
     decoder = TreeDecoder(config, FakeGenerator(smollm2_tokenizer, script), smollm2_tokenizer, retriever)
     serve = ServeConfig(retrievers=["corpus", "web"], database_url=f"sqlite:///{tmp_path}/c.db", memories=False)
     with TestClient(create_app(config, serve, decoder=decoder), raise_server_exceptions=False) as client:

@@ -60,7 +60,7 @@ class ScriptedChatModel:
 
 @pytest.fixture(scope="module")
 def retriever():
-    return BM25Retriever.from_documents(DOCS, show_progress=False)
+    return BM25Retriever.from_passages(DOCS, show_progress=False)
 
 
 def _decode(tokenizer, retriever, method, script, questions=None, **settings):

@@ -71,7 +71,7 @@ def library(tmp_path, encoder):
 
 
 def chunks_of(library, doc_id: str) -> list:
-    return [doc for doc in library._refresh(with_index=True).index.documents if doc.extra["doc_id"] == doc_id]
+    return [doc for doc in library._refresh(with_index=True).index.passages if doc.extra["doc_id"] == doc_id]
 
 
 def middle_words(text: str, n: int = 14) -> str:

@@ -214,7 +214,7 @@ def decoder(smollm2_tokenizer):
         DecodeConfig(prompting="trained", max_depth=0),
         FakeGenerator(smollm2_tokenizer, script),
         smollm2_tokenizer,
-        BM25Retriever.from_documents(docs),
+        BM25Retriever.from_passages(docs),
     )
 
 

@@ -74,7 +74,7 @@ def test_memories_join_a_documents_question_only_when_they_are_about_it(smollm2_
         return ("Sim.", 0.9) if action is Action.ANSWER else ("impressora", 0.8)
 
     config = DecodeConfig(prompting="trained", max_depth=1, answerer="auto")
-    corpus = BM25Retriever.from_documents([Passage("d1", "Paris", "Paris is in France.")], show_progress=False)
+    corpus = BM25Retriever.from_passages([Passage("d1", "Paris", "Paris is in France.")], show_progress=False)
     decoder = TreeDecoder(config, FakeGenerator(smollm2_tokenizer, script), smollm2_tokenizer, corpus)
     serve = ServeConfig(
         retrievers=["documents+memories", "documents", "memories"],

@@ -180,7 +180,7 @@ def test_memories_written_by_another_process_are_found_and_deletions_respected(d
 
 
 def test_fused_retriever_mixes_documents_and_memories(store):
-    documents = BM25Retriever.from_documents(
+    documents = BM25Retriever.from_passages(
         [
             Passage("d1", "Maratona", "A maratona tem 42 quilômetros e 195 metros de percurso."),
             Passage("d2", "Recife", "Recife é a capital de Pernambuco."),

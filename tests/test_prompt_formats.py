@@ -211,7 +211,7 @@ def test_the_tree_decoder_runs_the_original_model_end_to_end(original_model_dir,
     from rqrag.retrieval.bm25 import BM25Retriever
     from rqrag.retrieval.passages import Passage
 
-    retriever = BM25Retriever.from_documents([Passage(h.docid, h.title, h.text) for h in HITS], show_progress=False)
+    retriever = BM25Retriever.from_passages([Passage(h.docid, h.title, h.text) for h in HITS], show_progress=False)
     generator = HFGenerator.from_pretrained(original_model_dir)
     seen = []
     generate = generator.generate

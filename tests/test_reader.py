@@ -289,13 +289,13 @@ def test_bm25_reads_each_chunk_in_its_own_language():
         Passage("en", "manual.pdf", "The advanced printer settings live in the panel.", {"language": "en"}),
         Passage("en2", "manual.pdf", "Untranslated pages keep their English words.", {"language": "en"}),
     ]
-    mixed = BM25Retriever.from_documents(docs, language="en", show_progress=False)
+    mixed = BM25Retriever.from_passages(docs, language="en", show_progress=False)
     assert mixed.languages == ["en", "pt"]
     assert [h.docid for h in mixed.search("configuração instalado", k=1)] == ["pt"]  # Portuguese stems meet
     assert mixed.search("de que para", k=3) == []  # every language's stopwords
     # the failure it fixes: the same chunks analysed as one English library miss the Portuguese inflection
     plain = [Passage(d.docid, d.title, d.text) for d in docs]
-    english = BM25Retriever.from_documents(plain, language="en", show_progress=False)
+    english = BM25Retriever.from_passages(plain, language="en", show_progress=False)
     assert [h.docid for h in english.search("configuração instalado", k=1)] == []
 
 

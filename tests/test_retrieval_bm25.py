@@ -48,7 +48,7 @@ def tiny_bm25(tmp_path) -> BM25Retriever:
     path = tmp_path / "corpus.jsonl"
     path.write_text("".join(json.dumps(d) + "\n" for d in TINY_CORPUS))
     docs, _ = read_passages(path)
-    return BM25Retriever.from_documents(docs, show_progress=False)
+    return BM25Retriever.from_passages(docs, show_progress=False)
 
 
 def test_defaults_are_lucene_k1_1_5_b_0_75(tiny_bm25):
@@ -105,7 +105,7 @@ def test_equal_scores_are_ordered_by_corpus_position(tmp_path):
     from rqrag.retrieval.passages import Passage
 
     docs = [Passage(f"same-{i}", "Twin", "identical words here") for i in range(5)]
-    retriever = BM25Retriever.from_documents(docs, show_progress=False)
+    retriever = BM25Retriever.from_passages(docs, show_progress=False)
     hits = retriever.search("identical", k=5)
     assert [h.docid for h in hits] == [f"same-{i}" for i in range(5)]
     assert len({h.score for h in hits}) == 1
@@ -124,6 +124,6 @@ def test_save_and_load_round_trip(tiny_bm25, tmp_path):
     assert loaded.name == tiny_bm25.name
 
 
-def test_zero_documents_is_an_error():
-    with pytest.raises(ValueError, match="zero documents"):
-        BM25Retriever.from_documents([], show_progress=False)
+def test_zero_passages_is_an_error():
+    with pytest.raises(ValueError, match="zero passages"):
+        BM25Retriever.from_passages([], show_progress=False)

@@ -95,7 +95,7 @@ def test_a_query_never_returns_another_questions_paragraph(candidates):
 
 def test_bm25_scores_use_the_pool_alone(candidates):
     """IDF comes from the question's own paragraphs, as with a per-question index (IRCoT's setting)."""
-    pool_only = BM25Retriever.from_documents(candidates.pools["q2"], show_progress=False)
+    pool_only = BM25Retriever.from_passages(candidates.pools["q2"], show_progress=False)
     got = candidates.search("river Danube Vienna", k=2, qid="q2")
     want = pool_only.search("river Danube Vienna", k=2)
     assert [(h.docid, h.score) for h in got] == [(h.docid, h.score) for h in want]
@@ -115,13 +115,13 @@ def test_qids_are_required_and_must_be_known(candidates):
 
 def test_pool_indexes_are_built_lazily_once(candidates, monkeypatch):
     built = []
-    original = BM25Retriever.from_documents.__func__
+    original = BM25Retriever.from_passages.__func__
 
     def counting(cls, docs, **kwargs):
         built.append(docs[0].docid)
         return original(cls, docs, **kwargs)
 
-    monkeypatch.setattr(BM25Retriever, "from_documents", classmethod(counting))
+    monkeypatch.setattr(BM25Retriever, "from_passages", classmethod(counting))
     candidates.batch_search(["river", "seine"], k=1, qids=["q1", "q1"])
     candidates.batch_search(["river"], k=1, qids=["q1"])
     assert built == ["q1::0"]

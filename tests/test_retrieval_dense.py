@@ -29,7 +29,7 @@ def expected_cosines(encoder, query: str, docs: list[Passage]) -> dict[str, floa
 
 @pytest.fixture(scope="module")
 def dense(minilm_encoder) -> DenseRetriever:
-    return DenseRetriever.from_documents(DOCS, encoder=minilm_encoder, show_progress=False)
+    return DenseRetriever.from_passages(DOCS, encoder=minilm_encoder, show_progress=False)
 
 
 @pytest.mark.slow
@@ -54,10 +54,10 @@ def test_k_larger_than_corpus(dense):
 
 
 @pytest.mark.slow
-def test_add_documents_appends_without_reencoding(minilm_encoder):
-    retriever = DenseRetriever.from_documents(DOCS[:2], encoder=minilm_encoder, show_progress=False)
+def test_add_passages_appends_without_reencoding(minilm_encoder):
+    retriever = DenseRetriever.from_passages(DOCS[:2], encoder=minilm_encoder, show_progress=False)
     name_before = retriever.name
-    retriever.add_documents(DOCS[2:], show_progress=False)
+    retriever.add_passages(DOCS[2:], show_progress=False)
     assert retriever.index.ntotal == len(retriever) == 4
     assert retriever.search("highest mountain on Earth", k=1)[0].docid == "everest"
     assert retriever.name != name_before  # the cache namespace follows the corpus

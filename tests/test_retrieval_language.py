@@ -32,13 +32,13 @@ EN_QUERIES = ["apple cherry", "running", "the cherries", "grape kiwi", "Paris"]
 
 @pytest.fixture
 def pt_bm25() -> BM25Retriever:
-    return BM25Retriever.from_documents(PT_DOCS, show_progress=False, language="pt")
+    return BM25Retriever.from_passages(PT_DOCS, show_progress=False, language="pt")
 
 
 def test_portuguese_stemming_matches_plural_to_singular_where_english_does_not(pt_bm25):
     query = "configurações"
     assert [h.docid for h in pt_bm25.search(query, k=4)] == ["rede-config"]
-    english = BM25Retriever.from_documents(PT_DOCS, show_progress=False)
+    english = BM25Retriever.from_passages(PT_DOCS, show_progress=False)
     assert english.search(query, k=4) == []  # English Snowball leaves "configuraçõ" != "configuração"
 
 
@@ -46,7 +46,7 @@ def test_portuguese_stopwords_are_ignored(pt_bm25):
     assert pt_bm25.batch_search(["de que para", "para que de"], k=4) == [[], []]
     assert pt_bm25.search("senha de que para", k=4) == pt_bm25.search("senha", k=4)
     # The English analyzer keeps them as terms: "para que" hits "senhas", "de" hits "backup".
-    english = BM25Retriever.from_documents(PT_DOCS, show_progress=False)
+    english = BM25Retriever.from_passages(PT_DOCS, show_progress=False)
     assert [h.docid for h in english.search("de que para", k=4)] == ["senhas", "backup"]
 
 
@@ -66,7 +66,7 @@ def test_corpus_index_keeps_the_language_through_build_load_and_add(tmp_path):
     assert json.loads((tmp_path / "idx" / "meta.json").read_text())["language"] == "pt"
     index = CorpusIndex.load(tmp_path / "idx")
     assert index.language == "pt" and index.bm25().language == "pt"
-    assert index.add_documents([NEW_PT_DOC], show_progress=False) == 1
+    assert index.add_passages([NEW_PT_DOC], show_progress=False) == 1
     reloaded = CorpusIndex.load(tmp_path / "idx")
     assert reloaded.bm25().language == "pt"
     # "guardada" shares the stem of "guardadas" only under the Portuguese stemmer.
@@ -75,13 +75,13 @@ def test_corpus_index_keeps_the_language_through_build_load_and_add(tmp_path):
 
 def test_unknown_language_is_a_clear_error_listing_the_supported_ones():
     with pytest.raises(ValueError, match=r"'klingon'.*pt \(portuguese\).*en \(english\)|'klingon'.*en.*pt"):
-        BM25Retriever.from_documents(PT_DOCS, show_progress=False, language="klingon")
+        BM25Retriever.from_passages(PT_DOCS, show_progress=False, language="klingon")
     assert [normalize_language(x) for x in ("pt", "pt_BR", "PT-br", "Portuguese", None)] == ["pt"] * 4 + ["en"]
 
 
 def test_english_default_ranks_exactly_as_plain_bm25s_with_english_analysis():
     """The default must equal what the code did before languages existed: bm25s, "en" stopwords, english stemmer."""
-    retriever = BM25Retriever.from_documents(EN_DOCS, show_progress=False)
+    retriever = BM25Retriever.from_passages(EN_DOCS, show_progress=False)
     stemmer = Stemmer.Stemmer("english")
     reference = bm25s.BM25(method="lucene", k1=1.5, b=0.75)
     reference.index(
@@ -98,7 +98,7 @@ def test_english_default_ranks_exactly_as_plain_bm25s_with_english_analysis():
 
 
 def test_an_index_saved_before_languages_existed_loads_as_english(tmp_path):
-    retriever = BM25Retriever.from_documents(EN_DOCS, show_progress=False)
+    retriever = BM25Retriever.from_passages(EN_DOCS, show_progress=False)
     retriever.save(tmp_path / "bm25")
     # The settings file older versions wrote had no "language" key.
     (tmp_path / "bm25" / SETTINGS_FILE).write_text(
@@ -110,7 +110,7 @@ def test_an_index_saved_before_languages_existed_loads_as_english(tmp_path):
 
 
 def test_language_changes_the_cache_namespace_but_not_for_english():
-    english = BM25Retriever.from_documents(PT_DOCS, show_progress=False)
-    portuguese = BM25Retriever.from_documents(PT_DOCS, show_progress=False, language="pt")
+    english = BM25Retriever.from_passages(PT_DOCS, show_progress=False)
+    portuguese = BM25Retriever.from_passages(PT_DOCS, show_progress=False, language="pt")
     assert english.name.startswith("bm25:") and portuguese.name.startswith("bm25-pt:")
     assert english.name.split(":")[1] == portuguese.name.split(":")[1]

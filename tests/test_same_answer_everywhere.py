@@ -25,7 +25,7 @@ DECODE = ["--config", "configs/decode/rqrag_trained.yaml", "--query_temperature"
 
 
 def _retriever() -> BM25Retriever:
-    return BM25Retriever.from_documents(
+    return BM25Retriever.from_passages(
         [Passage("d", "Shelley", "Mary Shelley wrote Frankenstein.")], show_progress=False
     )
 

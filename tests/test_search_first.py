@@ -15,7 +15,7 @@ def _ask(qid: str, text: str, steps=()) -> Question:
 
 
 def test_each_fresh_question_is_searched_with_its_own_words_in_one_call():
-    retriever = BM25Retriever.from_documents(
+    retriever = BM25Retriever.from_passages(
         [
             Passage("a", "Seine", "The river Seine flows through Paris."),
             Passage("b", "Brie", "Brie is a soft cheese from France."),

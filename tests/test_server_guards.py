@@ -107,7 +107,7 @@ def fake_decoder(smollm2_tokenizer):
         config,
         FakeGenerator(smollm2_tokenizer, script),
         smollm2_tokenizer,
-        BM25Retriever.from_documents(docs, show_progress=False),
+        BM25Retriever.from_passages(docs, show_progress=False),
     )
 
 

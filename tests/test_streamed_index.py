@@ -192,7 +192,7 @@ def test_docstore_rows_are_written_once_and_read_by_row(tmp_path):
     reader = Docstore(tmp_path / DOCSTORE_FILE, readonly=True)
     statements = []
     reader._db.set_trace_callback(statements.append)
-    found = reader.documents([7, 2, 99])
+    found = reader.passages([7, 2, 99])
     assert set(found) == {2, 7} and found[7] == docs[7] and found[7].extra == {"n": 7}
     assert len(statements) == 1 and "IN (2,7,99)" in statements[0]
 
@@ -205,8 +205,8 @@ def test_a_search_reads_only_its_hits_rows(tmp_path):
     retriever = build_retriever("corpus", mode="dense", index_dir=tmp_path / "idx")
     retriever._given_encoder = encoder
     asked = []
-    read = retriever.docstore.documents
-    retriever.docstore.documents = lambda rows: asked.append(sorted(rows)) or read(asked[-1])
+    read = retriever.docstore.passages
+    retriever.docstore.passages = lambda rows: asked.append(sorted(rows)) or read(asked[-1])
     hits = retriever.search("v13", k=3)
     assert hits[0].docid == "d13" and hits[0].title == "v13" and hits[0].text == "passage number 13"
     assert asked == [sorted(int(h.docid[1:]) for h in hits)]

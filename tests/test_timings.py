@@ -18,7 +18,7 @@ def test_the_server_times_the_request_around_the_pipelines_call(smollm2_tokenize
     from rqrag.serve.answer_service import AnswerService
     from rqrag.serve.serve_config import ServeConfig
 
-    retriever = BM25Retriever.from_documents([Passage("d", "Hamlet", "Hamlet was written by Shakespeare.")])
+    retriever = BM25Retriever.from_passages([Passage("d", "Hamlet", "Hamlet was written by Shakespeare.")])
     generator = FakeGenerator(smollm2_tokenizer, lambda prompt, action, request: ("Shakespeare", 0.9))
     config = DecodeConfig(prompting="trained", max_depth=0)
     service = AnswerService(

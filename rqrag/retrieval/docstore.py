@@ -56,20 +56,20 @@ class Docstore:
     def __exit__(self, *exc) -> None:
         self.close()
 
-    def write_rows(self, first_row: int, documents: Sequence[Passage]) -> int:
-        """Store `documents` as rows first_row, first_row + 1, ... in one transaction; rows already there are
+    def write_rows(self, first_row: int, passages: Sequence[Passage]) -> int:
+        """Store `passages` as rows first_row, first_row + 1, ... in one transaction; rows already there are
         left as they are. Returns how many rows were new."""
         records = [
             (first_row + i, d.docid, d.title, d.text, json.dumps(d.extra, ensure_ascii=False) if d.extra else None)
-            for i, d in enumerate(documents)
+            for i, d in enumerate(passages)
         ]
         with self._db:  # one transaction: all of the shard's rows, or none of them
             before = self._db.total_changes
             self._db.executemany("INSERT OR IGNORE INTO docs VALUES (?, ?, ?, ?, ?)", records)
             return self._db.total_changes - before
 
-    def documents(self, rows: Iterable[int]) -> dict[int, Passage]:
-        """The documents at `rows` (row -> document); a row that is not stored is absent from the result."""
+    def passages(self, rows: Iterable[int]) -> dict[int, Passage]:
+        """The passages at `rows` (row -> passage); a row that is not stored is absent from the result."""
         wanted = sorted({int(r) for r in rows})
         found: dict[int, Passage] = {}
         for start in range(0, len(wanted), ROWS_PER_QUERY):

@@ -86,18 +86,18 @@ class StreamedDenseRetriever:
             return results
         vectors = embed(self.encoder, [queries[i] for i in active], "queries", self.batch_size)
         rows, scores = self.search_vectors(vectors, k)
-        documents = self.docstore.documents(r for ranked in rows for r in ranked)
+        passages = self.docstore.passages(r for ranked in rows for r in ranked)
         for position, ranked, ranked_scores in zip(active, rows, scores):
             results[position] = [
                 Hit(
-                    docid=documents[r].docid,
-                    title=documents[r].title,
-                    text=documents[r].text,
+                    docid=passages[r].docid,
+                    title=passages[r].title,
+                    text=passages[r].text,
                     score=s,
-                    extra=dict(documents[r].extra),
+                    extra=dict(passages[r].extra),
                 )  # fmt: skip
                 for r, s in zip(ranked, ranked_scores)
-                if r in documents
+                if r in passages
             ]
         return results
 
