@@ -23,7 +23,8 @@ _BOUNDARY = re.compile(r"(?<=[.!?…])[\"'”»)\]]*\s+(?=[\"'“«(\[]?[A-ZÀ-�
 _INLINE_BULLET = re.compile(r"\s+(?=[•●▪]\s)")
 # Words a dot follows without ending the sentence (folded; "e.g" is what precedes the final dot of "e.g.").
 _ABBREVIATIONS = frozenset(
-    "e.g i.e ex p.ex cf vs sr sra dr dra prof aprox approx obs pag fig cap vol seg art num tel al".split()
+    "e.g i.e ex p.ex cf vs sr sra dr dra prof aprox approx obs pag fig cap vol seg art num tel al"
+    " lit st mt mr mrs ms jr".split()  # English ones a name follows: "( lit. My Dear Bandit)", "St. Louis"
 )
 _TERMINAL = (".", "!", "?", "…", ":", ";", '."', ".)")
 _CODE_START = re.compile(r"^\s*(?:[$#>]\s|sudo\s|apt\s|/\w)")

@@ -79,6 +79,20 @@ def test_dots_inside_addresses_versions_and_abbreviations_do_not_end_a_sentence(
     ]
 
 
+def test_english_abbreviations_before_a_name_do_not_end_a_sentence():
+    # a held-out 2Wiki answer was quoted as "My Dear Desperado( lit." (the splitter ended the sentence at "lit.")
+    text = (
+        "My Dear Desperado( lit. My Dear Bandit) is a 2010 South Korean film. He moved to St. Louis with Mr. Smith "
+        "and Dr. Jones. The band's singer, Sammy Davis Jr. Smith, left. It ended."
+    )
+    assert split_sentences(text) == [
+        "My Dear Desperado( lit. My Dear Bandit) is a 2010 South Korean film.",
+        "He moved to St. Louis with Mr. Smith and Dr. Jones.",
+        "The band's singer, Sammy Davis Jr. Smith, left.",
+        "It ended.",
+    ]
+
+
 def test_a_margin_wrapped_line_is_rejoined_but_a_short_code_line_is_not():
     wrapped = "O servidor principal recebe o endereço IP 10.0.2.2 por predefinição e é instalado\ncom o perfil. Depois"
     assert split_sentences(wrapped)[0].endswith("é instalado com o perfil.")
