@@ -18,7 +18,6 @@ from __future__ import annotations
 import json
 import logging
 import os
-import warnings
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -28,6 +27,7 @@ import numpy as np
 from rqrag.languages import DEFAULT_LANGUAGE
 from rqrag.retrieval.base import Hit, check_qids
 from rqrag.retrieval.passages import Passage, corpus_fingerprint, indexed_text, read_passages, write_passages
+from rqrag.retrieval.renamed import warn_renamed
 
 
 if TYPE_CHECKING:
@@ -198,9 +198,7 @@ class BM25Retriever:
     @property
     def documents(self) -> list[Passage]:
         """Deprecated: the former name of `passages` (a library's documents are the user's files)."""
-        warnings.warn(
-            "BM25Retriever.documents is deprecated; use BM25Retriever.passages", DeprecationWarning, stacklevel=2
-        )
+        warn_renamed("BM25Retriever.documents", "BM25Retriever.passages")
         return self.passages
 
     def __len__(self) -> int:
@@ -246,11 +244,7 @@ class BM25Retriever:
     @classmethod
     def from_documents(cls, documents: Sequence[Passage], **kwargs) -> BM25Retriever:
         """Deprecated: the former name of `from_passages`."""
-        warnings.warn(
-            "BM25Retriever.from_documents is deprecated; use BM25Retriever.from_passages",
-            DeprecationWarning,
-            stacklevel=2,
-        )
+        warn_renamed("BM25Retriever.from_documents", "BM25Retriever.from_passages")
         return cls.from_passages(documents, **kwargs)
 
     def save(self, directory: str | os.PathLike, write_docs: bool = True) -> None:

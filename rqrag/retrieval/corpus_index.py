@@ -20,7 +20,6 @@ import logging
 import os
 import shutil
 import time
-import warnings
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -28,6 +27,7 @@ from typing import TYPE_CHECKING, Any
 from rqrag.retrieval.atomic_dir import leftovers, staging, swap_in
 from rqrag.retrieval.base import INDEX_MODES, Retriever, RetrieverError, check_search_mode
 from rqrag.retrieval.passages import Passage, corpus_fingerprint, deduplicate_docids, read_passages, write_passages
+from rqrag.retrieval.renamed import warn_renamed
 
 
 if TYPE_CHECKING:
@@ -90,9 +90,7 @@ class CorpusIndex:
     @property
     def documents(self) -> list[Passage]:
         """Deprecated: the former name of `passages` (a library's documents are the user's files)."""
-        warnings.warn(
-            "CorpusIndex.documents is deprecated; use CorpusIndex.passages", DeprecationWarning, stacklevel=2
-        )
+        warn_renamed("CorpusIndex.documents", "CorpusIndex.passages")
         return self.passages
 
     def __len__(self) -> int:
@@ -291,9 +289,7 @@ class CorpusIndex:
 
     def add_documents(self, documents: Iterable[Passage], show_progress: bool = True) -> int:
         """Deprecated: the former name of `add_passages`."""
-        warnings.warn(
-            "CorpusIndex.add_documents is deprecated; use CorpusIndex.add_passages", DeprecationWarning, stacklevel=2
-        )
+        warn_renamed("CorpusIndex.add_documents", "CorpusIndex.add_passages")
         return self.add_passages(documents, show_progress=show_progress)
 
     def add_modes(

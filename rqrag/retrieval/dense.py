@@ -12,7 +12,6 @@ from __future__ import annotations
 import json
 import logging
 import os
-import warnings
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -35,6 +34,7 @@ from rqrag.retrieval.encoders import (  # noqa: F401  (re-exported: the names ca
     unit_rows,
 )
 from rqrag.retrieval.passages import Passage, corpus_fingerprint, indexed_text, read_passages, write_passages
+from rqrag.retrieval.renamed import warn_renamed
 
 
 if TYPE_CHECKING:
@@ -112,9 +112,7 @@ class DenseRetriever:
     @property
     def documents(self) -> list[Passage]:
         """Deprecated: the former name of `passages` (a library's documents are the user's files)."""
-        warnings.warn(
-            "DenseRetriever.documents is deprecated; use DenseRetriever.passages", DeprecationWarning, stacklevel=2
-        )
+        warn_renamed("DenseRetriever.documents", "DenseRetriever.passages")
         return self.passages
 
     def __len__(self) -> int:
@@ -142,11 +140,7 @@ class DenseRetriever:
     @classmethod
     def from_documents(cls, documents: Sequence[Passage], **kwargs) -> DenseRetriever:
         """Deprecated: the former name of `from_passages`."""
-        warnings.warn(
-            "DenseRetriever.from_documents is deprecated; use DenseRetriever.from_passages",
-            DeprecationWarning,
-            stacklevel=2,
-        )
+        warn_renamed("DenseRetriever.from_documents", "DenseRetriever.from_passages")
         return cls.from_passages(documents, **kwargs)
 
     @classmethod
@@ -179,11 +173,7 @@ class DenseRetriever:
 
     def add_documents(self, documents: Sequence[Passage], show_progress: bool = True) -> None:
         """Deprecated: the former name of `add_passages`."""
-        warnings.warn(
-            "DenseRetriever.add_documents is deprecated; use DenseRetriever.add_passages",
-            DeprecationWarning,
-            stacklevel=2,
-        )
+        warn_renamed("DenseRetriever.add_documents", "DenseRetriever.add_passages")
         self.add_passages(documents, show_progress=show_progress)
 
     def save(self, directory: str | os.PathLike, write_docs: bool = True) -> None:
