@@ -67,9 +67,12 @@ def _stored(service, caller_name: str | None, index: str | None, doc_id: str, wi
     for name in service.readable_indexes(caller_name, index):
         library = service.library(name)
         record = library.get(doc_id)
-        if record is not None:
-            data = library.original(doc_id) if with_file else None
-            return (record, data) if data is not None or not with_file else None
+        if record is None:
+            continue
+        if not with_file:
+            return record, None
+        data = library.original(doc_id)
+        return (record, data) if data is not None else None
     return None
 
 
