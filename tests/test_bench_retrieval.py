@@ -3,22 +3,17 @@ the JSON it writes holds each row, and the ratios are against raw bm25s of the s
 
 from __future__ import annotations
 
-import importlib.util
 import json
-from pathlib import Path
 
 import pytest
+from script_modules import load_script
 
 from rqrag.retrieval.corpus_index import CorpusIndex
 from rqrag.retrieval.embedded import embedded_corpus_path
 from rqrag.retrieval.passages import read_passages
 
 
-_SPEC = importlib.util.spec_from_file_location(
-    "bench_retrieval", Path(__file__).resolve().parent.parent / "scripts" / "bench_retrieval.py"
-)
-bench = importlib.util.module_from_spec(_SPEC)
-_SPEC.loader.exec_module(bench)
+bench = load_script("bench_retrieval")
 
 
 @pytest.mark.slow

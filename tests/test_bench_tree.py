@@ -3,19 +3,14 @@
 from __future__ import annotations
 
 import argparse
-import importlib.util
-from pathlib import Path
 
 import pytest
 from fakes import FakeGenerator
+from script_modules import load_script
 from test_decoder import DOCS, script
 
 
-_SPEC = importlib.util.spec_from_file_location(
-    "bench_tree", Path(__file__).resolve().parent.parent / "scripts" / "bench_tree.py"
-)
-bench = importlib.util.module_from_spec(_SPEC)
-_SPEC.loader.exec_module(bench)
+bench = load_script("bench_tree")
 
 
 def _record(qid: str, question: str) -> dict:
@@ -59,11 +54,7 @@ def test_the_demo_bench_counts_each_repeat_alone_and_runs_the_before_config(smol
     from rqrag.inference.decoding.tree import Question
     from rqrag.retrieval.bm25 import BM25Retriever
 
-    spec = importlib.util.spec_from_file_location(
-        "bench_demo", Path(__file__).resolve().parent.parent / "scripts" / "bench_demo.py"
-    )
-    demo = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(demo)
+    demo = load_script("bench_demo")
     retriever = BM25Retriever.from_passages(DOCS, show_progress=False)
 
     def fake_decoder(config):

@@ -2,18 +2,14 @@
 
 from __future__ import annotations
 
-import importlib.util
 import json
 from pathlib import Path
 
 import pytest
+from script_modules import load_script
 
 
-_SPEC = importlib.util.spec_from_file_location(
-    "compare_models", Path(__file__).resolve().parent.parent / "scripts" / "compare_models.py"
-)
-cm = importlib.util.module_from_spec(_SPEC)
-_SPEC.loader.exec_module(cm)
+cm = load_script("compare_models")
 
 
 def _record(qid: str, f1: float, answer: str) -> dict:

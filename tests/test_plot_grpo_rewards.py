@@ -2,16 +2,12 @@
 
 from __future__ import annotations
 
-import importlib.util
 import json
-from pathlib import Path
+
+from script_modules import load_script
 
 
-_SPEC = importlib.util.spec_from_file_location(
-    "plot_grpo_rewards", Path(__file__).resolve().parent.parent / "scripts" / "plot_grpo_rewards.py"
-)
-plot = importlib.util.module_from_spec(_SPEC)
-_SPEC.loader.exec_module(plot)
+plot = load_script("plot_grpo_rewards")
 
 
 def test_the_newest_checkpoint_is_plotted_with_first_and_last_means(tmp_path, capsys):

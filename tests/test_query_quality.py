@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-import importlib.util
 import json
-from pathlib import Path
 
 import pytest
 from fakes import FakeGenerator
+from script_modules import load_script
 
 from rqrag.eval.eval_config import EvalConfig
 from rqrag.eval.runner import run_eval
@@ -17,11 +16,7 @@ from rqrag.inference.decoding.select import STRATEGIES
 from rqrag.trajectory import Action
 
 
-_SPEC = importlib.util.spec_from_file_location(
-    "query_quality", Path(__file__).resolve().parent.parent / "scripts" / "query_quality.py"
-)
-qq = importlib.util.module_from_spec(_SPEC)
-_SPEC.loader.exec_module(qq)
+qq = load_script("query_quality")
 
 
 def test_jaccard_restatement_by_hand():

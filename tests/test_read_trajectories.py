@@ -2,18 +2,13 @@
 
 from __future__ import annotations
 
-import importlib.util
 import json
-from pathlib import Path
 
 import pytest
+from script_modules import load_script
 
 
-_SPEC = importlib.util.spec_from_file_location(
-    "read_trajectories", Path(__file__).resolve().parent.parent / "scripts" / "read_trajectories.py"
-)
-rt = importlib.util.module_from_spec(_SPEC)
-_SPEC.loader.exec_module(rt)
+rt = load_script("read_trajectories")
 
 
 def _record(qid: str) -> dict:
