@@ -51,6 +51,7 @@ class Message(str, Enum):
     # no search could be made (an unreachable retriever): "found nothing" would claim a search that never happened
     COULD_NOT_SEARCH = "could_not_search"
     NOT_FOUND = "not_found"  # no chunk of the user's documents is close to the question, or none was found
+    NOT_ABOUT = "not_about"  # the passages found are about something else (`rqrag.answer.on_topic`)
     NOTHING_REMEMBERED = "nothing_remembered"  # no memory of the user (in the days the question names)
     NOTED = "noted"  # a message that only told something, kept as a memory
     NOTED_ON = "noted_on"  # ... said to have happened on another day than it was told: which day was understood
@@ -71,6 +72,12 @@ MESSAGES: dict[Message, dict[str, str]] = {
     Message.NOT_FOUND: {
         "pt": "Não encontrei nos seus documentos informação sobre isso.",
         "en": "I could not find anything about this in your documents.",
+    },
+    Message.NOT_ABOUT: {
+        "pt": "Nada do que encontrei trata disso: os trechos mais próximos falam de outra coisa, então não tenho uma "
+        "resposta das fontes.",
+        "en": "Nothing I found is about this: the closest passages are about something else, so I have no answer "
+        "from the sources.",
     },
     Message.NOTHING_REMEMBERED: {
         "pt": "Não encontrei nas suas memórias nada sobre isso.",

@@ -19,19 +19,18 @@ chat page, `rqrag eval`, `rqrag experiment`, `rqrag.Pipeline`); each is a thin a
    only; each searched refinement is announced as it happens. (`settings.method` ircot / iter_retgen runs an
    iterative baseline here instead, by the same model and retriever.)
 5. **grounded answer** — the selected answer is shown only if its evidence supports it, else the next the
-   strategy prefers, else the best evidence sentence quoted (`rqrag.answer.grounding`).
+   strategy prefers, else the best evidence sentence quoted (`rqrag.answer.grounding`); over a corpus, one whose
+   cited passage is about something else says so instead (`rqrag.answer.on_topic`).
 6. **citations** — the passages the shown text stands on first (`cited: true`), then the rest of its path's.
 
 Whether a question needs the model is decided in one place, `needs_model`: not when it is outside the documents,
 its sources could not be searched, or the settings quote the evidence only (`--answerer extractive`). The decoder
-is built then, on first need (`for_config`), so those answers load no model at all. How the trees of one call are
-run is the caller's to say (`run_tree`): by default the pipeline's own decoder; the server passes one that joins
-concurrent questions into one decode on its model thread (`serve/answer_service.py`).
+is built then, on first need (`for_config`). How the trees of one call are run is the caller's to say (`run_tree`):
+the pipeline's own decoder, or the server's, which joins concurrent questions on its model thread.
 
-Events (`on_event(qid, name, data)`, called on the thread that runs the step): `step` for each search — the
-question's own first (`action: "question"`), or, when the tree makes the first search, one `searching` step with
-no evidence as soon as work starts; then each refinement of the tree (`path_id`, `action`, `query`, `evidence`) —
-and `answer` once the grounded answer is known.
+Events (`on_event(qid, name, data)`, on the thread that runs the step): `step` for each search — the question's own
+first (`action: "question"`), or one `searching` step with no evidence when the tree makes the first search; then
+each refinement of the tree (`path_id`, `action`, `query`, `evidence`) — and `answer` once it is known.
 """
 
 from __future__ import annotations
@@ -51,6 +50,7 @@ from rqrag.answer.grounding import (
     trajectory_hits,
 )
 from rqrag.answer.messages import AnswerKind, Message, said
+from rqrag.answer.on_topic import TopicCheck
 from rqrag.answer.readers import Readers
 from rqrag.answer.results import AnswerSettings, EvidenceSource, PipelineAnswer, Prepared
 from rqrag.answer.source_view import SourceView, could_not_search, read_steps, searching_step, told_back
@@ -81,12 +81,11 @@ class AnswerPipeline:
         build_decoder: Callable[[], object] | None = None,
         model: str | None = None,
     ):
-        """`decoder`: a `TreeDecoder`, or None with `build_decoder` (called once, on the first question that
-        needs the model: `for_config`) or with neither (a pipeline that only quotes, or only replays decisions).
-        `quoter(question, hits, language, asked=..., answers=...)` returns the extractive answer
-        (`extractive.Quote`) when no generated answer is confident; by default `extractive.ExtractiveAnswerer` with
-        the multilingual encoder (`grounding.ExtractiveQuoter`). `verifier` (`rqrag.answer.verifier.Verifier`):
-        by default the one saved beside `model` (the decoder's), else the default model's."""
+        """`decoder`: a `TreeDecoder`, or None with `build_decoder` (called once, on the first question that needs
+        the model: `for_config`) or with neither (a pipeline that only quotes, or only replays decisions).
+        `quoter(question, hits, language, asked=..., answers=...)` returns the extractive answer when no generated
+        answer is confident; by default the multilingual `grounding.ExtractiveQuoter`. `verifier`
+        (`rqrag.answer.verifier.Verifier`): by default the one saved beside `model`, else the default model's."""
         self._decoder = decoder
         self._build_decoder = build_decoder
         self._model = model if model is not None else getattr(getattr(decoder, "config", None), "model", None)
@@ -94,11 +93,11 @@ class AnswerPipeline:
         self.max_source_chars = max_source_chars
         self.shown = SourceView(max_source_chars)
         self.readers = Readers(self.quoter, self._model, verifier, reader)
+        self.on_topic = TopicCheck()
 
     @classmethod
     def for_config(cls, config: DecodeConfig, retriever=None, **options) -> AnswerPipeline:
-        """The pipeline of `config`, its decoder (model, backend, `retriever` or the configured one) built on the
-        first question that needs it."""
+        """The pipeline of `config`, its decoder (model, backend, retriever) built on the first question needing it."""
         from rqrag.inference.build import build_decoder
 
         return cls(build_decoder=lambda: build_decoder(config, retriever=retriever), model=config.model, **options)
@@ -117,11 +116,9 @@ class AnswerPipeline:
 
     @staticmethod
     def needs_model(prepared: Prepared, settings: AnswerSettings) -> bool:
-        """The one place that decides whether a question needs the model: not when it is already answered (outside
-        the documents, sources unreachable) or when the settings quote the evidence only."""
+        """Whether a question needs the model: not when already answered (outside the documents, sources
+        unreachable) nor when the settings quote the evidence only."""
         return prepared.outside is None and not quotes_only(settings.decode.answerer, prepared.language)
-
-    # ------------------------------------------------------------------------------------------ the entry
 
     def answer(
         self,
@@ -263,6 +260,8 @@ class AnswerPipeline:
                     answer.timings["out_of_time_at_depth"] = result.out_of_time_at
                 answers[p.question.qid] = answer
         out = [answers[p.question.qid] for p in prepared]
+        if settings.decode.on_topic:  # an answer standing on a passage about something else says so (step 5)
+            self.on_topic.apply(out, source)
         if on_event is not None:
             for answer in out:
                 on_event(answer.qid, "answer", {"text": answer.text, "kind": answer.kind, "sources": answer.sources})

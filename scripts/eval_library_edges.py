@@ -2,9 +2,10 @@
 
     python scripts/eval_library_edges.py --readers features qwen2.5-1.5b --out runs/library_edges
     python scripts/eval_library_edges.py --readers qwen2.5-0.5b --extra max_depth=1 --limit 10
+    python scripts/eval_library_edges.py --readers features --questions tests/data/library_edges_tuning/questions.jsonl
 
 The 60 questions of `tests/data/library_edges/questions.jsonl` (kept out of all tuning; its README says how they were
-made) are asked one at a time with `Pipeline.from_config(--config, reader=...)`, the documented API. Per reader and
+made), or of `--questions` (the tuning half, where settings are chosen), are asked one at a time with `Pipeline.from_config(--config, reader=...)`, the documented API. Per reader and
 per side (inside / outside the corpus), in English and Portuguese:
 
 * **holds gold** — the answer, or the quote shown under it, holds a gold answer;
@@ -69,6 +70,7 @@ def ask_all(questions: list[dict], reader: str, config: str, extra: dict, out: P
                 "not_found": not shown,
                 "unsourced": kind == "unsourced",
                 "seconds": round(seconds, 2),
+                "sources": [{k: s.get(k) for k in ("docid", "title", "text", "cited")} for s in answer.sources],
             }
             sink.write(json.dumps(row, ensure_ascii=False) + "\n")
             sink.flush()
@@ -101,12 +103,18 @@ def main(argv=None) -> None:
     parser.add_argument("--readers", nargs="+", default=["features", "qwen2.5-1.5b"])
     parser.add_argument("--config", default="rqrag_trained", help="a shipped decode config or a YAML path")
     parser.add_argument("--extra", nargs="*", default=[], help="KEY=VALUE DecodeConfig overrides, e.g. max_depth=1")
+    parser.add_argument(
+        "--questions",
+        default=str(QUESTIONS),
+        help="a questions file; the tuning half: tests/data/library_edges_tuning",
+    )
     parser.add_argument("--limit", type=int, default=None, help="the first N questions of each side")
     parser.add_argument("--out", default="runs/library_edges")
     args = parser.parse_args(argv)
     extra = {k: _value(v) for k, v in (item.split("=", 1) for item in args.extra)}
     extra.setdefault("query_temperature", 0.0)  # the same tree every run, as the eval configs
-    questions = [json.loads(line) for line in QUESTIONS.read_text().splitlines() if line.strip()]
+    questions_file = Path(args.questions)
+    questions = [json.loads(line) for line in questions_file.read_text().splitlines() if line.strip()]
     if args.limit:
         questions = [q for w in ("inside", "outside") for q in [q for q in questions if q["where"] == w][: args.limit]]
     out = Path(args.out)
@@ -120,7 +128,7 @@ def main(argv=None) -> None:
                 f"| {reader} | {side} | {s['n']} | {100 * s['holds_gold']:.0f} % | {100 * s['wrong']:.0f} % | "
                 f"{s['wrong_quoted']} | {s['unsourced']} | {100 * s['not_found']:.0f} % | {s['seconds']:.1f} |"
             )
-    settings = {"config": args.config, "extra": extra, "questions": str(QUESTIONS.relative_to(ROOT))}
+    settings = {"config": args.config, "extra": extra, "questions": str(questions_file)}
     (out / "summary.json").write_text(json.dumps({"settings": settings, "readers": results}, indent=1))
 
 
