@@ -90,7 +90,9 @@ _MARKERS = {
         "o os as um uma do da dos das no na nos nas ao aos pelo pela com nao sao e esta isso isto voce ele ela "
         "eles que qual quais como onde quando tem ser foi sobre seu sua seus suas entre ou mas tambem pode ate "
         # the first person and the days around today: short questions about oneself ("O que eu fiz ontem?")
-        "eu meu minha meus minhas ontem hoje amanha".split()
+        "eu meu minha meus minhas ontem hoje amanha "
+        # the question words Spanish spells otherwise ("quien", "en", "cuantos"): "Quem escreveu Dom Casmurro?"
+        "quem em quanto quanta quantos quantas porque".split()
     ),
     "en": frozenset(
         "the of and to in is are was were what which who whom how when where this that these those with for by "

@@ -73,6 +73,11 @@ def test_text_predicates():
     assert guess_language("O que eu fiz ontem?") == "pt"
     assert guess_language("Como se chama o meu cachorro?") == "pt"
     assert guess_language("What did I do yesterday?") == "en"
+    # Short Portuguese questions that open with "Quem" or "Em que" were answered in English (library edges, held out)
+    assert guess_language("Quem escreveu Dom Casmurro?") == "pt"
+    assert guess_language("Em que ano o Brasil se tornou independente?") == "pt"
+    assert guess_language("Quantas pessoas moram lá?") == "pt"
+    assert guess_language("¿Quién escribió Cien años de soledad?") != "pt"
     assert loops("the server in the IP address of the server in the IP address of the server in the IP address")
     assert not loops("The main server has the IP address 10.0.2.2 and serves the whole school network.")
     assert is_heading("3.1.2 Servidor principal") and is_heading("11.2 Gerenciamento de backup")
