@@ -63,9 +63,11 @@ def _sentences_of_line(line: str) -> list[str]:
         start = 0
         for match in _BOUNDARY.finditer(part):
             before = part[start : match.start()].rstrip("\"'”»)]")
-            last = fold(before.split()[-1]) if before.split() else ""
+            last = fold(before.split()[-1]).lstrip("\"'“«([") if before.split() else ""
             if last.rstrip(".") in _ABBREVIATIONS or re.fullmatch(r"[a-z]\.?", last.rstrip(".")):
-                continue  # "e.g. Firefox", "Sr. Silva", an initial
+                continue  # "e.g. Firefox", "Sr. Silva", '"Mr. Show"', an initial
+            if part[match.start() - 1] in "?!" and part[match.start() : match.start() + 1] == ")":
+                continue  # "Konpyūta?)": a mark inside brackets (Wikipedia's transliterations) ends no sentence
             pieces.append(part[start : match.start()].strip())
             start = match.end()
         pieces.append(part[start:].strip())

@@ -93,6 +93,22 @@ def test_english_abbreviations_before_a_name_do_not_end_a_sentence():
     ]
 
 
+def test_an_abbreviation_after_an_opening_quote_and_a_question_mark_in_brackets_do_not_end_a_sentence():
+    # tuning questions were answered '... the HBO sketch comedy series "Mr.' and 'on July 15' (the splitter ended a
+    # sentence at '"Mr.' and at Wikipedia's transliteration mark "Konpyūta?)")
+    text = (
+        'He is known for the HBO sketch comedy series "Mr. Show" and for other work. It was released in Japan as '
+        "the Family Computer (Japanese: Famirī Konpyūta?) (also known as Famicom) on July 15, 1983. Is it? Yes."
+    )
+    assert split_sentences(text) == [
+        'He is known for the HBO sketch comedy series "Mr. Show" and for other work.',
+        "It was released in Japan as the Family Computer (Japanese: Famirī Konpyūta?) (also known as Famicom) on "
+        "July 15, 1983.",
+        "Is it?",
+        "Yes.",
+    ]
+
+
 def test_a_margin_wrapped_line_is_rejoined_but_a_short_code_line_is_not():
     wrapped = "O servidor principal recebe o endereço IP 10.0.2.2 por predefinição e é instalado\ncom o perfil. Depois"
     assert split_sentences(wrapped)[0].endswith("é instalado com o perfil.")
