@@ -106,8 +106,13 @@ class AnsweringPolicy:
         return self.pipeline.answer(questions, source, settings, on_event=on_event, run_tree=run_tree)
 
     def decide(self, prepared: Prepared, result: QuestionResult, language: str | None = None) -> PipelineAnswer:
-        """The answer shown for a tree already decoded (a replay of saved trees: `rqrag.eval.decision_replay`)."""
-        return self.pipeline.finish(prepared, result, self.settings(language=language))
+        """The answer shown for a tree already decoded (a replay of saved trees: `rqrag.eval.decision_replay`), judged
+        as a live answer over the same candidates would be (`rqrag.answer.on_topic`)."""
+        settings = self.settings(language=language)
+        answer = self.pipeline.finish(prepared, result, settings)
+        if settings.decode.on_topic:
+            self.pipeline.on_topic.apply([answer], EvidenceSource(retriever=None, retriever_name="candidates"))
+        return answer
 
     @staticmethod
     def acknowledge(question: str, memory: dict, language: str) -> PipelineAnswer:

@@ -168,16 +168,24 @@ def test_a_recorded_tree_decided_again_shows_what_the_live_pipeline_showed(smoll
 
     from rqrag.eval.decision_replay import replay
 
-    for answer_text in ("Kilimanjaro is 5895 metres high.", "The volcano is 1200 metres high."):
+    cases = [
+        (QUESTION, "Kilimanjaro is 5895 metres high."),
+        (QUESTION, "The volcano is 1200 metres high."),
+        ("Which programming language is high level?", "Kilimanjaro is 5895 metres high."),  # found: nothing about it
+    ]
+    kinds = []
+    for question, answer_text in cases:
         pipeline, decoder = _pipeline(smollm2_tokenizer, retriever, answer_text)
         settings = AnswerSettings(decoder.config, search_first=True, language="en")
         (live,) = pipeline.answer(
-            [Question("q", [{"role": "user", "content": QUESTION}])], EvidenceSource(retriever), settings
+            [Question("q", [{"role": "user", "content": question}])], EvidenceSource(retriever), settings
         )
+        kinds.append(live.kind)
         record = json.loads(json.dumps({**live.result.to_dict(), "id": "q", "gold": {"answers": ["5895 metres"]}}))
         (again,) = replay([record], pipeline)
         assert (again["answer"], again["kind"]) == (live.text, live.kind)
         assert again["confidence"] == pytest.approx(live.confidence)
+    assert kinds[-1] == "not_found" and kinds[0] != "not_found"
 
 
 def test_a_quote_from_the_questions_own_search_is_shown_under_that_search(smollm2_tokenizer, retriever):
