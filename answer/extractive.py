@@ -35,7 +35,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from rqrag.answer.quote_span import SPECIFIC_TYPES, share_held, shortest_span
+from rqrag.answer.quote_span import SPECIFIC_TYPES, share_held
 from rqrag.answer.sentence_cues import (  # noqa: F401  (wanted_patterns, _holds_new: re-exported)
     _DANGLING_NUMBER,
     PROCEDURE_MAX_WORDS,
@@ -47,7 +47,7 @@ from rqrag.answer.sentence_cues import (  # noqa: F401  (wanted_patterns, _holds
     wanted_patterns,
 )
 from rqrag.answer_text import normalize_answer
-from rqrag.answer_types import OPTION, OTHER, PERSON, PLACE, holds_type
+from rqrag.answer_types import OTHER, holds_type
 from rqrag.retrieval.base import Hit
 from rqrag.sentences import is_title, split_sentences
 from rqrag.text_quality import IDENTIFIER, is_question
@@ -189,10 +189,9 @@ class ExtractiveAnswerer:
             found = self._quote([scored[j][1] for j in window], hits[i], score) if window else None
             if found is not None and is_procedure(questions[i]):
                 found = self._steps([scored[j][1] for j in window], hits[i], found)
-            if found is not None and answer_type in SPECIFIC_TYPES + (PERSON, PLACE, OPTION):
-                found = dataclasses.replace(
-                    found, text=shortest_span(found.text, questions[i], answer_type, answers[i] if answers else ())
-                )
+            # The quote stays whole sentences: cut to the shortest clause run holding the asked type, it read "and, in
+            # 2009" or "on July 15"; whole, HotpotQA training answers held the gold 49.2 % against 48.0 % (F1 30.4
+            # against 31.1), the tuning questions of our own and the golden manual unchanged (docs/answers.md).
             quotes.append(found)
         return quotes
 

