@@ -4,8 +4,9 @@
                   "What government position was held by ...", "position", answers=[])
     # -> "later served as Chief of Protocol of the United States."
 
-Used by the extractive answerer (`answer/extractive.py`) on the window it chose, for questions of a specific
-type (a year, a number, a position) or when the tree's best answer appears in the sentence.
+Used by the decision (`answer/grounding.py`) on a reader's quote of over 40 words, cut no shorter than the clause
+that holds the reader's answer. The extractive answerer's quotes stay whole sentences: cut to the clauses holding
+the asked type, they read "and, in 2009" (docs/answers.md).
 """
 
 from __future__ import annotations
