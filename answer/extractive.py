@@ -35,15 +35,16 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from rqrag.answer.quote_span import SPECIFIC_TYPES, share_held
 from rqrag.answer.sentence_cues import (  # noqa: F401  (wanted_patterns, _holds_new: re-exported)
     _DANGLING_NUMBER,
     PROCEDURE_MAX_WORDS,
+    SPECIFIC_TYPES,
     _cut_head,
     _holds_new,
     is_procedure,
     is_step,
     says_nothing_new,
+    share_held,
     wanted_patterns,
 )
 from rqrag.answer_text import normalize_answer

@@ -20,7 +20,6 @@ hold"). So the tree's answers are first grouped into candidates with pooled evid
 
 from __future__ import annotations
 
-import dataclasses
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -30,7 +29,7 @@ from rqrag.answer.answer_check import MIN_SUPPORT, Verdict, check_answer  # noqa
 from rqrag.answer.candidates import gather, trajectory_hits
 from rqrag.answer.extractive import Quote, answerer_for, lexical_answerer_for
 from rqrag.answer.messages import AnswerKind, Message, said
-from rqrag.answer.quote_span import share_held, shortest_span
+from rqrag.answer.sentence_cues import share_held
 from rqrag.answer_text import normalize_answer
 from rqrag.answer_types import OPTION, asked_type, entities, options
 from rqrag.inference.decoding.failures import FailureKind
@@ -39,8 +38,6 @@ from rqrag.sentences import split_sentences
 from rqrag.trajectory import ParseStatus
 
 
-# A reader's quote longer than this is cut to the run of clauses that holds its answer (never shorter).
-LONG_QUOTE_WORDS = 40
 # Under the threshold, a short best answer leading the runner-up by this factor picks the passages quoted.
 LEAD_RATIO = 1.1
 LEAD_WORDS = 5
@@ -239,14 +236,9 @@ def _quoted(
     trust = best.p if best is not None and best.p is not None else 0.0
     found = None
     if best is not None and best.reading is not None and not best.features.get("yes_no"):
-        # the reader's quote of the most probable answer: the sentence that states it, cut no shorter than the
-        # clause that holds it
-        stated = best.reading.quote
-        if len(stated.text.split()) > LONG_QUOTE_WORDS:
-            stated = dataclasses.replace(
-                stated, text=shortest_span(stated.text, question, asked, [best.reading.answer])
-            )
-        found = stated
+        # the reader's quote of the most probable answer: the sentence that states it, whole (a long one cut to the
+        # clauses holding the answer read "and, in 2009")
+        found = best.reading.quote
         evidence = [h for h in read if h.docid == found.docid] + evidence
     if found is None and _leads(candidates):
         # A short, supported answer of the asked type that clearly leads the tree, though under the threshold: the

@@ -8,9 +8,14 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+from rqrag.answer_types import DATE, NUMBER, POSITION
 from rqrag.text_quality import IDENTIFIER, fold, is_question, new_content
 
 
+# Types a sentence can be checked for on its own (a year, a number, a position word): only these filter what may
+# be quoted. A name or a place is recognised only as one of the tree's candidates (a capitalised word proves
+# nothing, and a manual's "onde fica" is answered by a path).
+SPECIFIC_TYPES = (DATE, NUMBER, POSITION)
 # A "how do I..." answer is the procedure's steps: its quote may hold this many words.
 PROCEDURE_MAX_WORDS = 90
 _BARE_NUMBER = re.compile(r"\d{1,2}[.)]")
@@ -85,3 +90,8 @@ def _cut_head(sentence: str) -> bool:
     (not a command, a path or an identifier, which may be lower case: "apt update", "/etc/fstab")."""
     first = sentence.lstrip()[:1]
     return first.isalpha() and first.islower() and not IDENTIFIER.match(sentence.lstrip().split(maxsplit=1)[0])
+
+
+def share_held(phrases: Sequence[str], normalised: str) -> float:
+    """The share of `phrases` (normalised, space-padded) that a normalised text holds."""
+    return sum(p in f" {normalised} " for p in phrases) / len(phrases) if phrases else 0.0

@@ -85,3 +85,26 @@ def test_text_predicates():
     assert not is_heading("O servidor tem o endereço 10.0.2.2.")
     assert "10.0.2.2" in identifiers("tem o endereço IP 10.0.2.2 e")
     assert "/etc/fstab" in identifiers("edite /etc/fstab agora")
+
+
+def test_the_readers_long_quote_is_shown_whole_never_cut_to_a_clause():
+    """A held-out Portuguese question was shown "and, in 2009": the reader's sentence of over 40 words, cut to the
+    clauses holding a year. The quote is the sentence as the source writes it."""
+    from types import SimpleNamespace
+
+    from rqrag.answer.extractive import Quote
+    from rqrag.answer.grounding import _quoted
+    from rqrag.answer.reader import Reading
+    from rqrag.answer_types import DATE
+
+    sentence = (
+        "It is the longest - running American sitcom and the longest - running American animated program, and, in "
+        "2009, it surpassed Gunsmoke as the longest - running American scripted primetime television series in terms "
+        "of seasons and surpassed the Western in terms of episodes in 2018."
+    )
+    hit = Hit("doc-simpsons", "The Simpsons", sentence, 1.0)
+    reading = Reading("2009", 0.3, Quote(sentence, hit.docid, hit.title, {}, 1.0), 0.3)
+    best = SimpleNamespace(text="2009", p=0.3, features={}, reading=reading, hits=[hit], key="text:2009", path_id="p0")
+    result = SimpleNamespace(trajectories=[])
+    shown = _quoted(result, "Em que ano estreou a série The Simpsons?", "pt", None, DATE, [best], [hit], 2, {}, [], "")
+    assert shown.text == sentence and shown.kind == "quoted"
