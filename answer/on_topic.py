@@ -12,8 +12,8 @@ quoter already loads. The floor was chosen on the tuning half of our own questio
 questions over their own candidates, which are all "inside": the cost side. Long multi-hop questions are further from
 any one paragraph than short ones (HotpotQA training, best passage found: median 0.88, tenth percentile 0.85). At
 0.83, 3 of 248 HotpotQA training answers become "not found" (1 of them right; 0.84 would take 6, 0.85 17), and
-the tuning half loses no inside answer while 21 of its 30 outside ones say so. The cosine of the cited passage alone,
-which separated the tuning half perfectly, would have taken a third of HotpotQA's right answers (docs/answers.md).
+the tuning half loses no inside answer while 20 of its 30 outside ones say so. The cosine of the cited passage alone,
+which separated the tuning half perfectly, took two thirds of HotpotQA's right answers when tried (docs/answers.md).
 
 A user's document library is not judged here: it has its own rule before any model runs (`outside_documents`, the
 search's own scores against a floor fitted to its chunks), and a person's memories are short notes with their own
