@@ -149,8 +149,9 @@ def all_hits(result) -> list[Hit]:
 
 
 def pooled_evidence(result, searched: Sequence[Hit] = ()) -> list[Hit]:
-    """Everything a reader reads: every path's passages, then the question's own search, each passage once."""
-    read = all_hits(result)
+    """Everything a reader reads: every path's passages (none without a tree), then the question's own search, each
+    passage once."""
+    read = all_hits(result) if result is not None else []
     seen = {h.docid for h in read}
     return read + [h for h in searched if h.docid not in seen and not seen.add(h.docid)]
 

@@ -25,7 +25,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Sequence
 
-from rqrag.answer.grounding import all_hits
+from rqrag.answer.grounding import pooled_evidence
 from rqrag.answer.messages import AnswerKind, Message, said
 from rqrag.answer.results import EvidenceSource, PipelineAnswer
 from rqrag.retrieval.base import Hit
@@ -43,12 +43,8 @@ def judged(source: EvidenceSource) -> bool:
 
 def found(answer: PipelineAnswer) -> list[Hit]:
     """Every passage the answer's question found: each path of its tree, and its own search."""
-    hits: dict[str, Hit] = {}
     given = [h for step in (answer.asked.steps if answer.asked else ()) for h in step.evidence]
-    tree = all_hits(answer.result) if answer.result is not None else []
-    for hit in [*tree, *answer.searched, *given]:
-        hits.setdefault(hit.docid, hit)
-    return list(hits.values())
+    return pooled_evidence(answer.result, [*answer.searched, *given])
 
 
 class TopicCheck:

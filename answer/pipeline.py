@@ -20,7 +20,7 @@ chat page, `rqrag eval`, `rqrag experiment`, `rqrag.Pipeline`); each is a thin a
    iterative baseline here instead, by the same model and retriever.)
 5. **grounded answer** — the selected answer is shown only if its evidence supports it, else the next the
    strategy prefers, else the best evidence sentence quoted (`rqrag.answer.grounding`); over a corpus, one whose
-   cited passage is about something else says so instead (`rqrag.answer.on_topic`).
+   question found nothing close to it says so instead (`rqrag.answer.on_topic`).
 6. **citations** — the passages the shown text stands on first (`cited: true`), then the rest of its path's.
 
 Whether a question needs the model is decided in one place, `needs_model`: not when it is outside the documents,
@@ -260,7 +260,7 @@ class AnswerPipeline:
                     answer.timings["out_of_time_at_depth"] = result.out_of_time_at
                 answers[p.question.qid] = answer
         out = [answers[p.question.qid] for p in prepared]
-        if settings.decode.on_topic:  # an answer standing on a passage about something else says so (step 5)
+        if settings.decode.on_topic:  # an answer whose question found nothing close to it says so (step 5)
             self.on_topic.apply(out, source)
         if on_event is not None:
             for answer in out:

@@ -296,8 +296,8 @@ class SelectionConfig:
         default=True,
         metadata={
             "help": "over a corpus, the web or benchmark candidates (not a user's library, judged before the model): an "
-            "answer whose cited passage is far from the question (multilingual e5 cosine under a floor) says nothing "
-            "found is about it instead of showing the passage (answer_kind not_found; rqrag/answer/on_topic.py); "
+            "answer whose question found nothing close to it (best multilingual e5 cosine with any passage found under "
+            "a floor) says nothing found is about it instead of showing the passage (answer_kind not_found; rqrag/answer/on_topic.py); "
             "--no_on_topic shows it",
         },
     )
