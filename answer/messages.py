@@ -20,6 +20,9 @@ class AnswerKind(str, Enum):
 
     GENERATED = "generated"  # the model's answer, supported by its evidence and confident enough
     QUOTED = "quoted"  # a sentence of the evidence, quoted with its source
+    # written by the model that read the evidence: the short answer, then sentences each citing its passages and
+    # each checked against them (rqrag.answer.writer); the verbatim sentences they rest on are the quotes
+    WRITTEN = "written"
     NOT_FOUND = "not_found"  # the question is outside the documents or memories searched
     NO_ANSWER = "no_answer"  # nothing supported and nothing quotable (or the sources could not be searched)
     # the reader model's own answer to a question no source it read answers: said to be its own, no quote, no source
@@ -42,7 +45,7 @@ class AnswerKind(str, Enum):
 
 
 # The one table of which kinds show an answer (eval reports, replays, experiments and scripts all ask AnswerKind).
-_STATES_AN_ANSWER = frozenset({AnswerKind.GENERATED, AnswerKind.QUOTED})
+_STATES_AN_ANSWER = frozenset({AnswerKind.GENERATED, AnswerKind.QUOTED, AnswerKind.WRITTEN})
 _READ_AS_ANSWER = _STATES_AN_ANSWER | {AnswerKind.UNSOURCED}
 
 

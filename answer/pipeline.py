@@ -22,6 +22,9 @@ chat page, `rqrag eval`, `rqrag experiment`, `rqrag.Pipeline`); each is a thin a
    strategy prefers, else the best evidence sentence quoted (`rqrag.answer.grounding`); over a corpus, one whose
    question found nothing close to it says so instead (`rqrag.answer.on_topic`).
 6. **citations** — the passages the shown text stands on first (`cited: true`), then the rest of its path's.
+7. **written** — with a writer (`--writer`), the model that read the evidence writes the answer: the short answer,
+   then sentences each citing its passages, each shown only once its check passes (`rqrag.answer.written_answer`);
+   each passes as a `sentence` event. When none passes, the answer of steps 5-6 stands.
 
 Whether a question needs the model is decided in one place, `needs_model`: not when it is outside the documents,
 its sources could not be searched, or the settings quote the evidence only (`--answerer extractive`). The decoder
@@ -30,7 +33,8 @@ the pipeline's own decoder, or the server's, which joins concurrent questions on
 
 Events (`on_event(qid, name, data)`, on the thread that runs the step): `step` for each search — the question's own
 first (`action: "question"`), or one `searching` step with no evidence when the tree makes the first search; then
-each refinement of the tree (`path_id`, `action`, `query`, `evidence`) — and `answer` once it is known.
+each refinement of the tree (`path_id`, `action`, `query`, `evidence`); `sentence` for each written sentence that
+passed its check (`text`, `cites`: docids, `quote`); and `answer` once it is known.
 """
 
 from __future__ import annotations
@@ -55,6 +59,7 @@ from rqrag.answer.readers import Readers
 from rqrag.answer.results import AnswerSettings, EvidenceSource, PipelineAnswer, Prepared
 from rqrag.answer.source_view import SourceView, could_not_search, read_steps, searching_step, told_back
 from rqrag.answer.source_view import quoted_sentence as quote_of
+from rqrag.answer.written_answer import Writing
 from rqrag.inference.decoding.decode_config import DecodeConfig, quotes_only
 from rqrag.inference.decoding.failures import Failure, FailureKind
 from rqrag.inference.decoding.search_first import outside_documents, search_question_first
@@ -94,6 +99,7 @@ class AnswerPipeline:
         self.shown = SourceView(max_source_chars)
         self.readers = Readers(self.quoter, self._model, verifier, reader)
         self.on_topic = TopicCheck()
+        self.writing = Writing(self.readers.rank_sentences, self.shown)
 
     @classmethod
     def for_config(cls, config: DecodeConfig, retriever=None, **options) -> AnswerPipeline:
@@ -262,9 +268,14 @@ class AnswerPipeline:
         out = [answers[p.question.qid] for p in prepared]
         if settings.decode.on_topic:  # an answer whose question found nothing close to it says so (step 5)
             self.on_topic.apply(out, source)
+        self.writing.apply(out, settings, on_event)  # step 6: the answer written from the evidence, checked
         if on_event is not None:
             for answer in out:
-                on_event(answer.qid, "answer", {"text": answer.text, "kind": answer.kind, "sources": answer.sources})
+                on_event(
+                    answer.qid,
+                    "answer",
+                    {"text": answer.text, "kind": answer.kind, "sources": answer.sources, "short": answer.short_answer},
+                )
         return out
 
     # ---------------------------------------------------------------------------------------- helpers

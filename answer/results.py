@@ -66,6 +66,8 @@ class PipelineAnswer:
     timings: dict = field(default_factory=dict)
     asked: Question | None = None  # the question as the tree got it: with its own search as a given step
     searched: list[Hit] = field(default_factory=list)  # the question's own search made for the reader only
+    short_answer: str | None = None  # a written answer's short answer, shown first and scored on its own
+    written: object | None = None  # the writer's outcome (rqrag.answer.writer.Written): shown and dropped sentences
 
     @property
     def confidence(self) -> float | None:
@@ -97,6 +99,8 @@ class PipelineAnswer:
             "language": self.language,
             # the sentence(s) that state the answer, read after it, with where they are (title, file, pages)
             "quote": self.grounded.quote_dict() if self.grounded else None,
+            "short_answer": self.short_answer,  # a written answer's short answer (answer_kind written)
+            "written": _written_dict(self.written),
             "generated_answer": self.generated,  # the selected trajectory's own answer, shown or not
             "strategy": self.strategy,
             "selected_path": best.path_id if best is not None else None,
@@ -123,3 +127,18 @@ class Prepared:
     outside_kind: AnswerKind = AnswerKind.NOT_FOUND  # NO_ANSWER when `outside` says the sources could not be searched
     seconds: float = 0.0
     searched: list[Hit] = field(default_factory=list)  # the question's own search, when the tree did not make it
+
+
+def _written_dict(written) -> dict | None:
+    """The writer's sentences, shown and dropped, each with its citations and its check (None: nothing written)."""
+    if written is None:
+        return None
+    return {
+        "short": written.short,
+        "shown": [s.to_dict() for s in written.shown],
+        "dropped": [s.to_dict() for s in written.dropped],
+        "problem": written.problem,
+        "seconds": round(written.seconds, 3),
+        "first_sentence_seconds": written.first_sentence_seconds,
+        "attempts": written.attempts,
+    }

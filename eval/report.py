@@ -104,9 +104,10 @@ def shown_summary(rows: Sequence[dict]) -> dict | None:
         holds.append(read and (holds_gold(answer, g, r["question"]) or holds_gold(quote, g)))
         if read:
             words.append(len(answer.split()))
-        if kind == AnswerKind.GENERATED:
-            stated += 1
-            right += is_correct(answer, g, r["question"])
+        short = r["grounded"].get("short_answer")
+        if kind == AnswerKind.GENERATED or (kind == AnswerKind.WRITTEN and short):
+            stated += 1  # a written answer states its short answer
+            right += is_correct(short if kind == AnswerKind.WRITTEN else answer, g, r["question"])
         candidates = r["grounded"].get("candidates") or []
         if r["grounded"].get("confidence") is not None and candidates:
             p.append(r["grounded"]["confidence"])
@@ -221,7 +222,7 @@ def shown_table(summaries: Sequence[dict]) -> str:
     """What a person reads, one row per (run, system) that decided its answers: share holding the gold answer,
     the kinds, precision and coverage of stated answers, median words and the confidence's calibration."""
     lines = [
-        "| task | model | system | n | holds gold | shown F1 | generated / quoted / none | stated right | stated "
+        "| task | model | system | n | holds gold | shown F1 | written / generated / quoted / none | stated right | stated "
         "coverage | median words | ECE |",
         "|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|",
     ]
@@ -238,7 +239,7 @@ def shown_table(summaries: Sequence[dict]) -> str:
             ece = "–" if shown["ece"] is None else f"{shown['ece']:.3f}"
             lines.append(
                 f"| {summary['task']} | {summary['label']} | {system} | {shown['questions']} | "
-                f"{_pct(shown['holds_gold'])} | {_pct(f1)} | {k.get('generated', 0)} / {k.get('quoted', 0)} / {none} | "
+                f"{_pct(shown['holds_gold'])} | {_pct(f1)} | {k.get('written', 0)} / {k.get('generated', 0)} / {k.get('quoted', 0)} / {none} | "
                 f"{_pct(shown['stated_precision'])} | {_pct(shown['stated_coverage'])} | {words} | {ece} |"
             )
     return "\n".join(lines) if len(lines) > 2 else ""

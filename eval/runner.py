@@ -127,6 +127,7 @@ def _prepare_output(config: EvalConfig) -> Path:
 SHOWN = (
     AnswerKind.GENERATED,
     AnswerKind.QUOTED,
+    AnswerKind.WRITTEN,
 )  # the kinds that answer; "not found" and "nothing supported" score as no answer
 
 
@@ -180,10 +181,16 @@ class BenchmarkStudy(Study):
             # the question's own search, which the reader read beside the tree: a replay reads the same
             record["question_search"] = [h.to_dict() for h in answer.searched]
             if self.decode.grounded:
-                shown = answer.text if answer.kind in SHOWN else None
+                # a written answer is scored by its short answer (its sentences are read for "holds the gold")
+                shown = (answer.short_answer or answer.text) if answer.kind in SHOWN else None
                 record["scores"]["grounded"] = self.task.score(shown, example)
                 grounding = answer.grounded.to_dict() if answer.grounded else {}
                 record["grounded"] = {**grounding, "answer": answer.text, "kind": answer.kind.value}
+                record["grounded"]["short_answer"] = answer.short_answer
+                written = answer.to_dict()["written"]
+                if written is not None:
+                    record["grounded"]["written"] = written
+                    record["grounded"]["cited_sources"] = [s for s in answer.sources if s.get("cited")]
             records.append(record)
         return records
 

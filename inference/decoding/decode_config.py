@@ -28,6 +28,7 @@ from rqrag.inference.decoding.decode_config_concerns import (
     TreeConfig,
 )
 from rqrag.trajectory import Action
+from rqrag.writing_config import WritingConfig
 
 
 def _accepts_former_names(cls: type) -> type:
@@ -104,13 +105,15 @@ def _recorded_evidence_max_words(path: str, _mtime_ns: int) -> int | None:
 
 
 # Bases in reverse of the order their fields are listed in (dataclasses collect fields from the last base
-# first): backend, tree, retrieval, answer, baselines, as `--help` and a resolved config show them.
+# first): backend, tree, retrieval, answer, the written answer, baselines, as `--help` and a resolved config show
+# them. The written answer's settings are the answering policy's, kept in the core (rqrag/writing_config.py).
 @_accepts_former_names
 @dataclass
-class DecodeConfig(BaselinesConfig, SelectionConfig, RetrievalConfig, TreeConfig, BackendConfig):
+class DecodeConfig(BaselinesConfig, WritingConfig, SelectionConfig, RetrievalConfig, TreeConfig, BackendConfig):
     """Every knob of the tree decoder; each concern's fields are declared in decode_config_concerns.py."""
 
     def __post_init__(self):
+        WritingConfig.__post_init__(self)
         if self.backend in ("remote", "chat") and not self.remote_base_url:
             raise ValueError(
                 f"backend {self.backend!r} needs remote_base_url (the OpenAI-compatible server, ending in /v1)"

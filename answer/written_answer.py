@@ -1,0 +1,155 @@
+"""The pipeline's writing step: after the decision, the writer model writes the answer a person reads from the
+evidence the question found, every sentence cited and checked (`rqrag.answer.writer`).
+
+    writing = Writing(rank_sentences=pipeline.readers.rank_sentences)
+    writing.apply(answers, settings, on_event)      # in place, for the answers that have evidence to write from
+
+An answer that has passages to read (a quote, the tree's answer, "no answer stated" over what was found) is written
+over: when at least one sentence passes its check, the person reads
+
+    Chief of Protocol                                         <- the short answer, when a shown sentence holds it
+    Kiss and Tell stars Shirley Temple as Corliss Archer. [1] As an adult, she served as Chief of Protocol. [2]
+
+`answer_kind: written`, the sources renumbered so that [n] is the n-th source, each cited source's `quote` the
+sentence(s) its sentence rests on, verbatim (the source viewer marks it). When no sentence passes, today's answer
+stands (the decision's quote or short answer, or "nothing found"), and why the writing was not shown is kept in
+`written.problem`. Answers said to be outside the documents, about nothing found, or a memory noted are never written.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import logging
+from collections.abc import Callable, Sequence
+
+from rqrag.answer.claim_check import ClaimCheck
+from rqrag.answer.messages import AnswerKind
+from rqrag.answer.on_topic import found
+from rqrag.answer.results import PipelineAnswer
+from rqrag.answer.source_view import SourceView
+from rqrag.answer.writer import AnswerWriter, Written, WrittenSentence, choose_passages
+from rqrag.retrieval.base import Hit
+from rqrag.text_quality import content_words, fold, stem
+from rqrag.writing_config import writes
+
+
+logger = logging.getLogger(__name__)
+
+# The kinds written over: they read evidence. not_found (outside the documents, or nothing found about it) and
+# remembered (a noted memory) say something else on purpose.
+WRITTEN_OVER = frozenset({AnswerKind.GENERATED, AnswerKind.QUOTED, AnswerKind.NO_ANSWER, AnswerKind.UNSOURCED})
+
+
+class Writing:
+    def __init__(self, rank_sentences: Callable[[str], Callable] | None = None, view: SourceView | None = None):
+        """`rank_sentences(language)(question, hits)`: the extractive answerer's sentence ranking (which passages the
+        writer reads first); `view`: how a source is shown (the pipeline's)."""
+        self.rank_sentences = rank_sentences
+        self.view = view or SourceView()
+        self._writers: dict[tuple, AnswerWriter] = {}
+
+    def writer(self, config) -> AnswerWriter:
+        """The writer of `config` (its model and check), made once and kept: the model stays loaded."""
+        key = (config.writer, config.writer_base_url, config.writer_model, config.claim_check, config.claim_min_p)
+        if key not in self._writers:
+            from rqrag.answer.writer_models import chat_model
+
+            model = chat_model(config.writer, config.writer_base_url, config.writer_model, config.writer_api_key_env)
+            judge = model.yes_probability if config.claim_check in ("judge", "align_judge") else None
+            self._writers[key] = AnswerWriter(model, ClaimCheck(judge, config.claim_check, config.claim_min_p))
+        return self._writers[key]
+
+    def apply(self, answers: Sequence[PipelineAnswer], settings, on_event=None) -> None:
+        config = settings.decode
+        if not writes(config):
+            return
+        for answer in answers:
+            evidence = found(answer) if answer.kind in WRITTEN_OVER else []
+            if not evidence:
+                continue
+            self.write_one(answer, evidence, config, on_event)
+
+    def write_one(self, answer: PipelineAnswer, evidence: Sequence[Hit], config, on_event=None) -> None:
+        ranked = self.rank_sentences(answer.language)(answer.question, evidence) if self.rank_sentences else None
+        passages = choose_passages(
+            answer.question, evidence, ranked, config.writer_passages, config.writer_passage_words
+        )
+
+        def sent(sentence: WrittenSentence) -> None:
+            if on_event is not None:
+                on_event(answer.qid, "sentence", _sentence_event(sentence, passages))
+
+        try:
+            written = self.writer(config).write(answer.question, passages, answer.language, on_sentence=sent)
+        except Exception as error:  # a writer that fails (an endpoint away) leaves the decision's answer standing
+            logger.warning("the answer could not be written (%s); the decision's answer stands", error)
+            answer.written = Written(None, [], [], list(passages), problem="failed")
+            return
+        answer.written = written
+        answer.timings["write_seconds"] = round(written.seconds, 3)
+        if written.first_sentence_seconds is not None:
+            answer.timings["first_sentence_seconds"] = written.first_sentence_seconds
+        if written.shown:
+            show(answer, written, evidence, self.view)
+
+
+def show(answer: PipelineAnswer, written: Written, evidence: Sequence[Hit], view: SourceView) -> None:
+    """`answer` becomes the written one: text, kind, short answer, and sources renumbered in order of citation."""
+    answer.written = written
+    original = {h.docid: h for h in evidence}
+    order: list[str] = []
+    quotes: dict[str, str] = {}
+    for sentence in written.shown:
+        for n in sentence.cites:
+            docid = written.passages[n - 1].docid
+            if docid not in order:
+                order.append(docid)
+        window = sentence.verdict.window if sentence.verdict else None
+        if window is not None:
+            quotes.setdefault(window.hit.docid, window.text)
+    number = {docid: i + 1 for i, docid in enumerate(order)}
+    body = " ".join(
+        f"{s.text} " + "".join(f"[{number[written.passages[n - 1].docid]}]" for n in dict.fromkeys(s.cites))
+        for s in written.shown
+    )
+    short = supported_short(written)
+    answer.short_answer = short
+    answer.text = f"{short}\n\n{body}" if short else body
+    answer.kind = AnswerKind.WRITTEN
+    cited = [original.get(d) or next(p for p in written.passages if p.docid == d) for d in order]
+    rest = [s for s in answer.sources if s.get("docid") not in number]
+    answer.sources = [
+        {**view.source(hit, quotes.get(hit.docid)), "query": _query(answer, hit.docid), "cited": True, "mark": i + 1}
+        for i, hit in enumerate(cited)
+    ] + [{**s, "cited": False} for s in rest]
+    if answer.grounded is not None:
+        answer.grounded = dataclasses.replace(answer.grounded, cited=cited)
+
+
+def supported_short(written: Written) -> str | None:
+    """The short answer, when a shown sentence (or the passage sentence it rests on) holds its words: a short answer
+    is shown only as a summary of what passed the check."""
+    short = (written.short or "").strip()
+    wanted = {stem(w) for w in content_words(short)}
+    if not short or not wanted:
+        return short if short and fold(short) in ("yes", "no", "sim", "nao") else None
+    for sentence in written.shown:
+        window = sentence.verdict.window.text if sentence.verdict and sentence.verdict.window else ""
+        held = {stem(w) for w in content_words(f"{sentence.text} {window}")}
+        if wanted <= held:
+            return short
+    return None
+
+
+def _query(answer: PipelineAnswer, docid: str) -> str:
+    return next((s.get("query", "") for s in answer.sources if s.get("docid") == docid), "")
+
+
+def _sentence_event(sentence: WrittenSentence, passages: Sequence[Hit]) -> dict:
+    """A sentence as it streams: its text, the docids it cites (the final numbering comes with the answer)."""
+    window = sentence.verdict.window if sentence.verdict else None
+    return {
+        "text": sentence.text,
+        "cites": [passages[n - 1].docid for n in sentence.cites],
+        "quote": window.text if window else None,
+    }
