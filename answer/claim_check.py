@@ -32,18 +32,25 @@ from dataclasses import dataclass
 
 from rqrag.retrieval.base import Hit
 from rqrag.sentences import split_sentences
-from rqrag.text_quality import content_words, fold, identifiers, stem
+from rqrag.text_quality import content_words, fold, identifiers, stem, words
 
 
-CHECK_MODES = ("words", "align", "judge", "align_judge")
+CHECK_MODES = ("words", "align", "judge", "align_judge", "align_cloze", "ordered", "ordered_cloze")
+# `ordered`: the sentence says what its window says in the window's own order — nearly all its content words in the
+# window (`MIN_ORDERED_COVERAGE`), those words in the window's order (`MIN_IN_ORDER`: "B defeated A" over "A defeated
+# B" is out of order), the same negation. Strict by design: a paraphrase that reorders a sentence is not shown.
+MIN_ORDERED_COVERAGE = 0.85
+MIN_IN_ORDER = 0.85
 # Share of a sentence's content words (by stem) its window must hold: a written sentence may add a connective or a
 # paraphrased verb ("was born" for "birth"), not a fact. Set on the tuning half of tests/data/claim_pairs.
 MIN_COVERAGE = 0.6
-_QUOTED = re.compile(r"[\"“«']([^\"”»']{2,80})[\"”»']")
+_QUOTED = re.compile(r"[\"“«]([^\"”»]{2,80})[\"”»]")  # not ' : an apostrophe (Guns N' Roses) quotes nothing
 _URL = re.compile(r"https?://\S+|www\.\S+")
 # A name: a capitalised word, or a run of them ("Ana Lima", "Chief of Protocol"); a sentence's first word counts
 # unless it is a function word ("The", "Para").
-_NAME = re.compile(r"\b[A-ZÀ-ÖØ-Þ][\w'’\-]*(?:\s+(?:of|de|da|do|dos|das|von|van|the)?\s*[A-ZÀ-ÖØ-Þ][\w'’\-]*)*")
+_NAME = re.compile(
+    r"\b[A-ZÀ-ÖØ-Þ][\w'’\-]*\.?(?:\s+(?:of|de|da|do|dos|das|von|van|the)?\s*[A-ZÀ-ÖØ-Þ][\w'’\-]*\.?)*(?<!\.)"
+)
 # A sentence that goes on from the one before ("He was ...", "Ela ..."): only then do two sentences make one window.
 _GOES_ON = re.compile(
     r"^\W*(he|she|it|they|his|her|its|their|this|these|that|those|there|the (film|band|song|album|book|company|"
@@ -78,7 +85,9 @@ class Window:
 @dataclass(frozen=True)
 class ClaimVerdict:
     ok: bool
-    reason: str | None = None  # no_citation | unsupported_term | unaligned | judged_unsupported
+    # no_citation | unsupported_term | unaligned | judged_unsupported | negation_differs | filled_otherwise |
+    # out_of_order
+    reason: str | None = None
     window: Window | None = None
     p: float | None = None  # the judge's p(yes), when it was asked
     term: str | None = None  # the name or number no window holds
@@ -93,15 +102,67 @@ class ClaimVerdict:
         }
 
 
-def key_terms(sentence: str) -> list[str]:
-    """What the sentence must not get wrong, folded: numbers and identifiers, names (capitalised words past the
-    first), quoted terms and addresses."""
-    terms = identifiers(sentence)
+def name_runs(sentence: str, known: str = "") -> list[re.Match]:
+    """The names of a sentence: runs of capitalised words ("Ana Lima", "Chief of Protocol", "Bradford P. Campbell").
+    A single capitalised word opening the sentence is a name only if `known` (the passage) spells it so too:
+    "Hoje", "Pressionar" open sentences, they name nothing."""
+    runs = []
+    for match in _NAME.finditer(sentence):
+        text = match.group(0)
+        if not [w for w in content_words(text) if not w.isdigit()]:
+            continue  # a lone "The", "Para"
+        if match.start() == len(sentence) - len(sentence.lstrip()) and " " not in text and text not in known:
+            continue
+        runs.append(match)
+    return runs
+
+
+# Numbers spelled out: "oito condições" over a passage that says "três" is a wrong number, whatever its other words.
+NUMBER_WORDS = frozenset(
+    "one two three four five six seven eight nine ten eleven twelve twenty hundred thousand million billion "
+    "first second third fourth fifth sixth seventh eighth ninth tenth once twice "
+    "um uma dois duas tres quatro cinco seis sete oito nove dez onze doze vinte cem cento mil milhao milhoes bilhao "
+    "primeiro primeira segundo segunda terceiro terceira quarto quarta quinto quinta".split()
+)
+
+
+def key_terms(sentence: str, known: str = "") -> list[str]:
+    """What the sentence must get exactly, folded: numbers (in digits or words) and identifiers, quoted terms and
+    addresses. (Names are checked as whole runs: `name_runs`.)"""
+    terms = [_ordinal(t) for t in identifiers(sentence)]
+    terms += [w for w in words(sentence) if w in NUMBER_WORDS]
     terms += [fold(m.group(1)).strip() for m in _QUOTED.finditer(sentence)]
     terms += [fold(u).rstrip(".,;)") for u in _URL.findall(sentence)]
-    for match in _NAME.finditer(sentence.strip()):
-        terms += [w for w in content_words(match.group(0)) if not w.isdigit()]  # a lone "The" is no name
     return list(dict.fromkeys(t for t in terms if t))
+
+
+def _ordinal(term: str) -> str:
+    """ "13th" and "13º" are the number 13 as a passage may write it ("13th century", "século 13")."""
+    return re.sub(r"^(\d+)(st|nd|rd|th|º|ª|o|a)$", r"\1", term)
+
+
+def unsupported_name(sentence: str, window: Window, asked: str) -> str | None:
+    """The first name of the sentence that its window does not hold: every word of it must be in the page (its title
+    or text) or the question, and one at least in the window itself ("Lewis Hamilton" over a window that says
+    "Hamilton", on a page that names him in full). The page's title stands in for the window's subject only when the
+    window names none of its own: "Madtown debuted as Pro C" is not what "Two of the members, Moos and Buffy, debuted
+    as Pro C" says on Madtown's page."""
+    page = fold(f"{window.hit.title} {window.hit.text}")
+    with_title = fold(f"{window.hit.title} {window.text}")
+    # the title may be the claim's subject when the window speaks of it by a pronoun, or names no one of its own
+    title_as_subject = bool(_PRONOUN.search(window.text)) or not name_runs(window.text, window.hit.text)
+    for number, run in enumerate(name_runs(sentence, window.hit.text)):
+        words = [w for w in content_words(run.group(0)) if not w.isdigit()]
+        words = [re.sub(r"'s$|’s$", "", w) for w in words]
+        if not all(_holds(w, page) or _holds(w, asked) for w in words):
+            return run.group(0)
+        scope = with_title if number > 0 or title_as_subject else fold(window.text)
+        if not any(_holds(w, scope) or _holds(w, asked) for w in words):
+            return run.group(0)
+    return None
+
+
+_PRONOUN = re.compile(r"\b(he|she|it|they|his|her|its|their|ele|ela|eles|elas|seu|sua|seus|suas)\b", re.IGNORECASE)
 
 
 def windows(hit: Hit) -> list[str]:
@@ -131,6 +192,26 @@ def align(sentence: str, cited: Sequence[Hit], language: str | None = None) -> W
     return best[1] if best else None
 
 
+def in_order(sentence: str, window: str, language: str | None = None) -> float:
+    """Share of the sentence's content words (found in the window) that keep the window's order: the longest run of
+    them whose window positions rise, over how many were found (1.0 when fewer than two are)."""
+    places = [stem(w) for w in content_words(window, language)]
+    positions = []
+    for word in content_words(sentence, language):
+        key = stem(word)
+        if key in places:
+            positions.append(places.index(key))
+    positions = [p for i, p in enumerate(positions) if p not in positions[:i]]  # a word said twice counts once
+    if len(positions) < 2:
+        return 1.0
+    longest = [1] * len(positions)
+    for i in range(len(positions)):
+        for j in range(i):
+            if positions[j] < positions[i]:
+                longest[i] = max(longest[i], longest[j] + 1)
+    return max(longest) / len(positions)
+
+
 def _verbatim(sentence: str, cited: Sequence[Hit]) -> Window | None:
     """The cited sentence a written one copies word for word (case, accents and spacing aside), if any."""
     wanted = " ".join(fold(sentence).split()).rstrip(" .")
@@ -147,17 +228,20 @@ class ClaimCheck:
     def __init__(
         self,
         judge: Callable[[list[dict]], float] | None = None,
-        mode: str = "align_judge",
+        mode: str = "align_cloze",
         min_p: float = 0.5,
         min_coverage: float = MIN_COVERAGE,
+        ask: Callable[[list[dict], int], str] | None = None,
     ):
-        """`judge(messages) -> p(yes)`: a chat model's probability of yes (`rqrag.answer.writer_models`); needed by
-        the `judge` and `align_judge` modes."""
+        """`judge(messages) -> p(yes)`: a chat model's probability of yes, for the `judge` and `align_judge` modes;
+        `ask(messages, max_tokens) -> reply`: its greedy reply, for `align_cloze` (`rqrag.answer.writer_models`)."""
         if mode not in CHECK_MODES:
             raise ValueError(f"claim check mode must be one of {CHECK_MODES}, got {mode!r}")
         if mode in ("judge", "align_judge") and judge is None:
             raise ValueError(f"claim check mode {mode!r} needs a judge model")
-        self.judge, self.mode, self.min_p, self.min_coverage = judge, mode, min_p, min_coverage
+        if mode == "align_cloze" and ask is None:
+            raise ValueError("claim check mode 'align_cloze' needs a model to ask")
+        self.judge, self.mode, self.min_p, self.min_coverage, self.ask = judge, mode, min_p, min_coverage, ask
 
     def check(self, sentence: str, cited: Sequence[Hit], question: str = "", language: str | None = None) -> ClaimVerdict:
         """Whether `sentence` may be shown, citing `cited` (module docstring)."""
@@ -178,14 +262,45 @@ class ClaimCheck:
             whole = Window(cited[0], " ".join(h.text for h in cited), 1.0)
             return self._judged(sentence, whole, language, shown=window)
         scope = fold(f"{window.hit.title} {window.text}")
+        scope = f"{scope} {' '.join(_ordinal(t) for t in identifiers(scope))}"
         for term in key_terms(sentence):
             if not _holds(term, scope) and not _holds(term, asked):
                 return ClaimVerdict(False, "unsupported_term", window, term=term)
+        name = unsupported_name(sentence, window, asked)
+        if name is not None:
+            return ClaimVerdict(False, "unsupported_term", window, term=name)
         if window.coverage < self.min_coverage:
             return ClaimVerdict(False, "unaligned", window)
         if self.mode == "align":
             return ClaimVerdict(True, None, window)
+        if self.mode == "align_cloze":
+            return self._filled(sentence, window, language, question)
+        if self.mode in ("ordered", "ordered_cloze"):
+            verdict = self._ordered(sentence, window, language)
+            if verdict.ok and self.mode == "ordered_cloze":
+                return self._filled(sentence, window, language, question)
+            return verdict
         return self._judged(sentence, window, language)
+
+    def _ordered(self, sentence: str, window: Window, language: str | None) -> ClaimVerdict:
+        from rqrag.answer.cloze_check import negation_differs
+
+        if negation_differs(sentence, window.text, language):
+            return ClaimVerdict(False, "negation_differs", window)
+        if window.coverage < MIN_ORDERED_COVERAGE:
+            return ClaimVerdict(False, "unaligned", window)
+        if in_order(sentence, f"{window.hit.title} {window.text}", language) < MIN_IN_ORDER:
+            return ClaimVerdict(False, "out_of_order", window)
+        return ClaimVerdict(True, None, window)
+
+    def _filled(self, sentence: str, window: Window, language: str | None, question: str) -> ClaimVerdict:
+        from rqrag.answer.cloze_check import cloze_supported, negation_differs
+
+        if negation_differs(sentence, window.text, language):
+            return ClaimVerdict(False, "negation_differs", window)
+        ok, filled = cloze_supported(sentence, window.text, window.hit.title, self.ask, language, question)
+        wrong = next((f"{claimed} -> {got}" for claimed, got, same in filled if not same), None)
+        return ClaimVerdict(ok, None if ok else "filled_otherwise", window, term=wrong)
 
     def _judged(self, sentence: str, window: Window, language: str | None, shown: Window | None = None) -> ClaimVerdict:
         words = JUDGE_PROMPTS.get(language or "en", JUDGE_PROMPTS["en"])

@@ -138,6 +138,7 @@ def _written_dict(written) -> dict | None:
         "shown": [s.to_dict() for s in written.shown],
         "dropped": [s.to_dict() for s in written.dropped],
         "problem": written.problem,
+        "reply": written.reply,
         "seconds": round(written.seconds, 3),
         "first_sentence_seconds": written.first_sentence_seconds,
         "attempts": written.attempts,

@@ -238,14 +238,25 @@ class AnswerWriter:
         return written
 
     def _judge(self, sentence: WrittenSentence, passages: Sequence[Hit], question: str, language) -> ClaimVerdict:
-        if not sentence.cites:
-            return ClaimVerdict(False, "no_citation")
-        if any(n < 1 or n > len(passages) for n in sentence.cites):
-            return ClaimVerdict(False, "unknown_passage")
+        """The sentence's check against the passages it cites. A sentence whose marks are missing, out of range or
+        point at the wrong passage (the 1.5B often cites [4] for what [1] says) is checked against each other passage
+        alone, and cites the one that supports it: the marks a person reads are the check's, not the model's."""
         if not _words(sentence.text):
             return ClaimVerdict(False, "only_marks")
-        cited = [passages[n - 1] for n in sentence.cites]
-        return self.check.check(sentence.text, cited, question, language)
+        valid = bool(sentence.cites) and all(1 <= n <= len(passages) for n in sentence.cites)
+        verdict = ClaimVerdict(False, "no_citation" if not sentence.cites else "unknown_passage")
+        if valid:
+            verdict = self.check.check(sentence.text, [passages[n - 1] for n in sentence.cites], question, language)
+        if verdict.ok or verdict.reason == "judged_unsupported":
+            return verdict  # a claim the judge refused is not shopped around other passages
+        for number, passage in enumerate(passages, 1):
+            if valid and number in sentence.cites:
+                continue
+            other = self.check.check(sentence.text, [passage], question, language)
+            if other.ok:
+                sentence.cites = (number,)
+                return other
+        return verdict
 
     @staticmethod
     def _decided(sentence, verdict, written: Written, on_sentence, started) -> None:

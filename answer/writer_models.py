@@ -5,6 +5,7 @@ OpenAI-compatible endpoint (Ollama, vLLM, llama.cpp's server, a hosted API).
     model = OpenAIChatModel("http://127.0.0.1:8080/v1", "qwen", api_key_env="OPENAI_API_KEY")
     for text in model.stream(messages, max_tokens=160): ...                 # the reply as it is written
     model.yes_probability(messages)                                         # p that the reply's first word is yes/sim
+    model.complete(messages, max_tokens=16)                                 # a short greedy reply (the cloze check)
 
 Both keep a system prompt's prefix cached across questions (llama.cpp's `cache_prompt`; a server's own prefix
 cache), so each question pays for its passages and not for the instructions.
@@ -98,6 +99,10 @@ class LocalChatModel:
                 raise piece
             yield piece
 
+    def complete(self, messages: Sequence[dict], max_tokens: int) -> str:
+        """The greedy reply, whole."""
+        return self.engine.chat(messages, max_tokens=max_tokens).text
+
     def yes_probability(self, messages: Sequence[dict]) -> float:
         reply = self.engine.chat(messages, max_tokens=2)
         first = next((t for t in reply.tokens if t.text.strip()), None)
@@ -129,6 +134,12 @@ class OpenAIChatModel:
             for choice in chunk.choices or []:
                 if choice.delta and choice.delta.content:
                     yield choice.delta.content
+
+    def complete(self, messages: Sequence[dict], max_tokens: int) -> str:
+        reply = self.client.chat.completions.create(
+            model=self.model, messages=list(messages), max_tokens=max_tokens, temperature=0.0
+        )
+        return reply.choices[0].message.content or ""
 
     def yes_probability(self, messages: Sequence[dict]) -> float:
         try:

@@ -27,7 +27,7 @@ from rqrag.answer.messages import AnswerKind
 from rqrag.answer.on_topic import found
 from rqrag.answer.results import PipelineAnswer
 from rqrag.answer.source_view import SourceView
-from rqrag.answer.writer import AnswerWriter, Written, WrittenSentence, choose_passages
+from rqrag.answer.writer import _NOT_FOUND, AnswerWriter, Written, WrittenSentence, choose_passages
 from rqrag.retrieval.base import Hit
 from rqrag.text_quality import content_words, fold, stem
 from rqrag.writing_config import writes
@@ -75,9 +75,14 @@ class Writing:
             answer.question, evidence, ranked, config.writer_passages, config.writer_passage_words
         )
 
+        order: list[str] = []  # docids in order of first citation: the sources' numbering once shown (`show`)
+
         def sent(sentence: WrittenSentence) -> None:
             if on_event is not None:
-                on_event(answer.qid, "sentence", _sentence_event(sentence, passages))
+                on_event(answer.qid, "sentence", _sentence_event(sentence, passages, order))
+
+        if on_event is not None:
+            on_event(answer.qid, "writing", {"passages": len(passages)})
 
         try:
             written = self.writer(config).write(answer.question, passages, answer.language, on_sentence=sent)
@@ -112,7 +117,10 @@ def show(answer: PipelineAnswer, written: Written, evidence: Sequence[Hit], view
         f"{s.text} " + "".join(f"[{number[written.passages[n - 1].docid]}]" for n in dict.fromkeys(s.cites))
         for s in written.shown
     )
-    short = supported_short(written)
+    # the writer's short answer, else the decision's own (the tree's or the reader's best candidate), when a shown
+    # sentence holds it: the 1.5B often stops after its sentences without the short answer
+    decided = answer.grounded.generated if answer.grounded is not None else None
+    short = supported_short(written) or supported_short(dataclasses.replace(written, short=decided))
     answer.short_answer = short
     answer.text = f"{short}\n\n{body}" if short else body
     answer.kind = AnswerKind.WRITTEN
@@ -130,6 +138,8 @@ def supported_short(written: Written) -> str | None:
     """The short answer, when a shown sentence (or the passage sentence it rests on) holds its words: a short answer
     is shown only as a summary of what passed the check."""
     short = (written.short or "").strip()
+    if _NOT_FOUND.match(short):
+        return None
     wanted = {stem(w) for w in content_words(short)}
     if not short or not wanted:
         return short if short and fold(short) in ("yes", "no", "sim", "nao") else None
@@ -145,11 +155,19 @@ def _query(answer: PipelineAnswer, docid: str) -> str:
     return next((s.get("query", "") for s in answer.sources if s.get("docid") == docid), "")
 
 
-def _sentence_event(sentence: WrittenSentence, passages: Sequence[Hit]) -> dict:
-    """A sentence as it streams: its text, the docids it cites (the final numbering comes with the answer)."""
+def _sentence_event(sentence: WrittenSentence, passages: Sequence[Hit], order: list[str]) -> dict:
+    """A sentence as it streams: its text with its marks numbered as the answer's sources will be (sources are
+    numbered in order of first citation, and sentences stream in the order they are shown), the docids it cites,
+    and the passage sentence it rests on."""
+    cites = list(dict.fromkeys(passages[n - 1].docid for n in sentence.cites))
+    for docid in cites:
+        if docid not in order:
+            order.append(docid)
+    marks = [order.index(d) + 1 for d in cites]
     window = sentence.verdict.window if sentence.verdict else None
     return {
-        "text": sentence.text,
-        "cites": [passages[n - 1].docid for n in sentence.cites],
+        "text": sentence.text + " " + "".join(f"[{m}]" for m in marks),
+        "marks": marks,
+        "cites": cites,
         "quote": window.text if window else None,
     }

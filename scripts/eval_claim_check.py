@@ -34,12 +34,14 @@ def load_pairs(path: Path) -> list[dict]:
 
 def run_mode(mode: str, pairs: list[dict], model) -> list[dict]:
     """Each pair's verdict under `mode` (judged modes with a floor of 0: the p is kept, the floor applied later)."""
-    check = ClaimCheck(model.yes_probability if "judge" in mode else None, mode, min_p=0.0)
+    check = ClaimCheck(model.yes_probability if "judge" in mode else None, mode, min_p=0.0, ask=model.complete)
+    if mode == "ordered":
+        check.ask = None  # the model is not asked: the order check is read off the words
     out = []
     for pair in tqdm(pairs, desc=mode, unit="pair"):
         hit = Hit(pair["id"], pair.get("title", ""), pair["passage"], 1.0)
         verdict = check.check(pair["sentence"], [hit], "", pair["language"])
-        out.append({"id": pair["id"], "ok": verdict.ok, "reason": verdict.reason, "p": verdict.p})
+        out.append({"id": pair["id"], "ok": verdict.ok, "reason": verdict.reason, "p": verdict.p, "term": verdict.term})
     return out
 
 

@@ -356,7 +356,7 @@ class AnswerService:
                     raise Timeout(f"no answer within {self.serve.request_timeout_s:.0f} s", code="timeout") from None
                 if event is None:
                     break
-                if event[0] == "step":  # the answer comes with the task's result
+                if event[0] in ("step", "writing", "sentence"):  # the answer comes with the task's result
                     yield event
             answer = task.result()
         finally:

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from rqrag.answer.claim_check import ClaimCheck, align, key_terms
+from rqrag.answer.claim_check import ClaimCheck, align, key_terms, name_runs
 from rqrag.retrieval.base import Hit
 
 
@@ -26,10 +26,13 @@ def never_judged(messages):
     raise AssertionError("the judge must not be asked")
 
 
-def test_key_terms_are_names_numbers_and_quoted_terms():
-    terms = key_terms('Ana Lima wrote the "mapping engine" of OpenRider in 2015.')
-    assert "2015" in terms and "mapping engine" in terms and "openrider" in terms and "lima" in terms
-    assert "wrote" not in terms  # a verb is the judge's, not a term
+def test_key_terms_are_numbers_and_quoted_terms_and_names_are_runs():
+    sentence = 'Ana Lima wrote the "mapping engine" of OpenRider in the 13th year of Guns N\' Roses.'
+    terms = key_terms(sentence)
+    assert "13" in terms and "mapping engine" in terms and "wrote" not in terms
+    assert not any("roses" in t for t in terms)  # an apostrophe quotes nothing
+    assert [m.group(0) for m in name_runs(sentence)] == ["Ana Lima", "OpenRider", "Guns N' Roses"]
+    assert name_runs("Hoje se recomenda amd64.") == []  # a capitalised first word is not a name by itself
 
 
 def test_merged_sentences_fail_alignment_though_every_word_is_in_the_passage():

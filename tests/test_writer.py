@@ -125,3 +125,25 @@ def test_choose_passages_reads_those_holding_the_best_sentences_first_and_cuts_l
     chosen = choose_passages("What is the key fact?", [PASSAGES[0], long, PASSAGES[1]], ranked, limit=2, max_words=20)
     assert [h.docid for h in chosen] == ["long", "st"]
     assert "The key fact is 42." in chosen[0].text and len(chosen[0].text.split()) <= 20
+
+
+def test_a_sentence_citing_the_wrong_passage_cites_the_one_that_supports_it():
+    reply = (
+        "As an adult, she served as Chief of Protocol of the United States. [3]\n"  # [3] is Red Shirley
+        "Kiss and Tell is a 1945 American comedy film starring Shirley Temple as Corliss Archer.\n"  # no marks
+        "Answer: Chief of Protocol"
+    )
+    written = writer_for(ScriptedModel(reply)).write("What position?", PASSAGES, "en")
+    assert [s.cites for s in written.shown] == [(2,), (1,)]
+
+
+def test_a_judged_false_claim_is_not_tried_on_other_passages():
+    judged = []
+
+    def judge(messages):
+        judged.append(messages[-1]["content"])
+        return 0.1
+
+    reply = "Temple was Chief of Protocol of the United States as an adult. [2]\nAnswer: Chief of Protocol"
+    written = writer_for(ScriptedModel(reply, p=judge)).write("What position?", PASSAGES, "en")
+    assert written.shown == [] and len(judged) == 1

@@ -82,6 +82,8 @@ def headline(answer) -> list[str]:
     where = f" — {_cite_source(cited)}" if cited else ""
     chance = "" if answer.confidence is None else f"{answer.confidence:.0%}"
     best_answer = answer.grounded.generated if answer.grounded else None
+    if answer.kind is AnswerKind.WRITTEN:
+        return written_lines(answer)
     if answer.kind is AnswerKind.QUOTED:
         return [
             "No answer stated: nothing I read confirms one. The passage closest to the question:",
@@ -106,10 +108,27 @@ def headline(answer) -> list[str]:
     return lines
 
 
+def written_lines(answer) -> list[str]:
+    """A written answer as `rqrag ask` prints it: the short answer first, the checked sentences with their [n]
+    marks, then each cited source's sentence, verbatim, with where it is."""
+    lines = [f"Answer: {answer.short_answer}", ""] if answer.short_answer else []
+    body = answer.text.split("\n\n", 1)[-1] if answer.short_answer else answer.text
+    lines.append(body)
+    for number, source in enumerate(answer.sources, 1):
+        if source.get("cited") and source.get("quote"):
+            lines.append(f"  [{number}] “{source['quote']}” — {_cite_source(source)}")
+    lines.append("  (written from the sources; every sentence checked against the passage it cites)")
+    return lines
+
+
 def _report(answer, decoder, seconds: float, show_tree: bool) -> None:
     result = answer.result
     if answer.kind is AnswerKind.NOT_FOUND:  # outside the documents: said plainly, no model was run
         print(answer.text)
+        return
+    if result is None and answer.kind is AnswerKind.WRITTEN:  # no tree: written from the question's own search
+        print("\n".join(written_lines(answer)))
+        print(f"\nTime: {seconds:.1f} s total; written, no tree decoded.")
         return
     if result is None:  # answered without the model: quoted from the evidence only
         print(f"Answer: {answer.text}")

@@ -78,6 +78,15 @@ def answer_router(serve: ServeConfig) -> APIRouter:
     return app
 
 
+def _rest(answer, streamed: list[str]) -> str:
+    """What is left to send of the answer once its written sentences have streamed: the short answer, which the
+    writer reaches last (the final `rqrag.answer` has it first); all of it when nothing streamed (no sentence passed:
+    the decision's answer stands). A sentence streams only once it has passed, so a streamed answer is written."""
+    if not streamed:
+        return answer.text
+    return f"\n\n{answer.short_answer}" if answer.short_answer else ""
+
+
 def _usage(best) -> dict:
     if best is None:
         return {"prompt_tokens": 0, "completion_tokens": 0, "total_tokens": 0}
@@ -88,7 +97,9 @@ def _usage(best) -> dict:
 
 async def _completion_chunks(conversations: ConversationService, turn: Turn, completion_id: str, model: str, options):
     """OpenAI's chunk format, sent as the pipeline works: each search of the tree as an empty-delta chunk with an
-    `rqrag_step` (OpenAI clients ignore it), then the answer, then `rqrag` in the last chunk. A failure after the
+    `rqrag_step` (OpenAI clients ignore it); with a writer, each written sentence as content the moment it passes its
+    check (with `rqrag_sentence`: its marks, the docids cited and its quote), then the rest of the answer (the short
+    answer), then `rqrag` in the last chunk. A failure after the
     stream started is an `error` chunk, as OpenAI's own streams do."""
     created = int(time.time())
 
@@ -98,13 +109,17 @@ async def _completion_chunks(conversations: ConversationService, turn: Turn, com
         return sse({**body, "choices": [choice], **more})
 
     yield chunk({"role": "assistant", "content": ""})
+    streamed = []  # the written sentences sent as they passed their check
     try:
         async for name, data in conversations.events(turn):
             if name == "step":
                 yield chunk({}, rqrag_step=data)
+            elif name == "sentence":
+                streamed.append(data["text"])
+                yield chunk({"content": ("" if len(streamed) == 1 else " ") + data["text"]}, rqrag_sentence=data)
             elif name == "answer":
                 answer = data["answer"]
-                for piece in answer_pieces(answer.text):
+                for piece in answer_pieces(_rest(answer, streamed)):
                     yield chunk({"content": piece})
                 yield chunk({}, "stop", rqrag=answer.to_dict(include_tree=options.return_trajectories))
     except ServiceError as error:

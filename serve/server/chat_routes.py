@@ -107,9 +107,9 @@ def chat_router(serve: ServeConfig) -> APIRouter:
 
 
 async def _page_events(conversations: ConversationService, turn: Turn):
-    """The page's events for one turn, as server-sent events: `conversation`, `status`, live `step`s, then the
-    answer's `trajectory`, `answer`, `delta` pieces and `sources`, then `memory` and `done` once it is stored; a
-    failure is `error`."""
+    """The page's events for one turn, as server-sent events: `conversation`, `status`, live `step`s, with a writer
+    a `status` (writing) and each checked `sentence` as it passes, then the answer's `trajectory`, `answer`, `delta`
+    pieces and `sources`, then `memory` and `done` once it is stored; a failure is `error`."""
     yield sse({"conversation_id": turn.conversation_id, "title": turn.title, "new": turn.new}, event="conversation")
     searching = turn.retriever != "web" or turn.options.max_depth != 0
     yield sse({"stage": "searching" if searching else "answering"}, event="status")
@@ -119,6 +119,10 @@ async def _page_events(conversations: ConversationService, turn: Turn):
             if name == "step":  # sent as it happens: the question's own search first, then the tree's
                 yield sse({"index": steps, **data, "live": True}, event="step")
                 steps += 1
+            elif name == "writing":  # the writer reads the evidence: the page says so until its first sentence
+                yield sse({"stage": "writing"}, event="status")
+            elif name == "sentence":  # a written sentence that passed its check, as soon as it has
+                yield sse(data, event="sentence")
             elif name == "answer":
                 answer = data["answer"]
                 # The path the answer stands on, replacing the live steps of the whole tree on the page.

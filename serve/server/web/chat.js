@@ -164,7 +164,12 @@ function handleEvent(name, data, model, div) {
     case "trajectory": // the path the answer stands on replaces the live steps of the whole tree
       model.steps = data.steps || [];
       break;
+    case "sentence": // a written sentence that passed its check, shown while the next is written
+      model.sentences = [...(model.sentences || []), data.text];
+      model.stage = null;
+      break;
     case "answer":
+      model.sentences = []; // the answer's own text (deltas) replaces the streamed sentences
       model.kind = data.kind || null;
       model.confidence = typeof data.confidence === "number" ? data.confidence : null;
       model.generated = data.generated || null;

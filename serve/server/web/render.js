@@ -6,6 +6,7 @@
 // says is ever parsed as HTML.
 
 import { locale, t, has } from "./i18n.js";
+import { renderWritten } from "./written.js";
 
 /** Open the source viewer on `source` (viewer.js, loaded on the first citation opened). */
 export async function openSource(source, opener) {
@@ -207,6 +208,7 @@ function renderSources(sources) {
 function renderAnswer(model) {
   const answer = el("div", "answer");
   answer.dataset.testid = "answer";
+  if (model.kind === "written" || (!model.content && (model.sentences || []).length)) return renderWritten(answer, model);
   if (!model.content) {
     answer.classList.add("empty");
     return answer;
@@ -268,7 +270,7 @@ export function fillAssistant(div, model) {
   div.append(renderAnswer(model));
   // Which kind of answer this is: the model's own (checked against its sources), a quote of the sources, or the
   // reader model's own knowledge that no source states (said so, no source cited).
-  if (model.kind === "generated" || model.kind === "quoted" || model.kind === "unsourced") {
+  if (["generated", "quoted", "unsourced", "written"].includes(model.kind)) {
     div.append(el("div", `answer-kind kind-${model.kind}`, t(`kind.${model.kind}`)));
   }
   // How sure the verifier is, in words: the calibrated probability that the tree's best answer is right.

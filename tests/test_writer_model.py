@@ -1,0 +1,87 @@
+"""The writer with real models: Qwen2.5-Coder-0.5B behind llama.cpp's own OpenAI-compatible HTTP server (started
+here, `rqrag.gguf_server`), read through the `openai` SDK, and the same model in-process; a served question whose
+written sentences stream through `/v1/chat/completions`."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+
+from rqrag.answer.claim_check import ClaimCheck
+from rqrag.answer.writer import AnswerWriter
+from rqrag.answer.writer_models import LocalChatModel, OpenAIChatModel
+from rqrag.gguf_server import serve_gguf
+from rqrag.retrieval.base import Hit
+
+
+pytestmark = pytest.mark.slow
+
+PASSAGES = [
+    Hit(
+        "st",
+        "Shirley Temple",
+        "Shirley Temple Black (April 23, 1928 – February 10, 2014) was an American actress, singer, dancer, "
+        "businesswoman, and diplomat. As an adult, she was named United States ambassador to Ghana and to "
+        "Czechoslovakia and also served as Chief of Protocol of the United States.",
+        1.0,
+    ),
+    Hit(
+        "kt",
+        "Kiss and Tell (1945 film)",
+        "Kiss and Tell is a 1945 American comedy film starring then 17-year-old Shirley Temple as Corliss Archer.",
+        0.9,
+    ),
+]
+QUESTION = "What government position was held by the woman who portrayed Corliss Archer in the film Kiss and Tell?"
+
+
+@pytest.fixture(scope="module")
+def llama_server() -> Iterator:
+    with serve_gguf("qwen2.5-0.5b") as server:
+        yield server
+
+
+def _base_url(server) -> str:
+    return f"http://{server.host}:{server.port}/v1"
+
+
+def test_an_openai_compatible_writer_writes_checked_cited_sentences(llama_server):
+    model = OpenAIChatModel(_base_url(llama_server), "qwen2.5-0.5b")
+    streamed = []
+    written = AnswerWriter(model, ClaimCheck(model.yes_probability)).write(
+        QUESTION, PASSAGES, "en", on_sentence=streamed.append
+    )
+    assert written.reply  # the endpoint streamed a reply
+    assert streamed == written.shown
+    for sentence in written.shown:  # only what passed is shown, each citing a passage it was given
+        assert sentence.verdict.ok and all(1 <= n <= len(PASSAGES) for n in sentence.cites)
+    assert all(not s.verdict.ok for s in written.dropped)
+
+
+def test_the_judge_reads_yes_probabilities_from_the_endpoint(llama_server):
+    model = OpenAIChatModel(_base_url(llama_server), "qwen2.5-0.5b")
+    check = ClaimCheck(model.yes_probability, "judge", min_p=0.0)
+    true = check.check("Kiss and Tell is a 1945 comedy film.", PASSAGES[1:], "", "en")
+    absurd = check.check("Kiss and Tell is a cooking show broadcast from Mars.", PASSAGES[1:], "", "en")
+    assert 0.0 <= absurd.p < true.p <= 1.0
+
+
+def test_the_in_process_model_and_the_server_agree_on_the_judgment(llama_server):
+    """The same GGUF in this process (llama.cpp embedded) and behind the HTTP server: the same greedy yes/no."""
+    remote = OpenAIChatModel(_base_url(llama_server), "qwen2.5-0.5b")
+    local = LocalChatModel("qwen2.5-0.5b")
+    messages = [{"role": "user", "content": "Is Paris the capital of France? Reply yes or no."}]
+    assert abs(remote.yes_probability(messages) - local.yes_probability(messages)) < 0.05
+
+
+def test_an_endpoint_that_is_away_is_a_clear_error():
+    model = OpenAIChatModel("http://127.0.0.1:9/v1", "none")
+    with pytest.raises(Exception) as failure:
+        list(model.stream([{"role": "user", "content": "hi"}], 4))
+    assert "connect" in str(failure.value).lower()
+
+
+def test_the_writer_needs_a_url_and_a_model():
+    with pytest.raises(ValueError, match="writer_base_url"):
+        OpenAIChatModel("", "m")
