@@ -289,7 +289,7 @@ class ClaimCheck:
             return ClaimVerdict(False, "negation_differs", window)
         if window.coverage < MIN_ORDERED_COVERAGE:
             return ClaimVerdict(False, "unaligned", window)
-        if in_order(sentence, f"{window.hit.title} {window.text}", language) < MIN_IN_ORDER:
+        if in_order(sentence, window.text, language) < MIN_IN_ORDER:  # the title's words have no place in it
             return ClaimVerdict(False, "out_of_order", window)
         return ClaimVerdict(True, None, window)
 

@@ -18,7 +18,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
-from rqrag.text_quality import content_words, identifiers
+from rqrag.text_quality import content_words, fold, identifiers
 
 
 MAX_BLANKS = 3  # a sentence's first three names or numbers: enough to pin who, what and when
@@ -27,6 +27,10 @@ _NEGATION = {
     "en": re.compile(r"\b(not|never|no|none|neither|nor|cannot|can't|don't|doesn't|didn't|isn't|wasn't|weren't|aren't|won't)\b", re.I),
     "pt": re.compile(r"\b(não|nao|nunca|nenhum|nenhuma|nem|jamais)\b", re.I),
 }
+# A people's adjective (Indian, American, Chinese, Scottish): a property, not a name to read back. Asked "Tata is an
+# ___ company", the 1.5B says "not stated" as often as "Indian".
+_DEMONYM = re.compile(r"^[A-ZÀ-ÖØ-Þ][a-zà-ÿ]+(ian|ean|can|ese|ish)$")
+_CAPITALS = re.compile(r"\b[A-ZÀ-ÖØ-Þ]{1,5}\b")  # an operator or acronym: E, OU, LDAP, DNS
 _UNKNOWN = re.compile(r"^\W*(not stated|unknown|none|n/a|não (consta|diz|está)|nao (consta|diz|esta)|desconhecido)", re.I)
 
 PROMPTS = {
@@ -51,9 +55,10 @@ def blanks(sentence: str, asked: str = "", known: str = "") -> list[tuple[int, i
     spans: list[tuple[int, int]] = []
     from rqrag.answer.claim_check import name_runs
 
-    for match in name_runs(sentence, known) + list(_NUMBER.finditer(sentence)):
-        words = content_words(match.group(0))
-        if not words or set(words) <= asked_words:
+    runs = name_runs(sentence, known) + [m for m in _CAPITALS.finditer(sentence) if m.start() > 0]
+    for match in runs + list(_NUMBER.finditer(sentence)):
+        words = content_words(match.group(0)) or [fold(match.group(0))]
+        if set(words) <= asked_words or _DEMONYM.match(match.group(0)):
             continue
         if any(s <= match.start() < e or match.start() <= s < match.end() for s, e in spans):
             continue
@@ -80,8 +85,8 @@ def same_thing(claimed: str, filled: str) -> bool:
         return False
     want = {w[:5] for w in content_words(claimed) if not w[:1].isdigit()}
     got = {w[:5] for w in content_words(filled) if not w[:1].isdigit()}
-    if not want:
-        return True
+    if not want:  # a name made of function words only ("E", "OU" in a manual): spelled the same, or not
+        return " ".join(fold(claimed).split()) == " ".join(fold(filled).split())
     return len(want & got) / len(want) >= 0.5
 
 
@@ -102,7 +107,11 @@ def cloze_supported(
         task = words["task"].format(title=title or "-", window=window.strip(), cloze=cloze)
         reply = ask([{"role": "system", "content": words["system"]}, {"role": "user", "content": task}], 16)
         reply = reply.strip().split("\n", 1)[0].strip().strip('"“”.').strip()
-        same = same_thing(sentence[start:end], reply)
+        # a name copied from the sentence around the blank is the model reading the cloze, not the source: it tells
+        # nothing either way (a swapped role is the order check's to catch, in `ordered_cloze`)
+        elsewhere = sentence[:start] + " " + sentence[end:]
+        copied = content_words(reply) and not _UNKNOWN.match(reply) and same_thing(reply, elsewhere) and same_thing(reply, window)
+        same = same_thing(sentence[start:end], reply) or bool(copied)
         filled.append((sentence[start:end], reply, same))
         if not same:
             break  # one blank read otherwise is enough to refuse: the rest are not asked

@@ -138,7 +138,7 @@ class AnswerPipeline:
         source, on_step)` decodes the trees of the questions that need the model (default: `self.run_tree`)."""
         started = time.perf_counter()
         prepared = self._prepare(questions, source, settings, on_event)
-        out = self._decode(prepared, source, settings, on_event, run_tree or self.run_tree)
+        out = self._decode(prepared, source, settings, on_event, run_tree or self.run_tree, started)
         for answer in out:
             answer.timings["answer_seconds"] = round(time.perf_counter() - started, 3)  # this call's, for the batch
         return out
@@ -221,8 +221,10 @@ class AnswerPipeline:
         settings: AnswerSettings,
         on_event: EventSink | None,
         run_tree: Callable[..., list[QuestionResult]],
+        started: float | None = None,
     ) -> list[PipelineAnswer]:
-        """Steps 4-6: the tree with this call's settings, selection, the grounded answer and its citations."""
+        """Steps 4-7: the tree with this call's settings, selection, the grounded answer and its citations, the
+        written answer (`started`: when the call began, for the first sentence's time)."""
         answers: dict[str, PipelineAnswer] = {}
         if any(quotes_only(settings.decode.answerer, p.language) for p in prepared):
             prepared = self._searched(prepared, source, settings)
@@ -268,7 +270,7 @@ class AnswerPipeline:
         out = [answers[p.question.qid] for p in prepared]
         if settings.decode.on_topic:  # an answer whose question found nothing close to it says so (step 5)
             self.on_topic.apply(out, source)
-        self.writing.apply(out, settings, on_event)  # step 6: the answer written from the evidence, checked
+        self.writing.apply(out, settings, on_event, started)  # step 7: the answer written from the evidence, checked
         if on_event is not None:
             for answer in out:
                 on_event(

@@ -46,8 +46,9 @@ _NOT_FOUND = re.compile(
 PROMPTS = {
     "en": {
         "system": "You answer a question using only the numbered passages you are given. First write at most three "
-        "sentences, each on its own line, each stating one fact from the passages that leads to the answer and ending "
-        "with the numbers of the passages that state it, like [1] or [2][3]. The answer often takes two passages: one "
+        "sentences, each on its own line, each stating one fact from the passages that leads to the answer in the "
+        "passage's own words and order (you may shorten it, and put a name for 'he', 'she' or 'it') and ending with "
+        "the numbers of the passages that state it, like [1] or [2][3]. The answer often takes two passages: one "
         "says who or what the question is about, another gives the fact asked. Then write the line 'Answer:' followed "
         "by the short answer (a name, date, number or short phrase; yes or no for a yes/no question). Say nothing the "
         "passages do not say. If the passages do not answer the question, write only: Answer: not found\n\nExample:\n"
@@ -64,7 +65,8 @@ PROMPTS = {
     "pt": {
         "system": "Você responde a uma pergunta usando apenas os trechos numerados que recebe, em português. Primeiro "
         "escreva no máximo três frases, cada uma em sua linha, cada uma afirmando um fato dos trechos que leva à "
-        "resposta e terminando com os números dos trechos que o afirmam, como [1] ou [2][3]. Depois escreva a linha "
+        "resposta com as palavras e a ordem do próprio trecho (pode encurtá-lo) e terminando com os números dos "
+        "trechos que o afirmam, como [1] ou [2][3]. Depois escreva a linha "
         "'Resposta:' seguida da resposta curta (um nome, uma data, um número, um comando, um menu ou uma expressão "
         "curta; sim ou não para uma pergunta de sim ou não). Não diga nada que os trechos não digam. Se os trechos "
         "não respondem à pergunta, escreva apenas: Resposta: não encontrada\n\nExemplo:\nTrechos:\n[1] (Manual, "

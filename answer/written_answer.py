@@ -20,9 +20,11 @@ from __future__ import annotations
 
 import dataclasses
 import logging
+import time
 from collections.abc import Callable, Sequence
 
 from rqrag.answer.claim_check import ClaimCheck
+from rqrag.answer.extractive import Quote
 from rqrag.answer.messages import AnswerKind
 from rqrag.answer.on_topic import found
 from rqrag.answer.results import PipelineAnswer
@@ -56,10 +58,14 @@ class Writing:
 
             model = chat_model(config.writer, config.writer_base_url, config.writer_model, config.writer_api_key_env)
             judge = model.yes_probability if config.claim_check in ("judge", "align_judge") else None
-            self._writers[key] = AnswerWriter(model, ClaimCheck(judge, config.claim_check, config.claim_min_p))
+            ask = model.complete if config.claim_check.endswith("cloze") else None
+            check = ClaimCheck(judge, config.claim_check, config.claim_min_p, ask=ask)
+            self._writers[key] = AnswerWriter(model, check)
         return self._writers[key]
 
-    def apply(self, answers: Sequence[PipelineAnswer], settings, on_event=None) -> None:
+    def apply(self, answers: Sequence[PipelineAnswer], settings, on_event=None, started: float | None = None) -> None:
+        """Write over, in place, the answers that have evidence (module docstring). `started`: when the answering
+        call began: the first sentence's time (`timings.first_sentence_seconds`) counts from it."""
         config = settings.decode
         if not writes(config):
             return
@@ -67,9 +73,9 @@ class Writing:
             evidence = found(answer) if answer.kind in WRITTEN_OVER else []
             if not evidence:
                 continue
-            self.write_one(answer, evidence, config, on_event)
+            self.write_one(answer, evidence, config, on_event, started)
 
-    def write_one(self, answer: PipelineAnswer, evidence: Sequence[Hit], config, on_event=None) -> None:
+    def write_one(self, answer: PipelineAnswer, evidence: Sequence[Hit], config, on_event=None, started=None) -> None:
         ranked = self.rank_sentences(answer.language)(answer.question, evidence) if self.rank_sentences else None
         passages = choose_passages(
             answer.question, evidence, ranked, config.writer_passages, config.writer_passage_words
@@ -93,7 +99,8 @@ class Writing:
         answer.written = written
         answer.timings["write_seconds"] = round(written.seconds, 3)
         if written.first_sentence_seconds is not None:
-            answer.timings["first_sentence_seconds"] = written.first_sentence_seconds
+            before = (time.perf_counter() - started - written.seconds) if started is not None else 0.0
+            answer.timings["first_sentence_seconds"] = round(before + written.first_sentence_seconds, 3)
         if written.shown:
             show(answer, written, evidence, self.view)
 
@@ -130,8 +137,14 @@ def show(answer: PipelineAnswer, written: Written, evidence: Sequence[Hit], view
         {**view.source(hit, quotes.get(hit.docid)), "query": _query(answer, hit.docid), "cited": True, "mark": i + 1}
         for i, hit in enumerate(cited)
     ] + [{**s, "cited": False} for s in rest]
+    # the quote read under the answer: the sentence the first shown sentence rests on, verbatim, with where it is
+    first = written.shown[0].verdict.window if written.shown[0].verdict else None
+    quote = None
+    if first is not None:
+        hit = original.get(first.hit.docid, first.hit)
+        quote = Quote(first.text, hit.docid, hit.title, dict(hit.extra), 1.0)
     if answer.grounded is not None:
-        answer.grounded = dataclasses.replace(answer.grounded, cited=cited)
+        answer.grounded = dataclasses.replace(answer.grounded, cited=cited, quote=quote)
 
 
 def supported_short(written: Written) -> str | None:

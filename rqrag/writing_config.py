@@ -48,12 +48,14 @@ class WritingConfig:
         default=90,
         metadata={"help": "each passage cut to about this many words around its best sentence (whole sentences)"},
     )
-    claim_check: Literal["align_judge", "align", "judge", "words"] = field(
-        default="align_judge",
+    claim_check: Literal["ordered_cloze", "ordered", "align_cloze", "align_judge", "align", "judge", "words"] = field(
+        default="ordered_cloze",
         metadata={
-            "help": "how a written sentence is checked against the passages it cites: align_judge (its names and "
-            "numbers in the one or two passage sentences it rests on, then the writer model's yes/no judgment of "
-            "those), align, judge, or words (word overlap only). Measured: scripts/eval_claim_check.py"
+            "help": "how a written sentence is checked against the passages it cites (a word-for-word copy always "
+            "passes): ordered_cloze (its names and numbers in the passage sentence it rests on, its words in that "
+            "sentence's order, the same negation, then each name and number blanked and read back by the model from "
+            "that sentence), ordered (without the model), align_cloze, align_judge (the model's yes/no), align, judge, "
+            "words (word overlap only). Measured on hand-labelled pairs: scripts/eval_claim_check.py, docs/answers.md"
         },
     )
     claim_min_p: float = field(

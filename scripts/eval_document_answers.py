@@ -76,6 +76,8 @@ def score(question: dict, body: dict) -> dict:
     # What a person reads: the answer, then the sentence quoted under it (a short answer's quote states it in full;
     # a quoted answer is its own quote). Key facts count wherever in that they are, as HotpotQA's "holds gold" does.
     quote = (body.get("quote") or {}).get("text") or ""
+    if body.get("answer_kind") == "written":  # under a written answer: each cited source's sentence, verbatim
+        quote = "\n".join(s["quote"] for s in body.get("sources") or [] if s.get("cited") and s.get("quote"))
     read = answer if not quote or quote in answer else f"{answer}\n{quote}"
     pages = {e["page"] for e in question.get("evidence", [])}
     sources = body.get("sources") or []
@@ -104,6 +106,8 @@ def score(question: dict, body: dict) -> dict:
         ),
         "words": len(answer.split()),
         "seconds": body.get("timings", {}).get("request_seconds"),  # the server's span for the request
+        "first_sentence_seconds": body.get("timings", {}).get("first_sentence_seconds"),
+        "written": body.get("written"),  # the writer's sentences, shown and dropped, each with its check
         # What the model's own refinements were worth: searched (a step after the question's own search), or
         # guarded and why (a query in another language than the question's, one that loops, ...).
         "refinements_searched": len(
@@ -136,6 +140,12 @@ def summarize(rows: list[dict]) -> dict:
             for kind, count in by_kind.items()
         },
         "seconds_per_question": round(sum(r["seconds"] or 0 for r in rows) / n, 2),
+        "median_seconds": statistics.median([r["seconds"] or 0 for r in rows]),
+        "median_first_sentence_seconds": statistics.median(
+            [r["first_sentence_seconds"] for r in rows if r["first_sentence_seconds"] is not None] or [0]
+        ),
+        "written_sentences_shown": sum(len((r["written"] or {}).get("shown", [])) for r in rows),
+        "written_sentences_dropped": sum(len((r["written"] or {}).get("dropped", [])) for r in rows),
         "refinements_searched": sum(r["refinements_searched"] for r in rows),
         "refinements_guarded": dict(Counter(reason for r in rows for reason in r["refinements_guarded"])),
     }

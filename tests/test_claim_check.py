@@ -121,3 +121,42 @@ def test_alignment_stops_merged_pairs_that_word_overlap_lets_through():
     assert len(merged) >= 8
     assert len(shown("words")) >= len(merged) - 1
     assert len(shown("align")) <= len(merged) - 3
+
+
+def test_ordered_refuses_a_sentence_whose_roles_are_swapped():
+    hit = Hit("p3", "Final", "Portugal defeated France in the final of Euro 2016.", 1.0)
+    check = ClaimCheck(mode="ordered")
+    assert check.check("Portugal defeated France in the final.", [hit], "", "en").ok
+    swapped = check.check("France defeated Portugal in the final of Euro 2016.", [hit], "", "en")
+    assert not swapped.ok and swapped.reason == "out_of_order"
+
+
+def test_ordered_refuses_a_negation_the_passage_does_not_have_and_a_spelled_out_wrong_number():
+    hit = Hit("p4", "Filtro", "É possível utilizar o filtro padrão para conectar até três condições.", 1.0)
+    check = ClaimCheck(mode="ordered")
+    assert check.check("O filtro padrão conecta até três condições.", [hit], "", "pt").ok
+    assert check.check("O filtro padrão não conecta até três condições.", [hit], "", "pt").reason == "negation_differs"
+    assert check.check("O filtro padrão conecta até oito condições.", [hit], "", "pt").reason == "unsupported_term"
+
+
+def test_cloze_refuses_a_blank_the_passage_fills_otherwise():
+    asked = []
+
+    def ask(messages, max_tokens):
+        asked.append(messages[-1]["content"])
+        return "Rui Costa" if "___ founded" in messages[-1]["content"] else "2011"
+
+    hit = Hit("p5", "OpenRider", "Rui Costa, with Ana Lima's help, founded the project in 2011.", 1.0)
+    check = ClaimCheck(mode="ordered_cloze", ask=ask)
+    verdict = check.check("Ana Lima founded the project in 2011.", [hit], "", "en")
+    assert not verdict.ok and verdict.reason == "filled_otherwise" and verdict.term == "Ana Lima -> Rui Costa"
+    assert len(asked) == 1  # one blank read otherwise is enough
+
+
+def test_cloze_passes_when_every_blank_comes_back():
+    def ask(messages, max_tokens):
+        return "Rui Costa" if "___ founded" in messages[-1]["content"] else "2011."
+
+    hit = Hit("p5", "OpenRider", "Rui Costa founded the project in 2011.", 1.0)
+    verdict = ClaimCheck(mode="ordered_cloze", ask=ask).check("Rui Costa founded it in 2011.", [hit], "", "en")
+    assert verdict.ok
