@@ -38,9 +38,10 @@ $(STAMP): pyproject.toml Makefile
 install: $(STAMP)
 
 # The main job on the embedded default: the shipped RQ-RAG SmolLM2-135M (trained mode) + the embedded Wikipedia
-# corpus; greedy queries so the demo prints the same tree every time. `--prompting prompted` runs the base model instead.
+# corpus, the answer written from what the tree found by Qwen2.5-Coder-1.5B and checked sentence by sentence
+# (configs/decode/rqrag_written.yaml); greedy queries so the demo prints the same tree every time.
 demo: $(STAMP)
-	HF_HUB_OFFLINE=1 $(BIN)/rqrag ask "$(DEMO_QUESTION)" --config configs/decode/rqrag_trained.yaml --query_temperature 0 --show-tree
+	HF_HUB_OFFLINE=1 $(BIN)/rqrag ask "$(DEMO_QUESTION)" --config configs/decode/rqrag_written.yaml --query_temperature 0 --show-tree
 
 # Debian's Chromium and its driver, for the chat page's browser tests (tests/test_chat_browser.py). Selenium is
 # pointed at /usr/bin/chromedriver, so nothing downloads a browser or a driver.

@@ -170,17 +170,28 @@ def windows(hit: Hit) -> list[str]:
     with a pronoun: "He was ..."). Two unrelated neighbours are not one window: "Rui founded it. Ana joined in 2015."
     must not support "Ana founded it"."""
     sentences = split_sentences(hit.text) or [hit.text]
-    pairs = [f"{a} {b}" for a, b in zip(sentences, sentences[1:]) if _GOES_ON.match(b)]
+    pairs = [f"{a} {b}" for a, b in zip(sentences, sentences[1:]) if _GOES_ON.match(b) and _neighbours(hit.text, a, b)]
     return sentences + pairs
+
+
+def _neighbours(text: str, first: str, second: str) -> bool:
+    """Whether `second` follows `first` on the page with nothing but spaces between (a passage cut to its best
+    sentences marks a gap with a line break)."""
+    end = text.find(first)
+    start = text.find(second, end + len(first)) if end >= 0 else -1
+    return start >= 0 and "\n" not in text[end + len(first) : start]
 
 
 def _holds(term: str, folded_text: str) -> bool:
     return bool(re.search(rf"(?<!\w){re.escape(term)}(?!\w)", folded_text)) if term[:1].isalnum() else term in folded_text
 
 
-def align(sentence: str, cited: Sequence[Hit], language: str | None = None) -> Window | None:
-    """The window of `cited` holding most of the sentence's content words (ties: the shorter, then the earlier)."""
-    wanted = {stem(w) for w in content_words(sentence, language)}
+def align(sentence: str, cited: Sequence[Hit], language: str | None = None, question: str = "") -> Window | None:
+    """The window of `cited` holding most of the sentence's content words (ties: the shorter, then the earlier). The
+    question's own words are not counted: "O ambiente gráfico padrão é o Xfce" restates "gráfico" from the question,
+    it does not claim it."""
+    asked = {stem(w) for w in content_words(question, language)}
+    wanted = {stem(w) for w in content_words(sentence, language)} - asked
     best: tuple[tuple, Window] | None = None
     for rank, hit in enumerate(cited):
         for text in windows(hit):
@@ -192,13 +203,17 @@ def align(sentence: str, cited: Sequence[Hit], language: str | None = None) -> W
     return best[1] if best else None
 
 
-def in_order(sentence: str, window: str, language: str | None = None) -> float:
+def in_order(sentence: str, window: str, language: str | None = None, question: str = "") -> float:
     """Share of the sentence's content words (found in the window) that keep the window's order: the longest run of
-    them whose window positions rise, over how many were found (1.0 when fewer than two are)."""
+    them whose window positions rise, over how many were found (1.0 when fewer than two are). Words of the question
+    and a fronted date or place ("Em 2001, o projeto ...") move freely: only what the sentence claims keeps order."""
     places = [stem(w) for w in content_words(window, language)]
+    asked = {stem(w) for w in content_words(question, language)}
     positions = []
-    for word in content_words(sentence, language):
+    for word in content_words(_unfronted(sentence), language):
         key = stem(word)
+        if key in asked:
+            continue
         if key in places:
             positions.append(places.index(key))
     positions = [p for i, p in enumerate(positions) if p not in positions[:i]]  # a word said twice counts once
@@ -210,6 +225,15 @@ def in_order(sentence: str, window: str, language: str | None = None) -> float:
             if positions[j] < positions[i]:
                 longest[i] = max(longest[i], longest[j] + 1)
     return max(longest) / len(positions)
+
+
+_FRONTED = re.compile(r"^\s*((?:in|on|at|em|no|na|nos|nas|desde|since|after|before|após|antes de)\s+[^,]{1,40}),\s*(.+)$", re.I)
+
+
+def _unfronted(sentence: str) -> str:
+    """ "In 2001, X was founded" as "X was founded In 2001": a fronted phrase read where a passage would put it."""
+    found = _FRONTED.match(sentence)
+    return f"{found.group(2)} {found.group(1)}" if found else sentence
 
 
 def _verbatim(sentence: str, cited: Sequence[Hit]) -> Window | None:
@@ -254,7 +278,7 @@ class ClaimCheck:
             verdict = check_answer(sentence, question, cited, language)
             window = align(sentence, cited, language)
             return ClaimVerdict(verdict.ok, None if verdict.ok else "unsupported_term", window)
-        window = align(sentence, cited, language)
+        window = align(sentence, cited, language, question)
         copied = _verbatim(sentence, cited)
         if copied is not None:  # the passage's own words: it states exactly this, nothing to judge
             return ClaimVerdict(True, None, copied, p=None)
@@ -276,20 +300,20 @@ class ClaimCheck:
         if self.mode == "align_cloze":
             return self._filled(sentence, window, language, question)
         if self.mode in ("ordered", "ordered_cloze"):
-            verdict = self._ordered(sentence, window, language)
+            verdict = self._ordered(sentence, window, language, question)
             if verdict.ok and self.mode == "ordered_cloze":
                 return self._filled(sentence, window, language, question)
             return verdict
         return self._judged(sentence, window, language)
 
-    def _ordered(self, sentence: str, window: Window, language: str | None) -> ClaimVerdict:
+    def _ordered(self, sentence: str, window: Window, language: str | None, question: str = "") -> ClaimVerdict:
         from rqrag.answer.cloze_check import negation_differs
 
         if negation_differs(sentence, window.text, language):
             return ClaimVerdict(False, "negation_differs", window)
         if window.coverage < MIN_ORDERED_COVERAGE:
             return ClaimVerdict(False, "unaligned", window)
-        if in_order(sentence, window.text, language) < MIN_IN_ORDER:  # the title's words have no place in it
+        if in_order(sentence, window.text, language, question) < MIN_IN_ORDER:  # the title has no place in it
             return ClaimVerdict(False, "out_of_order", window)
         return ClaimVerdict(True, None, window)
 

@@ -67,9 +67,19 @@ def blanks(sentence: str, asked: str = "", known: str = "") -> list[tuple[int, i
 
 
 def negation_differs(sentence: str, window: str, language: str | None) -> bool:
-    """Whether one of the two says "not" (never, não, nunca ...) and the other does not."""
+    """Whether the sentence says "not" (never, não, nunca ...) where its window does not, or drops a "not" the window
+    puts on what the sentence says: a window's negation counts when one of the sentence's words follows it closely
+    ("was not issued" against "was issued"), not when it negates something else of the window ("… (que não permite
+    acesso de grupo)" under "a umask do Debian é 022")."""
     pattern = _NEGATION.get(language or "en", _NEGATION["en"])
-    return bool(pattern.search(sentence)) != bool(pattern.search(window))
+    if pattern.search(sentence):
+        return not pattern.search(window)
+    said = {w[:5] for w in content_words(sentence)}
+    for match in pattern.finditer(window):
+        following = content_words(" ".join(window[match.end() :].split()[:3]))
+        if any(w[:5] in said for w in following):
+            return True
+    return False
 
 
 def same_thing(claimed: str, filled: str) -> bool:

@@ -139,6 +139,7 @@ def _written_dict(written) -> dict | None:
         "dropped": [s.to_dict() for s in written.dropped],
         "problem": written.problem,
         "reply": written.reply,
+        "read": [{"docid": h.docid, "title": h.title, "text": h.text} for h in written.passages],  # what it was given
         "seconds": round(written.seconds, 3),
         "first_sentence_seconds": written.first_sentence_seconds,
         "attempts": written.attempts,

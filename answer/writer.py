@@ -33,6 +33,7 @@ from rqrag.text_quality import fold
 
 
 MAX_SENTENCES = 3
+_ENUMERATED = re.compile(r"^(?:\d{1,2}[.)]|[-•*])\s+")  # "1. ", "- ": a list the model made of its sentences
 _MARKS = re.compile(r"\s*((?:\[\s*\d+(?:\s*[,;]\s*\d+)*\s*\]\s*)+)[.;]?\s*$")
 _ANSWER = re.compile(r"^\s*\**\s*(answer|resposta|short answer|resposta curta)\s*\**\s*:\s*(.*)$", re.IGNORECASE)
 _NOT_FOUND = re.compile(
@@ -118,7 +119,7 @@ def build_messages(question: str, passages: Sequence[Hit], language: str | None,
     lines = [words["header"]]
     for number, hit in enumerate(passages, 1):
         title = _title(hit)
-        text = " ".join(hit.text.split())
+        text = " … ".join(" ".join(part.split()) for part in hit.text.split("\n") if part.strip())
         lines.append(f"[{number}] ({title}) {text}" if title else f"[{number}] {text}")
     user = "\n".join(lines) + "\n" + words["task"].format(question=" ".join(question.split()))
     messages = [{"role": "system", "content": words["system"]}, {"role": "user", "content": user}]
@@ -141,9 +142,9 @@ def _title(hit: Hit) -> str:
 def parse_line(line: str) -> tuple[str, str | list[WrittenSentence] | None]:
     """One line of the reply: ("short", text), ("sentence", [WrittenSentence, ...]) or ("other", None). A line of
     several sentences gives each its own marks, or the line's final marks when a sentence has none of its own."""
-    text = line.strip().strip("*").strip()
-    if not text:
-        return "other", None
+    text = _ENUMERATED.sub("", line.strip().strip("*").strip())
+    if not text or text.startswith(("Escreva como no exemplo", "Write the reply as in the example")):
+        return "other", None  # the reminder of a second attempt said back
     found = _ANSWER.match(text)
     if found:
         return "short", _MARKS.sub("", found.group(2)).strip().rstrip(".").strip()
@@ -298,25 +299,47 @@ def choose_passages(
     ranked: Sequence[tuple[float, str]] | None,
     limit: int = 4,
     max_words: int = 90,
+    sentences: int = 0,
 ) -> list[Hit]:
     """The passages the writer reads: those holding the best-ranked sentences (`ranked`: the extractive answerer's
-    (score, sentence), best first; None: the hits in order), at most `limit`, each cut to about `max_words` words
-    around its best sentence so a long chunk does not crowd the others out of a short prompt."""
+    (score, sentence), best first; None: the hits in order), at most `limit`. Each is cut to about `max_words` words
+    around its best sentence, so a long chunk does not crowd the others out of a short prompt; or, with `sentences`,
+    to its own sentences among the best `sentences` of all (in reading order, a line between two that are not
+    neighbours on the page: `windows` never joins those)."""
     order: list[Hit] = []
     best_sentence: dict[str, str] = {}
+    chosen: dict[str, list[str]] = {}
     for _, sentence in ranked or []:
         holder = next((h for h in hits if sentence in h.text), None)
-        if holder is not None and holder.docid not in best_sentence:
+        if holder is None:
+            continue
+        if holder.docid not in best_sentence and len(order) < limit:
             best_sentence[holder.docid] = sentence
             order.append(holder)
-        if len(order) >= limit:
+        if holder.docid in best_sentence and sum(map(len, chosen.values())) < sentences:
+            chosen.setdefault(holder.docid, []).append(sentence)
+        if len(order) >= limit and (not sentences or sum(map(len, chosen.values())) >= sentences):
             break
     for hit in hits:  # too few ranked: the rest in the order found
         if len(order) >= limit:
             break
         if hit.docid not in {h.docid for h in order}:
             order.append(hit)
+    if sentences:
+        return [_only(h, chosen[h.docid]) if h.docid in chosen else _cut(h, None, max_words) for h in order]
     return [_cut(h, best_sentence.get(h.docid), max_words) for h in order]
+
+
+def _only(hit: Hit, sentences: Sequence[str]) -> Hit:
+    """`hit` with only `sentences`, in the passage's order: neighbours joined by a space, a gap by a line break."""
+    from dataclasses import replace
+
+    placed = sorted(dict.fromkeys(sentences), key=hit.text.find)
+    text = placed[0]
+    for before, sentence in zip(placed, placed[1:]):
+        between = hit.text[hit.text.find(before) + len(before) : hit.text.find(sentence)]
+        text += (" " if not between.strip() else "\n") + sentence
+    return replace(hit, text=text)
 
 
 def _cut(hit: Hit, around: str | None, max_words: int) -> Hit:

@@ -78,7 +78,12 @@ class Writing:
     def write_one(self, answer: PipelineAnswer, evidence: Sequence[Hit], config, on_event=None, started=None) -> None:
         ranked = self.rank_sentences(answer.language)(answer.question, evidence) if self.rank_sentences else None
         passages = choose_passages(
-            answer.question, evidence, ranked, config.writer_passages, config.writer_passage_words
+            answer.question,
+            evidence,
+            ranked,
+            config.writer_passages,
+            config.writer_passage_words,
+            config.writer_sentences,
         )
 
         order: list[str] = []  # docids in order of first citation: the sources' numbering once shown (`show`)
@@ -109,6 +114,7 @@ def show(answer: PipelineAnswer, written: Written, evidence: Sequence[Hit], view
     """`answer` becomes the written one: text, kind, short answer, and sources renumbered in order of citation."""
     answer.written = written
     original = {h.docid: h for h in evidence}
+    kept = _decision_quote(answer)  # today's quote stays under the written answer, as evidence
     order: list[str] = []
     quotes: dict[str, str] = {}
     for sentence in written.shown:
@@ -131,6 +137,10 @@ def show(answer: PipelineAnswer, written: Written, evidence: Sequence[Hit], view
     answer.short_answer = short
     answer.text = f"{short}\n\n{body}" if short else body
     answer.kind = AnswerKind.WRITTEN
+    if kept is not None and kept[0] in original and kept[0] not in number:
+        order.append(kept[0])  # cited by no sentence: listed after the marked ones, with its quote
+        quotes[kept[0]] = kept[1]
+        number[kept[0]] = len(order)
     cited = [original.get(d) or next(p for p in written.passages if p.docid == d) for d in order]
     rest = [s for s in answer.sources if s.get("docid") not in number]
     answer.sources = [
@@ -145,6 +155,20 @@ def show(answer: PipelineAnswer, written: Written, evidence: Sequence[Hit], view
         quote = Quote(first.text, hit.docid, hit.title, dict(hit.extra), 1.0)
     if answer.grounded is not None:
         answer.grounded = dataclasses.replace(answer.grounded, cited=cited, quote=quote)
+
+
+def _decision_quote(answer: PipelineAnswer) -> tuple[str, str] | None:
+    """(docid, sentence) of the quote the decision showed before the answer was written (a quoted answer's sentence,
+    or the sentence that states a generated one), if any: it held the answer for many a question the writer answers
+    otherwise, so a person still reads it under the written answer."""
+    grounded = answer.grounded
+    if grounded is None:
+        return None
+    if grounded.quote is not None:
+        return grounded.quote.docid, grounded.quote.text
+    if answer.kind is AnswerKind.QUOTED and grounded.cited:
+        return grounded.cited[0].docid, grounded.text
+    return None
 
 
 def supported_short(written: Written) -> str | None:

@@ -48,6 +48,13 @@ class WritingConfig:
         default=90,
         metadata={"help": "each passage cut to about this many words around its best sentence (whole sentences)"},
     )
+    writer_sentences: int = field(
+        default=0,
+        metadata={
+            "help": "read only the best N sentences of all found (each under its passage's title and page) instead of "
+            "whole passages cut to --writer_passage_words; 0: whole passages"
+        },
+    )
     claim_check: Literal["ordered_cloze", "ordered", "align_cloze", "align_judge", "align", "judge", "words"] = field(
         default="ordered_cloze",
         metadata={

@@ -147,3 +147,27 @@ def test_a_judged_false_claim_is_not_tried_on_other_passages():
     reply = "Temple was Chief of Protocol of the United States as an adult. [2]\nAnswer: Chief of Protocol"
     written = writer_for(ScriptedModel(reply, p=judge)).write("What position?", PASSAGES, "en")
     assert written.shown == [] and len(judged) == 1
+
+
+def test_the_decisions_quote_stays_under_the_written_answer():
+    reply = "Kiss and Tell is a 1945 American comedy film starring Shirley Temple as Corliss Archer. [1]\nAnswer: none"
+    written = writer_for(ScriptedModel(reply)).write("What position?", PASSAGES, "en")
+    from rqrag.answer.grounding import GroundedAnswer
+    from rqrag.answer.source_view import SourceView
+
+    answer = PipelineAnswer("q", "What position?", "As an adult, she served as Chief of Protocol of the United States.", AnswerKind.QUOTED, "en")
+    answer.grounded = GroundedAnswer(answer.text, AnswerKind.QUOTED, [PASSAGES[1]])
+    show(answer, written, PASSAGES, SourceView(600))
+    assert [(s["docid"], s["cited"]) for s in answer.sources[:2]] == [("kt", True), ("st", True)]
+    assert answer.sources[1]["quote"] == "As an adult, she served as Chief of Protocol of the United States."
+    assert "[2]" not in answer.text  # evidence under the answer, not a mark in it
+
+
+def test_choose_passages_can_keep_only_the_best_sentences_and_never_joins_a_gap():
+    page = Hit("pg", "Page", "Alpha one. Beta two. Gamma three. He was born in 1950.", 1.0)
+    ranked = [(0.9, "He was born in 1950."), (0.8, "Alpha one."), (0.1, "Beta two.")]
+    (cut,) = choose_passages("When?", [page], ranked, limit=1, sentences=2)
+    assert cut.text == "Alpha one.\nHe was born in 1950."
+    from rqrag.answer.claim_check import windows
+
+    assert "Alpha one. He was born in 1950." not in windows(cut)  # not neighbours on the page

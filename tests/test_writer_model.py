@@ -85,3 +85,36 @@ def test_an_endpoint_that_is_away_is_a_clear_error():
 def test_the_writer_needs_a_url_and_a_model():
     with pytest.raises(ValueError, match="writer_base_url"):
         OpenAIChatModel("", "m")
+
+
+def test_a_served_answer_streams_each_checked_sentence_before_the_rest(llama_server, tmp_path):
+    """`rqrag serve` with the writer behind llama.cpp's HTTP server: `/v1/chat/completions` with `stream` sends each
+    written sentence (with `rqrag_sentence`: its marks and quote) as soon as it passed, the short answer after them,
+    and the final `rqrag` object says the answer is written, its marks numbering its cited sources."""
+    from rqrag.serve.server.process import RQRAGServer
+
+    flags = ["--max_depth", "1", "--answer_max_tokens", "24", "--query_max_tokens", "24", "--batch_window_ms", "200"]
+    flags += ["--writer", "openai", "--writer_base_url", _base_url(llama_server), "--writer_model", "qwen2.5-0.5b"]
+    server = RQRAGServer(tmp_path, tmp_path / "c.db", flags, env={"DDGS_PROXY": "http://127.0.0.1:9"})
+    try:
+        stream = server.client().chat.completions.create(
+            model="rqrag", messages=[{"role": "user", "content": QUESTION}], stream=True
+        )
+        chunks = list(stream)
+    finally:
+        server.stop()
+    sentences = [c.model_extra["rqrag_sentence"] for c in chunks if (c.model_extra or {}).get("rqrag_sentence")]
+    final = chunks[-1].model_extra["rqrag"]
+    content = "".join(c.choices[0].delta.content or "" for c in chunks if c.choices)
+    assert final["answer_kind"] == "written", final["answer"]
+    shown = final["written"]["shown"]
+    assert sentences and len(sentences) == len(shown)
+    assert all(streamed["text"].startswith(s["text"]) for streamed, s in zip(sentences, shown))
+    assert all(s["check"]["ok"] for s in shown)  # nothing reached the client before its check passed
+    assert content.startswith(sentences[0]["text"])
+    for sentence in sentences:
+        for mark in sentence["marks"]:
+            source = final["sources"][mark - 1]
+            assert source["cited"] and source["docid"] in sentence["cites"] and source.get("quote")
+    if final["short_answer"]:
+        assert content.endswith(final["short_answer"]) and final["answer"].startswith(final["short_answer"])
