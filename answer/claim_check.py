@@ -183,7 +183,9 @@ def _neighbours(text: str, first: str, second: str) -> bool:
 
 
 def _holds(term: str, folded_text: str) -> bool:
-    return bool(re.search(rf"(?<!\w){re.escape(term)}(?!\w)", folded_text)) if term[:1].isalnum() else term in folded_text
+    return (
+        bool(re.search(rf"(?<!\w){re.escape(term)}(?!\w)", folded_text)) if term[:1].isalnum() else term in folded_text
+    )
 
 
 def align(sentence: str, cited: Sequence[Hit], language: str | None = None, question: str = "") -> Window | None:
@@ -227,7 +229,9 @@ def in_order(sentence: str, window: str, language: str | None = None, question: 
     return max(longest) / len(positions)
 
 
-_FRONTED = re.compile(r"^\s*((?:in|on|at|em|no|na|nos|nas|desde|since|after|before|após|antes de)\s+[^,]{1,40}),\s*(.+)$", re.I)
+_FRONTED = re.compile(
+    r"^\s*((?:in|on|at|em|no|na|nos|nas|desde|since|after|before|após|antes de)\s+[^,]{1,40}),\s*(.+)$", re.I
+)
 
 
 def _unfronted(sentence: str) -> str:
@@ -267,7 +271,9 @@ class ClaimCheck:
             raise ValueError("claim check mode 'align_cloze' needs a model to ask")
         self.judge, self.mode, self.min_p, self.min_coverage, self.ask = judge, mode, min_p, min_coverage, ask
 
-    def check(self, sentence: str, cited: Sequence[Hit], question: str = "", language: str | None = None) -> ClaimVerdict:
+    def check(
+        self, sentence: str, cited: Sequence[Hit], question: str = "", language: str | None = None
+    ) -> ClaimVerdict:
         """Whether `sentence` may be shown, citing `cited` (module docstring)."""
         if not cited:
             return ClaimVerdict(False, "no_citation")
@@ -326,7 +332,9 @@ class ClaimCheck:
         wrong = next((f"{claimed} -> {got}" for claimed, got, same in filled if not same), None)
         return ClaimVerdict(ok, None if ok else "filled_otherwise", window, term=wrong)
 
-    def _judged(self, sentence: str, window: Window, language: str | None, shown: Window | None = None) -> ClaimVerdict:
+    def _judged(
+        self, sentence: str, window: Window, language: str | None, shown: Window | None = None
+    ) -> ClaimVerdict:
         words = JUDGE_PROMPTS.get(language or "en", JUDGE_PROMPTS["en"])
         task = words["task"].format(title=window.hit.title or "-", window=window.text.strip(), sentence=sentence)
         p = self.judge([{"role": "system", "content": words["system"]}, {"role": "user", "content": task}])

@@ -24,14 +24,19 @@ from rqrag.text_quality import content_words, fold, identifiers
 MAX_BLANKS = 3  # a sentence's first three names or numbers: enough to pin who, what and when
 _NUMBER = re.compile(r"(?<![\w/])\d[\d.,:/\-]*\d\w*|(?<![\w/])\d\w*")  # 1954, 10.0.2.2, 13th
 _NEGATION = {
-    "en": re.compile(r"\b(not|never|no|none|neither|nor|cannot|can't|don't|doesn't|didn't|isn't|wasn't|weren't|aren't|won't)\b", re.I),
+    "en": re.compile(
+        r"\b(not|never|no|none|neither|nor|cannot|can't|don't|doesn't|didn't|isn't|wasn't|weren't|aren't|won't)\b",
+        re.I,
+    ),
     "pt": re.compile(r"\b(não|nao|nunca|nenhum|nenhuma|nem|jamais)\b", re.I),
 }
 # A people's adjective (Indian, American, Chinese, Scottish): a property, not a name to read back. Asked "Tata is an
 # ___ company", the 1.5B says "not stated" as often as "Indian".
 _DEMONYM = re.compile(r"^[A-ZÀ-ÖØ-Þ][a-zà-ÿ]+(ian|ean|can|ese|ish)$")
 _CAPITALS = re.compile(r"\b[A-ZÀ-ÖØ-Þ]{1,5}\b")  # an operator or acronym: E, OU, LDAP, DNS
-_UNKNOWN = re.compile(r"^\W*(not stated|unknown|none|n/a|não (consta|diz|está)|nao (consta|diz|esta)|desconhecido)", re.I)
+_UNKNOWN = re.compile(
+    r"^\W*(not stated|unknown|none|n/a|não (consta|diz|está)|nao (consta|diz|esta)|desconhecido)", re.I
+)
 
 PROMPTS = {
     "en": {
@@ -120,10 +125,14 @@ def cloze_supported(
         # a name copied from the sentence around the blank is the model reading the cloze, not the source: it tells
         # nothing either way (a swapped role is the order check's to catch, in `ordered_cloze`)
         elsewhere = sentence[:start] + " " + sentence[end:]
-        copied = content_words(reply) and not _UNKNOWN.match(reply) and same_thing(reply, elsewhere) and same_thing(reply, window)
+        copied = (
+            content_words(reply)
+            and not _UNKNOWN.match(reply)
+            and same_thing(reply, elsewhere)
+            and same_thing(reply, window)
+        )
         same = same_thing(sentence[start:end], reply) or bool(copied)
         filled.append((sentence[start:end], reply, same))
         if not same:
             break  # one blank read otherwise is enough to refuse: the rest are not asked
     return all(s for _, _, s in filled), filled
-

@@ -276,7 +276,12 @@ class AnswerPipeline:
                 on_event(
                     answer.qid,
                     "answer",
-                    {"text": answer.text, "kind": answer.kind, "sources": answer.sources, "short": answer.short_answer},
+                    {
+                        "text": answer.text,
+                        "kind": answer.kind,
+                        "sources": answer.sources,
+                        "short": answer.short_answer,
+                    },
                 )
         return out
 

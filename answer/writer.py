@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 
 from rqrag.answer.claim_check import ClaimCheck, ClaimVerdict
 from rqrag.retrieval.base import Hit
-from rqrag.text_quality import fold
+from rqrag.text_quality import fold, new_content
 
 
 MAX_SENTENCES = 3
@@ -91,7 +91,11 @@ class WrittenSentence:
     verdict: ClaimVerdict | None = None
 
     def to_dict(self) -> dict:
-        return {"text": self.text, "cites": list(self.cites), "check": self.verdict.to_dict() if self.verdict else None}
+        return {
+            "text": self.text,
+            "cites": list(self.cites),
+            "check": self.verdict.to_dict() if self.verdict else None,
+        }
 
 
 @dataclass
@@ -218,7 +222,9 @@ class AnswerWriter:
                     for sentence in value:
                         if written_so_far[0] < self.max_sentences:
                             written_so_far[0] += 1
-                            pending.append((sentence, checks.submit(self._judge, sentence, passages, question, language)))
+                            pending.append(
+                                (sentence, checks.submit(self._judge, sentence, passages, question, language))
+                            )
 
             def flush_ready() -> None:
                 # in order: a sentence is shown once it and every one before it is decided
@@ -246,6 +252,9 @@ class AnswerWriter:
         alone, and cites the one that supports it: the marks a person reads are the check's, not the model's."""
         if not _words(sentence.text):
             return ClaimVerdict(False, "only_marks")
+        if not new_content(sentence.text, question, language):
+            # "A faixa reservada para o DHCP é." — the question said back, with the answer missing
+            return ClaimVerdict(False, "says_nothing")
         valid = bool(sentence.cites) and all(1 <= n <= len(passages) for n in sentence.cites)
         verdict = ClaimVerdict(False, "no_citation" if not sentence.cites else "unknown_passage")
         if valid:

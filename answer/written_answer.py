@@ -22,17 +22,20 @@ import dataclasses
 import logging
 import time
 from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING
 
-from rqrag.answer.claim_check import ClaimCheck
 from rqrag.answer.extractive import Quote
 from rqrag.answer.messages import AnswerKind
 from rqrag.answer.on_topic import found
 from rqrag.answer.results import PipelineAnswer
 from rqrag.answer.source_view import SourceView
-from rqrag.answer.writer import _NOT_FOUND, AnswerWriter, Written, WrittenSentence, choose_passages
 from rqrag.retrieval.base import Hit
 from rqrag.text_quality import content_words, fold, stem
 from rqrag.writing_config import writes
+
+
+if TYPE_CHECKING:  # the writer and its check are imported when an answer is first written, not by every question
+    from rqrag.answer.writer import AnswerWriter, Written, WrittenSentence
 
 
 logger = logging.getLogger(__name__)
@@ -54,6 +57,8 @@ class Writing:
         """The writer of `config` (its model and check), made once and kept: the model stays loaded."""
         key = (config.writer, config.writer_base_url, config.writer_model, config.claim_check, config.claim_min_p)
         if key not in self._writers:
+            from rqrag.answer.claim_check import ClaimCheck
+            from rqrag.answer.writer import AnswerWriter
             from rqrag.answer.writer_models import chat_model
 
             model = chat_model(config.writer, config.writer_base_url, config.writer_model, config.writer_api_key_env)
@@ -76,6 +81,8 @@ class Writing:
             self.write_one(answer, evidence, config, on_event, started)
 
     def write_one(self, answer: PipelineAnswer, evidence: Sequence[Hit], config, on_event=None, started=None) -> None:
+        from rqrag.answer.writer import Written, choose_passages
+
         ranked = self.rank_sentences(answer.language)(answer.question, evidence) if self.rank_sentences else None
         passages = choose_passages(
             answer.question,
@@ -174,6 +181,8 @@ def _decision_quote(answer: PipelineAnswer) -> tuple[str, str] | None:
 def supported_short(written: Written) -> str | None:
     """The short answer, when a shown sentence (or the passage sentence it rests on) holds its words: a short answer
     is shown only as a summary of what passed the check."""
+    from rqrag.answer.writer import _NOT_FOUND
+
     short = (written.short or "").strip()
     if _NOT_FOUND.match(short):
         return None

@@ -39,7 +39,9 @@ class WritingConfig:
     writer_model: str = field(default="", metadata={"help": "with --writer openai: the model name it serves"})
     writer_api_key_env: str = field(
         default="OPENAI_API_KEY",
-        metadata={"help": "with --writer openai: the environment variable holding the key (a local server needs none)"},
+        metadata={
+            "help": "with --writer openai: the environment variable holding the key (a local server needs none)"
+        },
     )
     writer_passages: int = field(
         default=4, metadata={"help": "how many passages the writer reads: the best of everything found"}

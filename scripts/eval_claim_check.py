@@ -41,7 +41,9 @@ def run_mode(mode: str, pairs: list[dict], model) -> list[dict]:
     for pair in tqdm(pairs, desc=mode, unit="pair"):
         hit = Hit(pair["id"], pair.get("title", ""), pair["passage"], 1.0)
         verdict = check.check(pair["sentence"], [hit], "", pair["language"])
-        out.append({"id": pair["id"], "ok": verdict.ok, "reason": verdict.reason, "p": verdict.p, "term": verdict.term})
+        out.append(
+            {"id": pair["id"], "ok": verdict.ok, "reason": verdict.reason, "p": verdict.p, "term": verdict.term}
+        )
     return out
 
 
@@ -75,7 +77,10 @@ def main(argv=None) -> None:
     pairs = load_pairs(Path(args.pairs))
     model = LocalChatModel(args.model)
     tuning = [i for i, p in enumerate(pairs) if p["split"] == "tuning"]
-    results, lines = {}, ["| mode | floor (from tuning) | half | shown: supported | shown: unsupported | seconds a pair |"]
+    results, lines = (
+        {},
+        ["| mode | floor (from tuning) | half | shown: supported | shown: unsupported | seconds a pair |"],
+    )
     lines.append("|---|---:|---|---:|---:|---:|")
     for mode in args.modes:
         started = time.perf_counter()
@@ -90,8 +95,11 @@ def main(argv=None) -> None:
             a = sum(shown(rows[i], floor) for i in sup)
             b = sum(shown(rows[i], floor) for i in uns)
             lines.append(f"| {mode} | {floor:.3f} | {half} | {a}/{len(sup)} | {b}/{len(uns)} | {seconds:.2f} |")
-        leaked = [pairs[i]["id"] + ":" + pairs[i]["kind"] for i in range(len(pairs))
-                  if pairs[i]["label"] == "unsupported" and shown(rows[i], floor)]
+        leaked = [
+            pairs[i]["id"] + ":" + pairs[i]["kind"]
+            for i in range(len(pairs))
+            if pairs[i]["label"] == "unsupported" and shown(rows[i], floor)
+        ]
         results[mode]["unsupported_shown"] = leaked
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)

@@ -55,7 +55,9 @@ def test_a_rewritten_claim_is_judged_on_its_aligned_window_only():
         seen["prompt"] = messages[-1]["content"]
         return 0.9
 
-    verdict = ClaimCheck(judge, "align_judge").check("In 2015, Ana Lima joined the OpenRider team.", [PASSAGE], "", "en")
+    verdict = ClaimCheck(judge, "align_judge").check(
+        "In 2015, Ana Lima joined the OpenRider team.", [PASSAGE], "", "en"
+    )
     assert verdict.ok and verdict.p == 0.9
     assert "Ana Lima joined the team in 2015" in seen["prompt"]
     assert "Rui Costa" not in seen["prompt"]  # the judge reads the window, not the page
@@ -70,7 +72,9 @@ def test_the_judges_floor_drops_a_claim():
 
 
 def test_a_verbatim_copy_passes_without_the_judge():
-    verdict = ClaimCheck(never_judged, "align_judge").check("rui costa founded the project in 2011", [PASSAGE], "", "en")
+    verdict = ClaimCheck(never_judged, "align_judge").check(
+        "rui costa founded the project in 2011", [PASSAGE], "", "en"
+    )
     assert verdict.ok and verdict.window.text == "Rui Costa founded the project in 2011."
 
 
@@ -116,7 +120,11 @@ def test_alignment_stops_merged_pairs_that_word_overlap_lets_through():
 
     def shown(mode):
         check = ClaimCheck(mode=mode)
-        return [p for p in merged if check.check(p["sentence"], [Hit(p["id"], p["title"], p["passage"], 1)], "", p["language"]).ok]
+        return [
+            p
+            for p in merged
+            if check.check(p["sentence"], [Hit(p["id"], p["title"], p["passage"], 1)], "", p["language"]).ok
+        ]
 
     assert len(merged) >= 8
     assert len(shown("words")) >= len(merged) - 1

@@ -13,7 +13,12 @@ from rqrag.retrieval.base import Hit
 
 
 PASSAGES = [
-    Hit("kt", "Kiss and Tell (1945 film)", "Kiss and Tell is a 1945 American comedy film starring Shirley Temple as Corliss Archer.", 1.0),
+    Hit(
+        "kt",
+        "Kiss and Tell (1945 film)",
+        "Kiss and Tell is a 1945 American comedy film starring Shirley Temple as Corliss Archer.",
+        1.0,
+    ),
     Hit(
         "st",
         "Shirley Temple",
@@ -73,7 +78,9 @@ def test_sentences_stream_in_order_once_checked_and_failures_are_dropped():
 
 
 def test_a_reply_of_marks_only_is_asked_again_with_a_reminder():
-    model = ScriptedModel("[2]\n[1]", "She served as Chief of Protocol of the United States. [2]\nAnswer: Chief of Protocol")
+    model = ScriptedModel(
+        "[2]\n[1]", "She served as Chief of Protocol of the United States. [2]\nAnswer: Chief of Protocol"
+    )
     written = writer_for(model).write("What position?", PASSAGES, "en")
     assert written.attempts == 2 and len(model.asked) == 2
     assert "between 1 and 3" in model.asked[1][-1]["content"]
@@ -111,7 +118,9 @@ def test_show_renumbers_marks_by_source_and_quotes_each_cited_sentence():
 
     show(answer, written, PASSAGES, SourceView(600))
     assert answer.kind is AnswerKind.WRITTEN and answer.short_answer == "Chief of Protocol"
-    assert answer.text.startswith("Chief of Protocol\n\nAs an adult, she served as Chief of Protocol of the United States. [1] ")
+    assert answer.text.startswith(
+        "Chief of Protocol\n\nAs an adult, she served as Chief of Protocol of the United States. [1] "
+    )
     assert answer.text.endswith("Corliss Archer. [2]")
     assert [s["docid"] for s in answer.sources] == ["st", "kt", "rs"]
     assert [s["cited"] for s in answer.sources] == [True, True, False]
@@ -120,7 +129,12 @@ def test_show_renumbers_marks_by_source_and_quotes_each_cited_sentence():
 
 
 def test_choose_passages_reads_those_holding_the_best_sentences_first_and_cuts_long_ones():
-    long = Hit("long", "Long", " ".join(f"Filler sentence number {i} is here." for i in range(40)) + " The key fact is 42.", 1.0)
+    long = Hit(
+        "long",
+        "Long",
+        " ".join(f"Filler sentence number {i} is here." for i in range(40)) + " The key fact is 42.",
+        1.0,
+    )
     ranked = [(0.9, "The key fact is 42."), (0.5, PASSAGES[1].text.split(". ")[0])]
     chosen = choose_passages("What is the key fact?", [PASSAGES[0], long, PASSAGES[1]], ranked, limit=2, max_words=20)
     assert [h.docid for h in chosen] == ["long", "st"]
@@ -155,7 +169,13 @@ def test_the_decisions_quote_stays_under_the_written_answer():
     from rqrag.answer.grounding import GroundedAnswer
     from rqrag.answer.source_view import SourceView
 
-    answer = PipelineAnswer("q", "What position?", "As an adult, she served as Chief of Protocol of the United States.", AnswerKind.QUOTED, "en")
+    answer = PipelineAnswer(
+        "q",
+        "What position?",
+        "As an adult, she served as Chief of Protocol of the United States.",
+        AnswerKind.QUOTED,
+        "en",
+    )
     answer.grounded = GroundedAnswer(answer.text, AnswerKind.QUOTED, [PASSAGES[1]])
     show(answer, written, PASSAGES, SourceView(600))
     assert [(s["docid"], s["cited"]) for s in answer.sources[:2]] == [("kt", True), ("st", True)]
@@ -171,3 +191,10 @@ def test_choose_passages_can_keep_only_the_best_sentences_and_never_joins_a_gap(
     from rqrag.answer.claim_check import windows
 
     assert "Alpha one. He was born in 1950." not in windows(cut)  # not neighbours on the page
+
+
+def test_a_sentence_that_only_says_the_question_back_is_not_shown():
+    reply = "The government position held by the woman who portrayed Corliss Archer was. [2]\nAnswer: none"
+    question = "What government position was held by the woman who portrayed Corliss Archer?"
+    written = writer_for(ScriptedModel(reply)).write(question, PASSAGES, "en")
+    assert written.shown == [] and written.dropped[0].verdict.reason == "says_nothing"

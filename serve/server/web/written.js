@@ -24,7 +24,8 @@ export function withMarks(text, sources) {
       mark.dataset.testid = "citation-mark";
       if (source) {
         mark.setAttribute("aria-label", t("source.open", { n, name: source.file || source.title || source.docid }));
-        mark.addEventListener("click", () => openSource(source, mark));
+        // the viewer shows the passage with the sentence this answer rests on marked, and for a PDF its page
+        mark.addEventListener("click", () => openSource({ ...source, passages: source.text ? [source.text] : [] }, mark));
       } else {
         mark.disabled = true; // streamed before the sources arrive
       }
