@@ -256,7 +256,7 @@ class ClaimCheck:
     def __init__(
         self,
         judge: Callable[[list[dict]], float] | None = None,
-        mode: str = "align_cloze",
+        mode: str = "ordered_cloze",
         min_p: float = 0.5,
         min_coverage: float = MIN_COVERAGE,
         ask: Callable[[list[dict], int], str] | None = None,
@@ -267,8 +267,8 @@ class ClaimCheck:
             raise ValueError(f"claim check mode must be one of {CHECK_MODES}, got {mode!r}")
         if mode in ("judge", "align_judge") and judge is None:
             raise ValueError(f"claim check mode {mode!r} needs a judge model")
-        if mode == "align_cloze" and ask is None:
-            raise ValueError("claim check mode 'align_cloze' needs a model to ask")
+        if mode.endswith("_cloze") and ask is None:
+            raise ValueError(f"claim check mode {mode!r} needs a model to ask")
         self.judge, self.mode, self.min_p, self.min_coverage, self.ask = judge, mode, min_p, min_coverage, ask
 
     def check(

@@ -4,6 +4,7 @@ written sentences stream through `/v1/chat/completions`."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 
 import pytest
@@ -34,6 +35,9 @@ PASSAGES = [
     ),
 ]
 QUESTION = "What government position was held by the woman who portrayed Corliss Archer in the film Kiss and Tell?"
+# Served with the 0.5B as the writer: a question its passage answers in one sentence it can copy (the 0.5B misreads
+# "starring Shirley Temple as Corliss Archer" for "who portrayed": its cloze says "not stated").
+SERVED_QUESTION = "Who starred as Corliss Archer in the 1945 film Kiss and Tell?"
 
 
 @pytest.fixture(scope="module")
@@ -49,7 +53,7 @@ def _base_url(server) -> str:
 def test_an_openai_compatible_writer_writes_checked_cited_sentences(llama_server):
     model = OpenAIChatModel(_base_url(llama_server), "qwen2.5-0.5b")
     streamed = []
-    written = AnswerWriter(model, ClaimCheck(model.yes_probability)).write(
+    written = AnswerWriter(model, ClaimCheck(ask=model.complete)).write(
         QUESTION, PASSAGES, "en", on_sentence=streamed.append
     )
     assert written.reply  # the endpoint streamed a reply
@@ -98,7 +102,7 @@ def test_a_served_answer_streams_each_checked_sentence_before_the_rest(llama_ser
     server = RQRAGServer(tmp_path, tmp_path / "c.db", flags, env={"DDGS_PROXY": "http://127.0.0.1:9"})
     try:
         stream = server.client().chat.completions.create(
-            model="rqrag", messages=[{"role": "user", "content": QUESTION}], stream=True
+            model="rqrag", messages=[{"role": "user", "content": SERVED_QUESTION}], stream=True
         )
         chunks = list(stream)
     finally:
@@ -106,7 +110,7 @@ def test_a_served_answer_streams_each_checked_sentence_before_the_rest(llama_ser
     sentences = [c.model_extra["rqrag_sentence"] for c in chunks if (c.model_extra or {}).get("rqrag_sentence")]
     final = chunks[-1].model_extra["rqrag"]
     content = "".join(c.choices[0].delta.content or "" for c in chunks if c.choices)
-    assert final["answer_kind"] == "written", final["answer"]
+    assert final["answer_kind"] == "written", json.dumps(final["written"], indent=1)
     shown = final["written"]["shown"]
     assert sentences and len(sentences) == len(shown)
     assert all(streamed["text"].startswith(s["text"]) for streamed, s in zip(sentences, shown))
