@@ -30,9 +30,10 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
+from rqrag.answer.claim_terms import key_terms, name_runs, ordinal
 from rqrag.retrieval.base import Hit
 from rqrag.sentences import split_sentences
-from rqrag.text_quality import content_words, fold, identifiers, stem, words
+from rqrag.text_quality import content_words, fold, identifiers, stem
 
 
 CHECK_MODES = ("words", "align", "judge", "align_judge", "align_cloze", "ordered", "ordered_cloze")
@@ -44,13 +45,6 @@ MIN_IN_ORDER = 0.85
 # Share of a sentence's content words (by stem) its window must hold: a written sentence may add a connective or a
 # paraphrased verb ("was born" for "birth"), not a fact. Set on the tuning half of tests/data/claim_pairs.
 MIN_COVERAGE = 0.6
-_QUOTED = re.compile(r"[\"“«]([^\"”»]{2,80})[\"”»]")  # not ' : an apostrophe (Guns N' Roses) quotes nothing
-_URL = re.compile(r"https?://\S+|www\.\S+")
-# A name: a capitalised word, or a run of them ("Ana Lima", "Chief of Protocol"); a sentence's first word counts
-# unless it is a function word ("The", "Para").
-_NAME = re.compile(
-    r"\b[A-ZÀ-ÖØ-Þ][\w'’\-]*\.?(?:\s+(?:of|de|da|do|dos|das|von|van|the)?\s*[A-ZÀ-ÖØ-Þ][\w'’\-]*\.?)*(?<!\.)"
-)
 # A sentence that goes on from the one before ("He was ...", "Ela ..."): only then do two sentences make one window.
 _GOES_ON = re.compile(
     r"^\W*(he|she|it|they|his|her|its|their|this|these|that|those|there|the (film|band|song|album|book|company|"
@@ -100,45 +94,6 @@ class ClaimVerdict:
             "quote": self.window.text if self.window else None,
             "term": self.term,
         }
-
-
-def name_runs(sentence: str, known: str = "") -> list[re.Match]:
-    """The names of a sentence: runs of capitalised words ("Ana Lima", "Chief of Protocol", "Bradford P. Campbell").
-    A single capitalised word opening the sentence is a name only if `known` (the passage) spells it so too:
-    "Hoje", "Pressionar" open sentences, they name nothing."""
-    runs = []
-    for match in _NAME.finditer(sentence):
-        text = match.group(0)
-        if not [w for w in content_words(text) if not w.isdigit()]:
-            continue  # a lone "The", "Para"
-        if match.start() == len(sentence) - len(sentence.lstrip()) and " " not in text and text not in known:
-            continue
-        runs.append(match)
-    return runs
-
-
-# Numbers spelled out: "oito condições" over a passage that says "três" is a wrong number, whatever its other words.
-NUMBER_WORDS = frozenset(
-    "one two three four five six seven eight nine ten eleven twelve twenty hundred thousand million billion "
-    "first second third fourth fifth sixth seventh eighth ninth tenth once twice "
-    "um uma dois duas tres quatro cinco seis sete oito nove dez onze doze vinte cem cento mil milhao milhoes bilhao "
-    "primeiro primeira segundo segunda terceiro terceira quarto quarta quinto quinta".split()
-)
-
-
-def key_terms(sentence: str, known: str = "") -> list[str]:
-    """What the sentence must get exactly, folded: numbers (in digits or words) and identifiers, quoted terms and
-    addresses. (Names are checked as whole runs: `name_runs`.)"""
-    terms = [_ordinal(t) for t in identifiers(sentence)]
-    terms += [w for w in words(sentence) if w in NUMBER_WORDS]
-    terms += [fold(m.group(1)).strip() for m in _QUOTED.finditer(sentence)]
-    terms += [fold(u).rstrip(".,;)") for u in _URL.findall(sentence)]
-    return list(dict.fromkeys(t for t in terms if t))
-
-
-def _ordinal(term: str) -> str:
-    """ "13th" and "13º" are the number 13 as a passage may write it ("13th century", "século 13")."""
-    return re.sub(r"^(\d+)(st|nd|rd|th|º|ª|o|a)$", r"\1", term)
 
 
 def unsupported_name(sentence: str, window: Window, asked: str) -> str | None:
@@ -292,7 +247,7 @@ class ClaimCheck:
             whole = Window(cited[0], " ".join(h.text for h in cited), 1.0)
             return self._judged(sentence, whole, language, shown=window)
         scope = fold(f"{window.hit.title} {window.text}")
-        scope = f"{scope} {' '.join(_ordinal(t) for t in identifiers(scope))}"
+        scope = f"{scope} {' '.join(ordinal(t) for t in identifiers(scope))}"
         for term in key_terms(sentence):
             if not _holds(term, scope) and not _holds(term, asked):
                 return ClaimVerdict(False, "unsupported_term", window, term=term)

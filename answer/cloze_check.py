@@ -18,6 +18,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
+from rqrag.answer.claim_terms import name_runs, ordinal
 from rqrag.text_quality import content_words, fold, identifiers
 
 
@@ -58,8 +59,6 @@ def blanks(sentence: str, asked: str = "", known: str = "") -> list[tuple[int, i
     the sentence ("The", "Para") is not a name."""
     asked_words = set(content_words(asked))
     spans: list[tuple[int, int]] = []
-    from rqrag.answer.claim_check import name_runs
-
     runs = name_runs(sentence, known) + [m for m in _CAPITALS.finditer(sentence) if m.start() > 0]
     for match in runs + list(_NUMBER.finditer(sentence)):
         words = content_words(match.group(0)) or [fold(match.group(0))]
@@ -92,10 +91,8 @@ def same_thing(claimed: str, filled: str) -> bool:
     first five letters: "Ghana's" is "Ghana")."""
     if _UNKNOWN.match(filled.strip()):
         return False
-    from rqrag.answer.claim_check import _ordinal
-
-    want_numbers = {_ordinal(t) for t in identifiers(claimed)}
-    got_numbers = {_ordinal(t) for t in identifiers(filled)}
+    want_numbers = {ordinal(t) for t in identifiers(claimed)}
+    got_numbers = {ordinal(t) for t in identifiers(filled)}
     if want_numbers and not want_numbers <= got_numbers:
         return False
     want = {w[:5] for w in content_words(claimed) if not w[:1].isdigit()}

@@ -9,7 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from rqrag.answer.claim_check import ClaimCheck, align, key_terms, name_runs
+from rqrag.answer.claim_check import ClaimCheck, align
+from rqrag.answer.claim_terms import key_terms, name_runs
 from rqrag.retrieval.base import Hit
 
 
