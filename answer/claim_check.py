@@ -144,16 +144,18 @@ def _holds(term: str, folded_text: str) -> bool:
 
 
 def align(sentence: str, cited: Sequence[Hit], language: str | None = None, question: str = "") -> Window | None:
-    """The window of `cited` holding most of the sentence's content words (ties: the shorter, then the earlier). The
-    question's own words are not counted: "O ambiente gráfico padrão é o Xfce" restates "gráfico" from the question,
-    it does not claim it."""
+    """The window of `cited` holding most of the sentence's content words (ties: the shorter, then the earlier). One
+    word of the question that the window lacks is excused: "O ambiente gráfico padrão é o Xfce" restates "gráfico"
+    from the question. Not more: "O tutorial pode ser copiado e modificado sob a licença do livro X" took four words
+    of the question ("licença", "copiado", ...) and hung them on a window that only names the book."""
     asked = {stem(w) for w in content_words(question, language)}
-    wanted = {stem(w) for w in content_words(sentence, language)} - asked
+    wanted = {stem(w) for w in content_words(sentence, language)}
     best: tuple[tuple, Window] | None = None
     for rank, hit in enumerate(cited):
         for text in windows(hit):
             held = {stem(w) for w in content_words(f"{hit.title} {text}", language)}
-            coverage = len(wanted & held) / len(wanted) if wanted else 1.0
+            excused = 1 if (wanted - held) & asked else 0
+            coverage = min(1.0, (len(wanted & held) + excused) / len(wanted)) if wanted else 1.0
             key = (coverage, -len(text), -rank)
             if best is None or key > best[0]:
                 best = (key, Window(hit, text, coverage))

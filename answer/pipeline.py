@@ -59,6 +59,7 @@ from rqrag.answer.readers import Readers
 from rqrag.answer.results import AnswerSettings, EvidenceSource, PipelineAnswer, Prepared
 from rqrag.answer.source_view import SourceView, could_not_search, read_steps, searching_step, told_back
 from rqrag.answer.source_view import quoted_sentence as quote_of
+from rqrag.answer.without_tree import quoted_answer
 from rqrag.answer.written_answer import Writing
 from rqrag.inference.decoding.decode_config import DecodeConfig, quotes_only
 from rqrag.inference.decoding.failures import Failure, FailureKind
@@ -244,7 +245,7 @@ class AnswerPipeline:
                     asked=p.question,
                 )
             else:
-                answers[p.question.qid] = self._quoted(p, settings)
+                answers[p.question.qid] = quoted_answer(self, p, settings)
         if todo:
 
             def announce(qid: str, path_id: str, step) -> None:
@@ -325,48 +326,6 @@ class AnswerPipeline:
             return
         for p, hits in zip(todo, found):
             p.searched = list(hits)
-
-    def _quoted(self, p: Prepared, settings: AnswerSettings | None = None) -> PipelineAnswer:
-        """No tree: the best sentence of the question's own search, quoted with its source; or, with a model reader,
-        its answer and the sentence that states it."""
-        hits = [h for step in p.question.steps for h in step.evidence]
-        reader = self.readers.model_reader(settings) if settings is not None else None
-        if reader is not None:
-            return self._read_only(p, reader, hits, settings)
-        # Not told what the question asks for (asked_type): that picked "5895 metres" for "how high" in English,
-        # but cost held-out Portuguese questions 6 points of all key facts (43.8 -> 37.5 %, 64 questions).
-        found = self.quoter.quote(p.question.text, hits, p.language) if hits else None
-        answer = PipelineAnswer(
-            p.question.qid, p.question.text, "", AnswerKind.NO_ANSWER, p.language, strategy="extractive"
-        )
-        answer.asked = p.question
-        answer.trajectory = [self.shown.step(s) for s in p.question.steps]
-        if found is None:
-            answer.text = said(Message.NO_ANSWER, p.language)
-            return answer
-        cited = [h for h in hits if h.docid == found.docid][:1]
-        answer.grounded = told_back(GroundedAnswer(found.text, AnswerKind.QUOTED, cited), p.language)
-        answer.text, answer.kind = answer.grounded.text, AnswerKind.QUOTED
-        answer.sources = self.shown.sources(cited, hits, p.question.steps, found.text)
-        answer.timings = {"retrieval_seconds": round(p.seconds, 3)}
-        return answer
-
-    def _read_only(self, p: Prepared, reader, hits, settings: AnswerSettings) -> PipelineAnswer:
-        """The question's own search read by the model reader: no tree."""
-        answer = PipelineAnswer(
-            p.question.qid, p.question.text, "", AnswerKind.NO_ANSWER, p.language, strategy=f"reader:{reader.name}"
-        )
-        answer.asked = p.question
-        answer.trajectory = [self.shown.step(s) for s in p.question.steps]
-        shown = self.readers.read_by_model(reader, p.question.text, hits, p.language, settings) if hits else None
-        if shown is None:
-            answer.text = said(Message.NO_ANSWER, p.language)
-            return answer
-        answer.grounded = shown
-        answer.text, answer.kind = shown.text, shown.kind
-        answer.sources = self.shown.sources(shown.cited, hits, p.question.steps, quote_of(shown))
-        answer.timings = {"retrieval_seconds": round(p.seconds, 3)}
-        return answer
 
     def finish(self, p: Prepared, result: QuestionResult, settings: AnswerSettings) -> PipelineAnswer:
         strategy = settings.decode.strategy

@@ -169,3 +169,13 @@ def test_cloze_passes_when_every_blank_comes_back():
     hit = Hit("p5", "OpenRider", "Rui Costa founded the project in 2011.", 1.0)
     verdict = ClaimCheck(mode="ordered_cloze", ask=ask).check("Rui Costa founded it in 2011.", [hit], "", "en")
     assert verdict.ok
+
+
+def test_the_questions_words_hung_on_an_unrelated_sentence_are_not_aligned():
+    hit = Hit("b", "Bibliografia", "Ainda há o ótimo livro The LATEX Graphics Companion, de Goossens, Rahtz, e Mittelbach.", 1)
+    question = "Sob qual licença o tutorial de XY-pic pode ser copiado e modificado?"
+    claim = "O tutorial pode ser copiado e modificado sob a licença do livro The LATEX Graphics Companion."
+    assert ClaimCheck(mode="ordered").check(claim, [hit], question, "pt").reason == "unaligned"
+    restated = Hit("x", "Ambiente", "O ambiente de trabalho padrão do Debian Edu é o Xfce.", 1)
+    one_word = "O ambiente de trabalho gráfico padrão do Debian Edu é o Xfce."
+    assert ClaimCheck(mode="ordered").check(one_word, [restated], "Qual ambiente gráfico é o padrão?", "pt").ok

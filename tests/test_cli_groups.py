@@ -30,7 +30,14 @@ from rqrag.serve.server.app import create_app
 from rqrag.text_quality import guess_language
 
 
-DECODE_GROUPS = ["backend", "tree", "retrieval", "answer: grounding and selection", "baselines"]
+DECODE_GROUPS = [
+    "backend",
+    "tree",
+    "retrieval",
+    "answer: grounding and selection",
+    "answer: the written answer",
+    "baselines",
+]
 GROUPS = {
     ("ask",): DECODE_GROUPS,
     ("serve",): [*DECODE_GROUPS, "server", "requests", "documents", "memory"],
