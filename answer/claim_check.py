@@ -144,7 +144,8 @@ def _holds(term: str, folded_text: str) -> bool:
 
 
 def align(sentence: str, cited: Sequence[Hit], language: str | None = None, question: str = "") -> Window | None:
-    """The window of `cited` holding most of the sentence's content words (ties: the shorter, then the earlier). One
+    """The window of `cited` holding most of the sentence's numbers and exact terms, then of its content words (ties:
+    the shorter, then the earlier). One
     word of the question that the window lacks is excused: "O ambiente gráfico padrão é o Xfce" restates "gráfico"
     from the question. Not more: "O tutorial pode ser copiado e modificado sob a licença do livro X" took four words
     of the question ("licença", "copiado", ...) and hung them on a window that only names the book."""
@@ -156,7 +157,9 @@ def align(sentence: str, cited: Sequence[Hit], language: str | None = None, ques
             held = {stem(w) for w in content_words(f"{hit.title} {text}", language)}
             excused = 1 if (wanted - held) & asked else 0
             coverage = min(1.0, (len(wanted & held) + excused) / len(wanted)) if wanted else 1.0
-            key = (coverage, -len(text), -rank)
+            scope = fold(f"{hit.title} {text}")
+            terms = sum(_holds(t, scope) for t in key_terms(sentence))  # "85" decides between two sentences on quality
+            key = (terms, coverage, -len(text), -rank)
             if best is None or key > best[0]:
                 best = (key, Window(hit, text, coverage))
     return best[1] if best else None
