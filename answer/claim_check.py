@@ -80,7 +80,7 @@ class Window:
 class ClaimVerdict:
     ok: bool
     # no_citation | unsupported_term | unaligned | judged_unsupported | negation_differs | filled_otherwise |
-    # out_of_order
+    # out_of_order | qualifier_dropped
     reason: str | None = None
     window: Window | None = None
     p: float | None = None  # the judge's p(yes), when it was asked
@@ -189,6 +189,30 @@ def in_order(sentence: str, window: str, language: str | None = None, question: 
     return max(longest) / len(positions)
 
 
+# A run of this many words of the window, inside the stretch the sentence covers, left out of it with no comma
+# between them: "Strasbourg is the capital and largest city of [the Grand Est region of] France" claims something
+# else. Items of a list may go ("an actress, singer, dancer, and diplomat" -> "an actress and diplomat").
+MAX_DROPPED_RUN = 3
+_BRACKETED = re.compile(r"\([^()]*\)|\[[^\[\]]*\]")
+
+
+def dropped_run(sentence: str, window: str, language: str | None = None) -> int:
+    """The longest run of the window's content words, between the first and the last of the sentence's, that the
+    sentence leaves out with no comma between them (bracketed asides do not count)."""
+    claimed = {stem(w) for w in content_words(sentence, language)}
+    tokens: list[str | None] = []  # content words in order; None where a comma (or stop) separates them
+    for piece in re.split(r"[,;:]", _BRACKETED.sub(" ", window)):
+        tokens += [stem(w) for w in content_words(piece, language)] + [None]
+    matched = [i for i, t in enumerate(tokens) if t is not None and t in claimed]
+    if len(matched) < 2:
+        return 0
+    longest = run = 0
+    for token in tokens[matched[0] : matched[-1] + 1]:
+        run = run + 1 if token is not None and token not in claimed else 0
+        longest = max(longest, run)
+    return longest
+
+
 _FRONTED = re.compile(
     r"^\s*((?:in|on|at|em|no|na|nos|nas|desde|since|after|before|após|antes de)\s+[^,]{1,40}),\s*(.+)$", re.I
 )
@@ -281,6 +305,8 @@ class ClaimCheck:
             return ClaimVerdict(False, "unaligned", window)
         if in_order(sentence, window.text, language, question) < MIN_IN_ORDER:  # the title has no place in it
             return ClaimVerdict(False, "out_of_order", window)
+        if dropped_run(sentence, window.text, language) >= MAX_DROPPED_RUN:
+            return ClaimVerdict(False, "qualifier_dropped", window)
         return ClaimVerdict(True, None, window)
 
     def _filled(self, sentence: str, window: Window, language: str | None, question: str) -> ClaimVerdict:

@@ -267,7 +267,11 @@ def test_threshold_calibration_and_fit_on_a_table_where_one_signal_tells():
 def test_one_table_says_which_kinds_show_an_answer():
     from rqrag.answer.messages import AnswerKind
 
-    assert {k for k in AnswerKind if k.states_an_answer} == {AnswerKind.GENERATED, AnswerKind.QUOTED, AnswerKind.WRITTEN}
+    assert {k for k in AnswerKind if k.states_an_answer} == {
+        AnswerKind.GENERATED,
+        AnswerKind.QUOTED,
+        AnswerKind.WRITTEN,
+    }
     assert {k for k in AnswerKind if k.is_read_as_answer} == {
         AnswerKind.GENERATED,
         AnswerKind.QUOTED,

@@ -172,10 +172,35 @@ def test_cloze_passes_when_every_blank_comes_back():
 
 
 def test_the_questions_words_hung_on_an_unrelated_sentence_are_not_aligned():
-    hit = Hit("b", "Bibliografia", "Ainda há o ótimo livro The LATEX Graphics Companion, de Goossens, Rahtz, e Mittelbach.", 1)
+    hit = Hit(
+        "b",
+        "Bibliografia",
+        "Ainda há o ótimo livro The LATEX Graphics Companion, de Goossens, Rahtz, e Mittelbach.",
+        1,
+    )
     question = "Sob qual licença o tutorial de XY-pic pode ser copiado e modificado?"
     claim = "O tutorial pode ser copiado e modificado sob a licença do livro The LATEX Graphics Companion."
     assert ClaimCheck(mode="ordered").check(claim, [hit], question, "pt").reason == "unaligned"
     restated = Hit("x", "Ambiente", "O ambiente de trabalho padrão do Debian Edu é o Xfce.", 1)
     one_word = "O ambiente de trabalho gráfico padrão do Debian Edu é o Xfce."
     assert ClaimCheck(mode="ordered").check(one_word, [restated], "Qual ambiente gráfico é o padrão?", "pt").ok
+
+
+def test_a_qualifier_left_out_makes_another_claim_but_a_list_item_may_go():
+    strasbourg = Hit(
+        "s",
+        "Strasbourg",
+        'Strasbourg (German: "Straßburg") is the capital and largest city of the Grand Est region of France and is the '
+        "official seat of the European Parliament.",
+        1,
+    )
+    check = ClaimCheck(mode="ordered")
+    dropped = check.check("Strasbourg is the capital and largest city of France.", [strasbourg], "", "en")
+    assert not dropped.ok and dropped.reason == "qualifier_dropped"
+    temple = Hit(
+        "t",
+        "Shirley Temple",
+        "Shirley Temple Black was an American actress, singer, dancer, businesswoman, and diplomat.",
+        1,
+    )
+    assert check.check("Shirley Temple Black was an American actress and diplomat.", [temple], "", "en").ok
