@@ -122,3 +122,26 @@ def test_a_served_answer_streams_each_checked_sentence_before_the_rest(llama_ser
             assert source["cited"] and source["docid"] in sentence["cites"] and source.get("quote")
     if final["short_answer"]:
         assert content.endswith(final["short_answer"]) and final["answer"].startswith(final["short_answer"])
+
+
+def test_rqrag_ask_prints_the_short_answer_first_then_the_cited_sentences_and_their_quotes(llama_server, capsys):
+    """`rqrag ask` with a writer: the short answer on the first line, then the checked sentences with their marks,
+    then each cited source's sentence, verbatim, with its title; `--json` has the same answer, kind `written`."""
+    from rqrag.cli.commands import ask
+
+    writer = ["--writer", "openai", "--writer_base_url", _base_url(llama_server), "--writer_model", "qwen2.5-0.5b"]
+    argv = [SERVED_QUESTION, "--config", "configs/decode/rqrag_trained.yaml", "--query_temperature", "0", *writer]
+    assert ask.main([*argv, "--json"]) == 0
+    out = capsys.readouterr().out
+    record = json.loads(out[out.index("\n{\n") + 1 :] if not out.startswith("{") else out)
+    assert record["answer_kind"] == "written", record["written"]
+    assert ask.main(argv) == 0
+    printed = capsys.readouterr().out
+    lines = [line for line in printed.splitlines() if line.strip()]
+    start = next(
+        i for i, line in enumerate(lines) if line.startswith(("Answer:", record["answer"].split("\n")[-1][:30]))
+    )
+    if record["short_answer"]:
+        assert lines[start] == f"Answer: {record['short_answer']}"
+    quoted = [line for line in lines if line.startswith("  [") and "“" in line]
+    assert quoted and all(source["quote"] in printed for source in record["sources"] if source.get("quote"))
