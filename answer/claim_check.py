@@ -145,18 +145,15 @@ def _holds(term: str, folded_text: str) -> bool:
 
 def align(sentence: str, cited: Sequence[Hit], language: str | None = None, question: str = "") -> Window | None:
     """The window of `cited` holding most of the sentence's numbers and exact terms, then of its content words (ties:
-    the shorter, then the earlier). One
-    word of the question that the window lacks is excused: "O ambiente gráfico padrão é o Xfce" restates "gráfico"
-    from the question. Not more: "O tutorial pode ser copiado e modificado sob a licença do livro X" took four words
-    of the question ("licença", "copiado", ...) and hung them on a window that only names the book."""
-    asked = {stem(w) for w in content_words(question, language)}
+    the shorter, then the earlier). Words the sentence takes from the question count like any other: excused, one
+    was enough for "Sullivan County is the county seat of Sullivan County" to rest on "Lempster is a town in Sullivan
+    County" ("seat" came from the question), and four hung a license on a sentence that only named a book."""
     wanted = {stem(w) for w in content_words(sentence, language)}
     best: tuple[tuple, Window] | None = None
     for rank, hit in enumerate(cited):
         for text in windows(hit):
             held = {stem(w) for w in content_words(f"{hit.title} {text}", language)}
-            excused = 1 if (wanted - held) & asked else 0
-            coverage = min(1.0, (len(wanted & held) + excused) / len(wanted)) if wanted else 1.0
+            coverage = len(wanted & held) / len(wanted) if wanted else 1.0
             scope = fold(f"{hit.title} {text}")
             terms = sum(_holds(t, scope) for t in key_terms(sentence))  # "85" decides between two sentences on quality
             key = (terms, coverage, -len(text), -rank)

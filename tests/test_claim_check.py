@@ -204,3 +204,10 @@ def test_a_qualifier_left_out_makes_another_claim_but_a_list_item_may_go():
         1,
     )
     assert check.check("Shirley Temple Black was an American actress and diplomat.", [temple], "", "en").ok
+
+
+def test_a_word_of_the_question_is_not_excused_when_it_is_the_claim():
+    hit = Hit("l", "Lempster", "Lempster is a town in Sullivan County, New Hampshire, United States.", 1)
+    question = "What is the county seat of the county where East Lempster, New Hampshire is located?"
+    claim = "Sullivan County is the county seat of Sullivan County, New Hampshire."
+    assert not ClaimCheck(mode="ordered").check(claim, [hit], question, "en").ok
