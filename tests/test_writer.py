@@ -198,3 +198,13 @@ def test_a_sentence_that_only_says_the_question_back_is_not_shown():
     question = "What government position was held by the woman who portrayed Corliss Archer?"
     written = writer_for(ScriptedModel(reply)).write(question, PASSAGES, "en")
     assert written.shown == [] and written.dropped[0].verdict.reason == "says_nothing"
+
+
+def test_a_memory_is_read_with_its_day_and_a_document_with_its_page():
+    from rqrag.answer.writer import build_messages
+
+    memory = Hit("m1", "", "O usuário disse: jantei com a Marta ontem.", 1.0, {"origin": "memory", "date": "2026-12-05"})
+    page = Hit("d1", "manual.pdf", "Para salvar, use Ctrl+S.", 1.0, {"page_start": 12})
+    prompt = build_messages("Com quem eu jantei?", [memory, page], "pt")[-1]["content"]
+    assert "[1] (2026-12-05) O usuário disse: jantei com a Marta ontem." in prompt
+    assert "[2] (manual.pdf, p. 12) Para salvar, use Ctrl+S." in prompt
