@@ -100,6 +100,8 @@ def shown_summary(rows: Sequence[dict]) -> dict | None:
     for r in decided:
         g, answer, kind = golds(r), r["grounded"].get("answer") or "", r["grounded"].get("kind")
         quote = (r["grounded"].get("quote") or {}).get("text") or ""
+        if r["grounded"].get("cited_sources"):  # under a written answer: every cited source's sentence is read
+            quote = "\n".join(s.get("quote") or "" for s in r["grounded"]["cited_sources"])
         read = bool(kind) and AnswerKind(kind).is_read_as_answer  # an own answer is read too
         holds.append(read and (holds_gold(answer, g, r["question"]) or holds_gold(quote, g)))
         if read:

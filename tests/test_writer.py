@@ -208,3 +208,25 @@ def test_a_memory_is_read_with_its_day_and_a_document_with_its_page():
     prompt = build_messages("Com quem eu jantei?", [memory, page], "pt")[-1]["content"]
     assert "[1] (2026-12-05) O usuário disse: jantei com a Marta ontem." in prompt
     assert "[2] (manual.pdf, p. 12) Para salvar, use Ctrl+S." in prompt
+
+
+def test_the_eval_reads_every_quote_under_a_written_answer_and_scores_its_short_answer():
+    from rqrag.eval.report import shown_summary
+
+    record = {
+        "question": "What government position did she hold?",
+        "gold": {"answers": ["Chief of Protocol"]},
+        "grounded": {
+            "answer": "ambassador\n\nShe was named ambassador to Ghana. [1]",
+            "kind": "written",
+            "short_answer": "ambassador",
+            "quote": {"text": "She was named ambassador to Ghana."},
+            "cited_sources": [
+                {"quote": "She was named ambassador to Ghana."},
+                {"quote": "She also served as Chief of Protocol of the United States."},
+            ],
+        },
+    }
+    summary = shown_summary([record])
+    assert summary["holds_gold"] == 1.0  # the second quote under the answer holds it
+    assert summary["stated_coverage"] == 1.0 and summary["stated_precision"] == 0.0  # "ambassador" is not the gold
