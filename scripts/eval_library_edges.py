@@ -55,6 +55,8 @@ def ask_all(questions: list[dict], reader: str, config: str, extra: dict, out: P
             answer = pipeline.ask(q["question"])
             seconds = time.perf_counter() - started
             quote = (answer.grounded.quote.text if answer.grounded and answer.grounded.quote else "") or ""
+            if answer.kind == "written":  # every cited source's sentence is read under a written answer
+                quote = "\n".join(s["quote"] for s in answer.sources if s.get("cited") and s.get("quote"))
             kind = str(answer.kind)
             shown = answer.kind.is_read_as_answer  # the model's own answer is read as an answer too
             holds = shown and (holds_gold(answer.text, q["answers"], q["question"]) or holds_gold(quote, q["answers"]))
