@@ -153,7 +153,13 @@ def show(answer: PipelineAnswer, written: Written, evidence: Sequence[Hit], view
     answer.sources = [
         {**view.source(hit, quotes.get(hit.docid)), "query": _query(answer, hit.docid), "cited": True, "mark": i + 1}
         for i, hit in enumerate(cited)
-    ] + [{**s, "cited": False} for s in rest]
+    ]
+    if kept is not None and kept[0] in original and quotes.get(kept[0]) != kept[1]:
+        # the decision's sentence is on a page a written sentence cites for another sentence: listed once more, so
+        # that both sentences are under the answer (a source marks one sentence)
+        hit = original[kept[0]]
+        answer.sources.append({**view.source(hit, kept[1]), "query": _query(answer, hit.docid), "cited": True})
+    answer.sources += [{**s, "cited": False} for s in rest]
     # the quote read under the answer: the sentence the first shown sentence rests on, verbatim, with where it is
     first = written.shown[0].verdict.window if written.shown[0].verdict else None
     quote = None

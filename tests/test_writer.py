@@ -203,7 +203,9 @@ def test_a_sentence_that_only_says_the_question_back_is_not_shown():
 def test_a_memory_is_read_with_its_day_and_a_document_with_its_page():
     from rqrag.answer.writer import build_messages
 
-    memory = Hit("m1", "", "O usuário disse: jantei com a Marta ontem.", 1.0, {"origin": "memory", "date": "2026-12-05"})
+    memory = Hit(
+        "m1", "", "O usuário disse: jantei com a Marta ontem.", 1.0, {"origin": "memory", "date": "2026-12-05"}
+    )
     page = Hit("d1", "manual.pdf", "Para salvar, use Ctrl+S.", 1.0, {"page_start": 12})
     prompt = build_messages("Com quem eu jantei?", [memory, page], "pt")[-1]["content"]
     assert "[1] (2026-12-05) O usuário disse: jantei com a Marta ontem." in prompt
@@ -230,3 +232,17 @@ def test_the_eval_reads_every_quote_under_a_written_answer_and_scores_its_short_
     summary = shown_summary([record])
     assert summary["holds_gold"] == 1.0  # the second quote under the answer holds it
     assert summary["stated_coverage"] == 1.0 and summary["stated_precision"] == 0.0  # "ambassador" is not the gold
+
+
+def test_the_decisions_quote_stays_when_its_page_is_cited_for_another_sentence():
+    reply = "Shirley Temple was an American actress. [2]\nAnswer: none"
+    written = writer_for(ScriptedModel(reply)).write("What position?", PASSAGES, "en")
+    from rqrag.answer.grounding import GroundedAnswer
+    from rqrag.answer.source_view import SourceView
+
+    decision = "As an adult, she served as Chief of Protocol of the United States."
+    answer = PipelineAnswer("q", "What position?", decision, AnswerKind.QUOTED, "en")
+    answer.grounded = GroundedAnswer(decision, AnswerKind.QUOTED, [PASSAGES[1]])
+    show(answer, written, PASSAGES, SourceView(600))
+    quotes = [s.get("quote") for s in answer.sources if s["cited"]]
+    assert quotes == ["Shirley Temple was an American actress.", decision]
