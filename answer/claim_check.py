@@ -149,13 +149,14 @@ def align(sentence: str, cited: Sequence[Hit], language: str | None = None, ques
     was enough for "Sullivan County is the county seat of Sullivan County" to rest on "Lempster is a town in Sullivan
     County" ("seat" came from the question), and four hung a license on a sentence that only named a book."""
     wanted = {stem(w) for w in content_words(sentence, language)}
+    exact = key_terms(sentence)  # the sentence's, once: each window is only asked which it holds
     best: tuple[tuple, Window] | None = None
     for rank, hit in enumerate(cited):
         for text in windows(hit):
             held = {stem(w) for w in content_words(f"{hit.title} {text}", language)}
             coverage = len(wanted & held) / len(wanted) if wanted else 1.0
             scope = fold(f"{hit.title} {text}")
-            terms = sum(_holds(t, scope) for t in key_terms(sentence))  # "85" decides between two sentences on quality
+            terms = sum(_holds(t, scope) for t in exact)  # "85" decides between two sentences on quality
             key = (terms, coverage, -len(text), -rank)
             if best is None or key > best[0]:
                 best = (key, Window(hit, text, coverage))

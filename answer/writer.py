@@ -25,7 +25,7 @@ import re
 import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from rqrag.answer.claim_check import ClaimCheck, ClaimVerdict
 from rqrag.retrieval.base import Hit
@@ -36,7 +36,7 @@ MAX_SENTENCES = 3
 _ENUMERATED = re.compile(r"^(?:\d{1,2}[.)]|[-•*])\s+")  # "1. ", "- ": a list the model made of its sentences
 _MARKS = re.compile(r"\s*((?:\[\s*\d+(?:\s*[,;]\s*\d+)*\s*\]\s*)+)[.;]?\s*$")
 _ANSWER = re.compile(r"^\s*\**\s*(answer|resposta|short answer|resposta curta)\s*\**\s*:\s*(.*)$", re.IGNORECASE)
-_NOT_FOUND = re.compile(
+NOT_FOUND_REPLY = re.compile(
     r"^\s*(not found|none|unknown|n/a|não encontrad|nao encontrad|nenhuma|desconhecid)", re.IGNORECASE
 )
 
@@ -290,7 +290,7 @@ def _words(text: str) -> bool:
 def _problem(written: Written) -> str | None:
     if written.shown:
         return None
-    if written.short is not None and _NOT_FOUND.match(written.short):
+    if written.short is not None and NOT_FOUND_REPLY.match(written.short):
         return "not_found"
     everything = written.dropped
     if everything and all(s.verdict and s.verdict.reason == "only_marks" for s in everything):
@@ -341,8 +341,6 @@ def choose_passages(
 
 def _only(hit: Hit, sentences: Sequence[str]) -> Hit:
     """`hit` with only `sentences`, in the passage's order: neighbours joined by a space, a gap by a line break."""
-    from dataclasses import replace
-
     placed = sorted(dict.fromkeys(sentences), key=hit.text.find)
     text = placed[0]
     for before, sentence in zip(placed, placed[1:]):
@@ -353,8 +351,6 @@ def _only(hit: Hit, sentences: Sequence[str]) -> Hit:
 
 def _cut(hit: Hit, around: str | None, max_words: int) -> Hit:
     """`hit` with its text cut to about `max_words` words, from the sentence before `around` on (whole sentences)."""
-    from dataclasses import replace
-
     from rqrag.sentences import split_sentences
 
     if len(hit.text.split()) <= max_words:

@@ -187,10 +187,10 @@ def _decision_quote(answer: PipelineAnswer) -> tuple[str, str] | None:
 def supported_short(written: Written) -> str | None:
     """The short answer, when a shown sentence (or the passage sentence it rests on) holds its words: a short answer
     is shown only as a summary of what passed the check."""
-    from rqrag.answer.writer import _NOT_FOUND
+    from rqrag.answer.writer import NOT_FOUND_REPLY
 
     short = (written.short or "").strip()
-    if _NOT_FOUND.match(short):
+    if NOT_FOUND_REPLY.match(short):
         return None
     wanted = {stem(w) for w in content_words(short)}
     if not short or not wanted:
