@@ -9,7 +9,7 @@ PYTEST_ARGS ?=
 
 DEMO_QUESTION ?= What government position was held by the woman who portrayed Corliss Archer in the film Kiss and Tell?
 
-.PHONY: install demo docs test test-heavy test-fast lint lint-imports wheels bench clean
+.PHONY: install install-compare demo docs test test-heavy test-fast lint lint-imports wheels bench clean
 
 # $(call wheel,PROJECT,OUT_DIR): PROJECT's wheel into OUT_DIR. setuptools stages a wheel in the project's build/lib and
 # never empties it, so a module moved or deleted since an earlier build would still ship; DIST_EXTRA_CONFIG points the
@@ -36,6 +36,16 @@ $(STAMP): pyproject.toml Makefile
 	touch $@
 
 install: $(STAMP)
+
+# FlashRAG beside ours (scripts/compare_flashrag.py): the compare extra, then flashrag-dev pinned and without its
+# dependencies (pyproject.toml says why). tests/test_compare_flashrag.py runs only where it is installed.
+COMPARE_STAMP := $(VENV)/.rqrag-compare-installed
+$(COMPARE_STAMP): $(STAMP)
+	$(BIN)/python -m pip install --quiet -e ".[compare]"
+	$(BIN)/python -m pip install --quiet --no-deps "flashrag-dev==0.1.2"
+	touch $@
+
+install-compare: $(COMPARE_STAMP)
 
 # The main job on the embedded default: the shipped RQ-RAG SmolLM2-135M (trained mode) + the embedded Wikipedia
 # corpus, the answer written from what the tree found by Qwen2.5-Coder-1.5B and checked sentence by sentence
@@ -73,7 +83,8 @@ test: $(STAMP) $(CHROMEDRIVER) $(HAPROXY)
 
 # The whole end-to-end runs of a minute or more each (an experiment killed and rerun, a data build whose endpoint
 # goes away, the 104-page manual served, the soak, the GPU script's dry run ...): `pytest -m heavy`.
-test-heavy: $(STAMP) $(CHROMEDRIVER) $(HAPROXY)
+# The heavy runs include the comparison with FlashRAG on 5 questions, so it installs the compare extra first.
+test-heavy: $(STAMP) $(COMPARE_STAMP) $(CHROMEDRIVER) $(HAPROXY)
 	HF_HUB_OFFLINE=1 $(BIN)/python -m pytest -m "heavy and not gpu" $(PYTEST_ARGS)
 
 # The edit-run loop: no real model runs, under 5 minutes.

@@ -173,6 +173,25 @@ class DocumentsConfig:
         default=3, metadata={"help": "uploads one user may have waiting; more get 429 (others still upload)"}
     )
     max_queued_uploads: int = field(default=8, metadata={"help": "uploads waiting, all users together; more get 429"})
+    file_workers: int = field(
+        default=2, metadata={"help": "worker processes that open users' files (read uploads, draw pages): at most"}
+    )
+    file_worker_memory_mb: int = field(
+        default=1024, metadata={"help": "address space of one file worker; past it the file fails file_too_complex"}
+    )
+    file_worker_cpu_seconds: float = field(
+        default=120.0, metadata={"help": "CPU one file's reading may take in its worker (file_too_complex past it)"}
+    )
+    file_worker_seconds: float = field(
+        default=180.0, metadata={"help": "wall clock one file's reading may take in its worker; then it is stopped"}
+    )
+    page_draw_seconds: float = field(
+        default=20.0, metadata={"help": "wall clock (and CPU) one page image may take in its worker; then 422"}
+    )
+    max_page_pixels: int = field(
+        default=6_000_000,
+        metadata={"help": "a page image's pixels at most: a larger page is drawn at a smaller scale"},
+    )
 
 
 @concern(

@@ -26,9 +26,12 @@ PROMPTS = [
     "List two oceans.",
     "What do bees make?",
 ]
-# llama.cpp multiplies Q4_1 weights by activations quantised to 8 bits, transformers by float32 ones: the same
-# distribution up to ~0.1 nat. Greedy paths may part only where two tokens are that close.
-LOGPROB_TOLERANCE = 0.25
+# llama.cpp multiplies Q4_1 weights by activations quantised to 8 bits, transformers by float32 ones. Over 11 runs of
+# these prompts (llama.cpp batching the two slots differently each time) one token's logprob moved by up to 0.27 nat,
+# the mean over a completion by at most 0.032: a per-token bound of 0.4 still catches a wrong template or logprobs
+# shifted by a token (several nats), and the mean's, 0.1, is the one perplexity ranking depends on. Greedy paths may
+# part only where two tokens are within the per-token bound.
+TOKEN_TOLERANCE, MEAN_TOLERANCE = 0.4, 0.1
 
 
 @pytest.fixture(scope="module")
@@ -53,7 +56,7 @@ def test_greedy_tokens_and_logprobs_match_the_hf_backend(both):
     hf, llama = both
     requests = [_request(hf.tokenizer, p) for p in PROMPTS]
     expected, got = hf.generate(requests), llama.generate(requests)
-    identical = identical_up_to_near_ties(expected, got, LOGPROB_TOLERANCE)
+    identical = identical_up_to_near_ties(expected, got, TOKEN_TOLERANCE, MEAN_TOLERANCE)
     # how many agree to the end depends on where near ties fall (3 to 4 of 8 seen here, varying with how llama.cpp
     # batches the slots); the property is the one above. At least one agreeing whole rules out a different template.
     assert identical >= 1

@@ -26,8 +26,9 @@ def _json_tail(out: str) -> dict:
 
 @pytest.fixture(scope="module")
 def demo_record() -> dict:
-    """`make demo`'s question asked once (greedy queries: the same tree every run); both demo tests read it."""
-    argv = [DEMO, "--config", "configs/decode/rqrag_trained.yaml", "--query_temperature", "0", "--json"]
+    """`make demo`'s question asked once as `make demo` asks it (the written answer, greedy queries: the same tree
+    every run); both demo tests read it."""
+    argv = [DEMO, "--config", "configs/decode/rqrag_written.yaml", "--query_temperature", "0", "--json"]
     printed = io.StringIO()
     with contextlib.redirect_stdout(printed):
         assert ask.main(argv) == 0
@@ -38,26 +39,27 @@ def test_the_demo_question_gets_an_answer_not_the_question_back(demo_record):
     record = demo_record
     answer = record["answer"]
     assert answer and not echoes(answer, DEMO), answer
-    assert record["answer_kind"] in ("generated", "quoted")
+    assert record["answer_kind"] == "written", record["answer_kind"]
     cited = [s for s in record["sources"] if s["cited"]]
     assert cited, record["sources"]
-    if record["answer_kind"] == "generated":
-        # shown only because a passage it read supports it (here: the tree's path that reached Shirley Temple)
-        assert record["grounding"]["path_id"] in {t["path_id"] for t in record["trajectories"]}
-    else:
-        assert " ".join(answer.split()) in " ".join(cited[0]["text"].split())
+    written = record["written"]
+    assert written["shown"] and all(s["check"]["ok"] and s["cites"] for s in written["shown"]), written
+    # the short answer first, then each shown sentence
+    assert answer.startswith(written["short"]) and all(s["text"] in answer for s in written["shown"])
 
 
 def test_the_demo_answer_holds_the_position_asked_for_with_its_confidence(demo_record):
-    """`make demo`: the tree answered the bridge entity ("Shirley Temple"); the decision over the whole tree shows
-    the position she held, from the evidence her article gave, and says how sure the verifier was."""
+    """The tree answered the bridge entity ("Shirley Temple"); the writer read what that path found and wrote the
+    position she held, in a sentence the check let through, with the passage quoted under it. Before the written
+    answer this test read the tree's decision alone: in float32 (`dtype: auto` on a CPU without bf16 arithmetic) its
+    quote is a sentence on a British office its reader favoured (p 0.13 against 0.05), a margin this test cannot pin."""
     record = demo_record
-    assert "Chief of Protocol" in record["answer"], record["answer"]
-    assert record["answer_kind"] in ("generated", "quoted")
+    shown = " ".join(s["text"] for s in record["written"]["shown"])
+    assert "Chief of Protocol" in shown, record["answer"]
+    quotes = [s["check"]["quote"] for s in record["written"]["shown"]]
+    assert any("Chief of Protocol" in q for q in quotes), quotes
     assert 0.0 <= record["confidence"] <= 1.0
-    assert (
-        record["grounding"]["candidates"] and record["grounding"]["verifier"] == "rqrag-smollm2-135m-selftrain"
-    )  # a name, no path
+    assert record["grounding"]["verifier"] == "rqrag-smollm2-135m-selftrain"  # a name, no path
 
 
 @pytest.mark.heavy

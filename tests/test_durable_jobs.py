@@ -136,7 +136,35 @@ def test_draining_hands_a_running_job_back_at_once(database):
     assert started.wait(10)
     a.close(timeout=0.2)  # it cannot end in time: handed back
     again = b.take()
-    assert again.id == "j1" and again.attempts == 2
+    assert again.id == "j1" and again.attempts == 1  # a drain is not a death: the run handed back is not spent
+
+
+def test_a_job_whose_server_died_on_both_its_runs_is_failed_not_taken_over_a_third_time(database):
+    """A poison job (a file that kills whatever server reads it) stops after two servers died on it; the queue's
+    other jobs still run, and the owner reads why."""
+    a, b = replicas(database, lease_s=0.5)
+    a.add(upload("poison"))
+    assert a.take().id == "poison"  # a dies running it: its lease runs out
+    time.sleep(0.7)
+    assert b.take().attempts == 2  # taken over once; b dies too
+    a.add(upload("next", owner="bruno"))
+    time.sleep(0.7)
+    taken = a.take()
+    assert taken.id == "next"  # not the poison job a third time
+    failed = a.table.get("poison")  # as any server reads it (b, "dead", still holds its own object)
+    assert failed.status is JobStatus.FAILED and failed.error["reason"] == "server_stopped"
+    assert "not tried again" in failed.error["message"] and failed.finished_at is not None
+    assert b.table.get("poison").data is None  # its bytes are let go
+
+
+def test_a_job_handed_back_by_draining_servers_is_never_taken_for_a_poison_job(database):
+    a, b = replicas(database, lease_s=60.0)
+    a.add(upload("j1"))
+    for queue in (a, b, a):  # three servers in turn drained while it ran (a rolling restart)
+        job = queue.take()
+        queue.table.release(job, queue.server)
+    again = b.take()
+    assert again.id == "j1" and again.status is JobStatus.RUNNING
 
 
 def test_a_users_questions_are_counted_over_both_servers(database):

@@ -40,7 +40,8 @@ QUESTIONS = [
     "Are Chico Buarque and Caetano Veloso both Brazilian?",
     "What year did the Berlin Wall fall?",
 ]
-LOGPROB_TOLERANCE = 0.05  # float16 weights against float32 ones: far closer than the packaged Q4_1 base's 0.25
+# float16 weights against float32 ones: far closer than the packaged Q4_1 base (0.4 a token, 0.1 the mean)
+TOKEN_TOLERANCE, MEAN_TOLERANCE = 0.05, 0.02
 
 
 @pytest.fixture(scope="module")
@@ -82,7 +83,7 @@ def test_greedy_steps_match_the_hf_backend_on_the_merged_weights(trained):
         ids = ids["input_ids"] if hasattr(ids, "keys") else ids
         requests.append(GenerationRequest(tuple(ids), SamplingParams(max_tokens=32), stop_token_ids=stop))
     expected, got = hf.generate(requests), llama.generate(requests)
-    identical = identical_up_to_near_ties(expected, got, LOGPROB_TOLERANCE)
+    identical = identical_up_to_near_ties(expected, got, TOKEN_TOLERANCE, MEAN_TOLERANCE)
     assert all(w.finish_reason == "stop" for w, h in zip(expected, got) if w.token_ids == h.token_ids)  # at [EOS]
     assert identical >= len(QUESTIONS) - 1  # 6 of 6 seen: float16 against float32 leaves few near ties
 

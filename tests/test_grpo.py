@@ -193,7 +193,7 @@ def test_rollout_of_the_shipped_model_masks_exactly_the_evidence(shipped):
 
 
 @pytest.mark.slow
-@pytest.mark.heavy  # a whole training run (3 min on 2 cores): make test-heavy, and CI
+@pytest.mark.heavy  # a whole training run (minutes on 2 cores): make test-heavy, and CI
 def test_two_grpo_steps_log_rewards_and_save_a_loadable_model(tmp_path):
     out = tmp_path / "grpo"
     command = [
@@ -201,6 +201,8 @@ def test_two_grpo_steps_log_rewards_and_save_a_loadable_model(tmp_path):
         "--num_cpu_threads_per_process", "1",  # 2 threads on 2 shared cores ran 10x slower (busy-waiting)
         "training/grpo.py", "--config", "configs/train/grpo_smollm2_135m_cpu.yaml",
         "--sources", "hotpotqa:2", "musique:2", "--max_steps", "2", "--output_dir", str(out), "--save_steps", "100",
+        # Groups of 2 paths, 2 questions a step: half the config's rollouts, the same 4 questions in 2 steps.
+        "--num_generations", "2", "--per_device_train_batch_size", "2",
     ]  # fmt: skip
     done = subprocess.run(command, cwd=REPO, capture_output=True, text=True, timeout=1500)
     assert done.returncode == 0, done.stderr[-4000:]

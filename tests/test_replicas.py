@@ -158,6 +158,34 @@ def test_an_upload_whose_replica_is_killed_mid_ingestion_is_finished_by_the_othe
         assert len(passages) == len(set(passages))  # searchable once: no passage found twice
 
 
+def test_a_parser_killed_by_a_signal_fails_its_upload_once_and_neither_replica_dies_or_retries_it(deployment):
+    """A file whose reader dies (here: SIGSEGV sent to the replica's file workers while it reads) fails with its
+    reason on the replica that read it; that replica lives, and the other never takes the job over."""
+    lb, bruno = deployment["lb"], auth(deployment, "bruno")
+    from script_modules import load_script
+
+    slow = load_script("fuzz_files").UNCLOSED_TAGS_HTML  # ~18 s of reading: time to kill its reader
+    accepted = httpx.post(f"{lb.base}/v1/documents", files={"file": ("lento.html", slow)}, headers=bruno, timeout=120)
+    assert accepted.status_code == 202, accepted.text
+    job_path = f"/v1/documents/jobs/{accepted.json()['job_id']}"
+    running = wait_job(lb.base, job_path, bruno, lambda job: job["status"] == "running" and job.get("server"), 120)
+    reader = next(r for r in (deployment["a"], deployment["b"]) if r.id == running["server"])
+    time.sleep(1.0)
+    workers = reader.server.file_workers()
+    assert workers, "no file worker found under the replica"
+    for worker in workers:
+        worker.send_signal(signal.SIGSEGV)
+
+    failed = wait_job(lb.base, job_path, bruno, lambda job: job["status"] != "running", 120)
+    assert failed["status"] == "failed" and failed["error"]["reason"] == "parser_crashed", failed
+    time.sleep(2 * LEASE_S + 1)  # past two leases: nobody took it over
+    again = wait_job(lb.base, job_path, bruno, lambda job: True, 30)
+    assert again["status"] == "failed" and again["attempts"] == 1 and again["server"] == reader.id
+    for replica in (deployment["a"], deployment["b"]):
+        assert replica.server.process.poll() is None
+        assert httpx.get(f"{replica.base}/ready", timeout=30).status_code == 200
+
+
 def test_a_conversation_goes_on_at_the_other_replica(deployment):
     a, b, bruno = deployment["a"], deployment["b"], auth(deployment, "bruno")
     first = httpx.post(

@@ -126,3 +126,21 @@ def test_a_cited_passage_keeps_its_quoted_sentence_in_view_and_names_it():
     assert "quote" not in read and not read["cited"]  # only a cited passage marks a quote
     plain = SourceView(max_source_chars=600).sources([hit], [hit], [], quote="Uma frase que não está lá.")[0]
     assert "quote" not in plain and plain["text"] == hit.text[:600]
+
+
+@pytest.mark.slow
+def test_a_page_asked_for_while_every_file_worker_is_busy_is_a_503_to_try_again(make_app):
+    import threading
+    import time
+
+    app, service, _ = make_app(file_workers=1, page_draw_seconds=1)
+    with TestClient(app) as client:
+        job = wait_for(client, upload(client, ARTICLE.read_bytes(), "artigo.pdf").json()["job_id"])
+        assert job["status"] == "done", job
+        busy = threading.Thread(target=service.workers.run, args=(time.sleep, 4))
+        busy.start()  # the only worker, taken for longer than a page may wait for it
+        time.sleep(0.5)
+        page = client.get(f"/v1/documents/{job['result']['doc_id']}/pages/1.png")
+        busy.join()
+    assert page.status_code == 503 and page.headers["retry-after"] == "5"
+    assert page.json()["error"]["code"] == "workers_busy"

@@ -14,6 +14,7 @@ import pytest
 import torch
 
 from rqrag.retrieval.base import Hit, shorten_hits
+from rqrag.training.cpu_precision import cpu_computes_bf16
 from rqrag.training.data import IGNORE_INDEX, tokenize_record
 from rqrag.trajectory import Action, Step, Trajectory
 from rqrag.trajectory_render import render_assistant, render_example
@@ -242,3 +243,21 @@ def test_loss_decreases_on_a_small_overfit_set(tiny_dataset, tmp_path):
     losses = [e["loss"] for e in history if "loss" in e]
     assert len(losses) == 12
     assert sum(losses[-3:]) / 3 < 0.5 * sum(losses[:3]) / 3, losses
+    # The CPU config asks for bf16; it is kept only where this CPU computes in bf16 (700 s vs 62 s elsewhere).
+    resolved = (tmp_path / "overfit" / "resolved_config.yaml").read_text()
+    assert f"bf16: {str(cpu_computes_bf16()).lower()}" in resolved
+
+
+def test_bf16_is_turned_off_only_on_a_cpu_that_emulates_it():
+    from rqrag.training.cpu_precision import parse_with_cpu_precision
+    from rqrag.training.grpo import make_parser as grpo_parser
+    from rqrag.training.sft import make_parser as sft_parser
+
+    for parser, config in ((sft_parser, "smollm2_135m_cpu"), (grpo_parser, "grpo_smollm2_135m_cpu")):
+        argv = ["--config", f"configs/train/{config}.yaml", "--output_dir", "unused"]
+        kept = parse_with_cpu_precision(parser(), argv, cpu_has_bf16=True)[1]
+        emulated = parse_with_cpu_precision(parser(), argv, cpu_has_bf16=False)[1]
+        assert kept.bf16 is True and emulated.bf16 is False, config
+        assert emulated.learning_rate == kept.learning_rate and emulated.max_steps == kept.max_steps
+    fp32 = ["--config", "configs/train/smollm2_135m_cpu.yaml", "--bf16", "false", "--output_dir", "unused"]
+    assert parse_with_cpu_precision(sft_parser(), fp32, cpu_has_bf16=True)[1].bf16 is False

@@ -260,5 +260,7 @@ if __name__ == "__main__":
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
     os.environ.setdefault("TRL_EXPERIMENTAL_SILENCE", "1")  # rollout_func is experimental in TRL 1.16: known
-    script_args, training_args, model_args = make_parser().parse_args_and_config()
+    from rqrag.training.cpu_precision import parse_with_cpu_precision
+
+    script_args, training_args, model_args = parse_with_cpu_precision(make_parser())
     main(script_args, training_args, model_args)

@@ -33,6 +33,7 @@ import torch
 
 from rqrag.inference.backends.base import TERMINATED, Completion, GenerationRequest, GeneratorStats
 from rqrag.inference.backends.prefix_cache import PrefixCache
+from rqrag.precision import resolve_dtype
 
 
 logger = logging.getLogger(__name__)
@@ -82,10 +83,13 @@ class HFGenerator:
 
     @classmethod
     def from_pretrained(cls, path: str, *, dtype: str | None = None, add_rqrag_tokens: bool = False, **kwargs):
-        """dtype None means float32: CPU kernels are float32-first, and it is the reference numerics of the tests."""
+        """dtype None means float32: CPU kernels are float32-first, and it is the reference numerics of the tests;
+        "auto" is bfloat16 where this machine computes it, else float32 (rqrag/precision.py)."""
         from rqrag.models import load_model_and_tokenizer
 
-        model, tokenizer = load_model_and_tokenizer(path, dtype=dtype or "float32", add_rqrag_tokens=add_rqrag_tokens)
+        model, tokenizer = load_model_and_tokenizer(
+            path, dtype=resolve_dtype(dtype), add_rqrag_tokens=add_rqrag_tokens
+        )
         return cls(model, tokenizer, **kwargs)
 
     @property

@@ -95,7 +95,8 @@ class BackendConfig:
     dtype: str | None = field(
         default=None,
         metadata={
-            "help": "model dtype (default: float32 with hf; with vllm float32 on CPU, auto on GPU); what bfloat16 "
+            "help": "model dtype (default: float32 with hf; with vllm float32 on CPU, auto on GPU); with hf, auto is "
+            "bfloat16 where the GPU or CPU computes it and float32 where the CPU would emulate it; what bfloat16 "
             "saves and changes: docs/speed.md"
         },
     )

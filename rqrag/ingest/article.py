@@ -136,11 +136,20 @@ def read_article(data: bytes, file_type: str, name: str, pages: Sequence) -> Art
     return Article(title, authors, year, [s for s in kept if s.role not in ("keywords",)], references)
 
 
+# Paragraphs looked at for section names: an article names them long before this (the 104-page manual has ~2,000
+# paragraphs); a file of a million one-word lines took minutes here before the cap.
+MAX_NAMING_PARAGRAPHS = 20_000
+
+
 def _names_sections(pages: Sequence) -> bool:
     """Whether the text names an abstract or two of the core sections anywhere (as a line's start or end)."""
     named: set[str] = set()
+    paragraphs = 0
     for page in pages:
         for paragraph in page.text.split("\n\n"):
+            paragraphs += 1
+            if paragraphs > MAX_NAMING_PARAGRAPHS:
+                return False
             words = paragraph.split()
             for n in range(1, 5):
                 for piece in (" ".join(words[:n]), " ".join(words[-n:])):

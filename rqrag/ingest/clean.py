@@ -62,7 +62,9 @@ _LIST_ITEM = re.compile(r"^(?:[•◦▪‣·∙●○■□►▸*–—-]\s+|\
 _SECTION_NUMBER = re.compile(r"^\d+(?:\.\d+)+\.?\s+[^\W\d_]")
 _SENTENCE_END = re.compile(r"[.!?:;][\"')\]»]*$")
 _HYPHEN_BREAK_LEFT = re.compile(r"([^\W\d_]*)([a-zà-öø-ÿ/])-$")
-_BROKEN_WORD = re.compile(r"[^\W\d_]+-\n[^\W\d_]+")
+# Starts only where a word starts (the look-behind): without it a line of one 64 kB "word" was tried from each of
+# its letters, each try running to its end (quadratic: minutes for a 256 kB file).
+_BROKEN_WORD = re.compile(r"(?<![^\W\d_])[^\W\d_]+-\n[^\W\d_]+")
 _HYPHEN_BREAK_RIGHT = re.compile(r"^([a-zà-öø-ÿ][^\W\d_]*)")
 # Portuguese enclitic pronouns: "instalá-lo", "recomenda-se" broken at their real hyphen must keep it.
 _ENCLITICS = {"se", "lo", "la", "los", "las", "lhe", "lhes", "me", "te", "nos", "vos", "o", "a", "os", "as"}

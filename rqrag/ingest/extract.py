@@ -18,12 +18,14 @@ words run together; pypdf 5.0 s, 100 %, but 27 run-together words where it lost 
 
 from __future__ import annotations
 
+import contextlib
 import io
+import logging
 import os
 import re
 import threading
 import zipfile
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -53,6 +55,24 @@ class IngestError(ValueError):
         super().__init__(message)
         self.reason = reason
         self.message = message
+
+    def __reduce__(self):  # raised in a file worker (`file_workers.py`) and sent back to the server whole
+        return type(self), (self.reason, self.message)
+
+
+@contextlib.contextmanager
+def reader_failures(name: str, passing: tuple[type[BaseException], ...] = ()) -> Iterator[None]:
+    """Whatever a reader raises on a broken file inside the block (pdfium's and lxml's errors, pypdf's
+    OverflowError, zipfile's NotImplementedError) as `IngestError(CORRUPT)` naming `name`. An `IngestError`, a
+    `MemoryError` (a file worker's memory limit: `file_too_complex`) and the `passing` types go through as they are."""
+    try:
+        yield
+    except (IngestError, MemoryError, *passing):
+        raise
+    except Exception as error:  # noqa: BLE001 - a reader's failure on a file built to fail it
+        logging.getLogger(__name__).warning("%s could not be read: %r", name, error)
+        message = f"{name} is damaged and cannot be read ({type(error).__name__}: {error})"[:400]
+        raise IngestError(CORRUPT, message) from None
 
 
 @dataclass(frozen=True)

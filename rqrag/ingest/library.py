@@ -57,6 +57,7 @@ from rqrag.retrieval.shared_encoder import EMBED_BATCH, SharedEncoder
 
 
 if TYPE_CHECKING:
+    from rqrag.ingest.file_workers import FileWorkers
     from rqrag.ingest.language import LanguageDetection
     from rqrag.ingest.limits import IngestLimits
     from rqrag.ingest.originals import FolderOriginals, TableOriginals
@@ -215,13 +216,22 @@ class DocumentLibrary:
         logger.info("%s: language %s (was %s), %s", self.location, leader, current, source)
         return LanguageDetection(leader, share, documents)
 
-    def _ingest(self, data: bytes, filename: str, progress: Progress | None, limits: IngestLimits | None = None):
+    def _ingest(
+        self,
+        data: bytes,
+        filename: str,
+        progress: Progress | None,
+        limits: IngestLimits | None = None,
+        workers: FileWorkers | None = None,
+    ):
         from rqrag.ingest.pipeline import ingest_bytes
 
         chunking = self.settings.chunking_config()
         embedder = self.encoder if chunking.strategy == "semantic" else None
         on_page = (lambda done, total: progress("reading", done, total)) if progress else None
-        return ingest_bytes(data, filename, chunking, embedder=embedder, progress=on_page, limits=limits)
+        return ingest_bytes(
+            data, filename, chunking, embedder=embedder, progress=on_page, limits=limits, workers=workers
+        )
 
     def _record(self, ingested, data: bytes, language: LanguageDetection) -> dict[str, Any]:
         return {
@@ -256,10 +266,16 @@ class DocumentLibrary:
 
     # Implemented by each store.
     def add(
-        self, data: bytes, filename: str, progress: Progress | None = None, limits: IngestLimits | None = None
+        self,
+        data: bytes,
+        filename: str,
+        progress: Progress | None = None,
+        limits: IngestLimits | None = None,
+        workers: FileWorkers | None = None,
     ) -> AddResult:
         """Ingest and store a file (a duplicate of a stored one: nothing). `limits` (a server's) refuses a file that
-        would cost too much (`rqrag.ingest.limits`). An exception raised by `progress` (a cancelled job) or by the
+        would cost too much (`rqrag.ingest.limits`); `workers` (a server's) open the file in limited worker
+        processes (`rqrag.ingest.file_workers`). An exception raised by `progress` (a cancelled job) or by the
         store leaves the library as it was: nothing of the document is stored."""
         raise NotImplementedError
 

@@ -28,7 +28,7 @@ import zlib
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from rqrag.ingest.extract import IngestError, Page
+from rqrag.ingest.extract import IngestError, Page, detect_file_type
 
 
 # The reasons an `IngestError` raised here carries (with extract.py's: encrypted, corrupt, ...).
@@ -62,6 +62,17 @@ def _shown(member_name: str) -> str:
 
 def _megabytes(size: int) -> str:
     return f"{size / 1_000_000:,.1f} MB"
+
+
+def checked_file_type(data: bytes, name: str, limits: IngestLimits | None = None) -> str:
+    """The file's type by its content, once an archive (`check_archive`) and a PDF's streams (`check_pdf_streams`)
+    are within `limits` (None: not checked): what every reader of a user's file does first."""
+    file_type = detect_file_type(data, name)
+    if limits is not None:
+        check_archive(data, name, limits)
+        if file_type == "pdf":
+            check_pdf_streams(data, name, limits)  # before any reader inflates a bomb
+    return file_type
 
 
 def check_archive(data: bytes, name: str, limits: IngestLimits) -> None:

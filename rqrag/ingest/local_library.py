@@ -44,6 +44,7 @@ from rqrag.retrieval.shared_encoder import SharedEncoder
 
 
 if TYPE_CHECKING:
+    from rqrag.ingest.file_workers import FileWorkers
     from rqrag.ingest.limits import IngestLimits
 
 
@@ -152,14 +153,19 @@ class LocalLibrary(DocumentLibrary):
     # ----------------------------------------------------------------- writing
 
     def add(
-        self, data: bytes, filename: str, progress: Progress | None = None, limits: IngestLimits | None = None
+        self,
+        data: bytes,
+        filename: str,
+        progress: Progress | None = None,
+        limits: IngestLimits | None = None,
+        workers: FileWorkers | None = None,
     ) -> AddResult:
         doc_id = content_doc_id(data)
         known = self._refresh().records
         if doc_id in known:
             self.originals.keep(doc_id, data)  # a document added before files were kept gets its file now
             return _duplicate(known[doc_id])
-        ingested = self._ingest(data, filename, progress, limits)  # the slow part, outside the lock
+        ingested = self._ingest(data, filename, progress, limits, workers)  # the slow part, outside the lock
         language = self._document_language(ingested)
         with self._locked() as current:
             if doc_id in current.records:

@@ -35,6 +35,7 @@ from rqrag.retrieval.shared_encoder import SharedEncoder
 
 
 if TYPE_CHECKING:
+    from rqrag.ingest.file_workers import FileWorkers
     from rqrag.ingest.limits import IngestLimits
     from rqrag.retrieval.pgvector_store import PgVectorIndex
 
@@ -102,7 +103,12 @@ class PgLibrary(DocumentLibrary):
         return self.store
 
     def add(
-        self, data: bytes, filename: str, progress: Progress | None = None, limits: IngestLimits | None = None
+        self,
+        data: bytes,
+        filename: str,
+        progress: Progress | None = None,
+        limits: IngestLimits | None = None,
+        workers: FileWorkers | None = None,
     ) -> AddResult:
         doc_id = content_doc_id(data)
         if self._settled_store() is not None and self.store.has_document(doc_id):
@@ -116,7 +122,7 @@ class PgLibrary(DocumentLibrary):
                 return dataclasses.replace(_duplicate(self.get(doc_id)), status="added")
             self.originals.keep(doc_id, data)  # a document added before files were kept gets its file now
             return _duplicate(self.get(doc_id))
-        ingested = self._ingest(data, filename, progress, limits)
+        ingested = self._ingest(data, filename, progress, limits, workers)
         language = self._document_language(ingested)
         settled = self._settled_store() is not None
         # No records: the tables' text-search configuration is fixed once made, so a document in another language

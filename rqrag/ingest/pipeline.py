@@ -18,6 +18,7 @@ import logging
 import os
 from dataclasses import asdict, dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from rqrag.ingest.chunking import ChunkingConfig, Embedder, TokenCounter, chunk_pages
 from rqrag.ingest.clean import clean_pages
@@ -27,11 +28,15 @@ from rqrag.ingest.extract import (
     IngestError,
     Page,
     ProgressCallback,
-    detect_file_type,
     extract_pages,
+    reader_failures,
 )
-from rqrag.ingest.limits import IngestLimits, check_archive, check_chunk_count, check_pdf_streams, fewest_chunks
+from rqrag.ingest.limits import IngestLimits, check_chunk_count, checked_file_type, fewest_chunks
 from rqrag.retrieval.passages import Passage
+
+
+if TYPE_CHECKING:
+    from rqrag.ingest.file_workers import FileWorkers
 
 
 logger = logging.getLogger(__name__)
@@ -88,6 +93,66 @@ def chunk_languages(chunks: list[str], pages: list[str]) -> list[str]:
     return out
 
 
+@dataclass
+class ReadFile:
+    """What opening a user's file gives: everything the ingestion needs from the file itself (its text and its
+    front matter), so that the rest (chunks, languages, vectors) never touches the file. Small and picklable: a
+    file worker (`rqrag.ingest.file_workers`) sends it back to the server."""
+
+    file_type: str
+    page_count: int  # physical pages, empty ones included
+    pages: list[Page]  # cleaned, with text
+    article: dict | None
+
+
+def read_file(
+    data: bytes,
+    name: str,
+    *,
+    pdf_backend: str = DEFAULT_PDF_BACKEND,
+    progress: ProgressCallback | None = None,
+    limits: IngestLimits | None = None,
+) -> ReadFile:
+    """Every step that opens the file: the limits' checks, the text of each page, its cleaning, the article's
+    front matter. `IngestError` for a file that cannot be read, holds no text, or is over `limits`; whatever
+    else a reader raises on a broken file (pdfium's, lxml's errors, a recursion too deep) is `corrupt` too."""
+    try:
+        with reader_failures(name, passing=(_CallersOwn,)):
+            return _read_file(data, name, pdf_backend, progress and _CallersOwn.wrap(progress), limits)
+    except _CallersOwn as stop:  # the caller's progress raised (a cancelled job): its exception, as it was
+        raise stop.error from None
+
+
+class _CallersOwn(Exception):
+    """An exception of the caller's progress callback, carried through the readers untouched."""
+
+    def __init__(self, error: Exception):
+        super().__init__(str(error))
+        self.error = error
+
+    @classmethod
+    def wrap(cls, progress: ProgressCallback) -> ProgressCallback:
+        def call(done: int, total: int) -> None:
+            try:
+                progress(done, total)
+            except Exception as error:
+                raise cls(error) from error
+
+        return call
+
+
+def _read_file(data: bytes, name: str, pdf_backend: str, progress, limits: IngestLimits | None) -> ReadFile:
+    file_type = checked_file_type(data, name, limits)
+    raw_pages = extract_pages(data, file_type=file_type, filename=name, pdf_backend=pdf_backend, progress=progress)
+    pages = clean_pages(raw_pages)
+    if not pages:
+        raise IngestError(EMPTY, f"{name} has no text left once headers, page numbers and contents pages are removed")
+    from rqrag.ingest.article import read_article
+
+    article = read_article(data, file_type, name, pages)
+    return ReadFile(file_type, len(raw_pages), pages, article.to_dict() if article else None)
+
+
 def ingest_bytes(
     data: bytes,
     filename: str,
@@ -98,25 +163,26 @@ def ingest_bytes(
     pdf_backend: str = DEFAULT_PDF_BACKEND,
     progress: ProgressCallback | None = None,
     limits: IngestLimits | None = None,
+    workers: FileWorkers | None = None,
 ) -> IngestedDocument:
     """Ingest a file's bytes. `progress(done_pages, total_pages)` is called as pages are extracted.
 
     `embedder` is needed by the semantic strategy only; `count_tokens` measures `chunking.max_tokens`. `limits`
     (a server's; None: none) refuses an archive that unpacks too far before extracting it, and a document of too
-    many chunks before chunking it when its text alone says so, else once chunked.
+    many chunks before chunking it when its text alone says so, else once chunked. `workers` (a server's) open the
+    file in a limited worker process (`read_file` there); None: here, as the command line does with one's own files.
     Raises `IngestError` for files that cannot be read, hold no text, or are over a limit.
     """
     chunking = chunking or ChunkingConfig()
     name = Path(filename).name or "document"
-    file_type = detect_file_type(data, name)
-    if limits is not None:
-        check_archive(data, name, limits)
-        if file_type == "pdf":
-            check_pdf_streams(data, name, limits)
-    raw_pages = extract_pages(data, file_type=file_type, filename=name, pdf_backend=pdf_backend, progress=progress)
-    pages = clean_pages(raw_pages)
-    if not pages:
-        raise IngestError(EMPTY, f"{name} has no text left once headers, page numbers and contents pages are removed")
+    options = {"pdf_backend": pdf_backend, "progress": progress, "limits": limits}
+    if workers is None:
+        read = read_file(data, name, **options)
+    else:
+        # A background job: it may wait for a free worker as long as one file may take to read.
+        wait = workers.limits.wall_seconds
+        read = workers.run(read_file, data, name, name=name, queue_seconds=wait, **options)
+    pages = read.pages
     doc_id = content_id(data)
     if limits is not None:
         check_chunk_count(fewest_chunks(pages, chunking), name, limits, estimated=True)
@@ -148,24 +214,14 @@ def ingest_bytes(
     logger.info(
         "%s: %s, %d pages (%d with text), %d chunks (%s)",
         name,
-        file_type,
-        len(raw_pages),
+        read.file_type,
+        read.page_count,
         len(pages),
         len(chunk_passages),
         asdict(chunking),
     )
-    from rqrag.ingest.article import read_article
-
-    article = read_article(data, file_type, name, pages)
     return IngestedDocument(
-        doc_id,
-        name,
-        len(data),
-        file_type,
-        len(raw_pages),
-        pages,
-        chunk_passages,
-        article.to_dict() if article else None,
+        doc_id, name, len(data), read.file_type, read.page_count, pages, chunk_passages, read.article
     )
 
 

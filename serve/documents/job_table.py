@@ -47,6 +47,15 @@ jobs = Table(
 )
 BASE_FIELDS = frozenset(f.name for f in dataclasses.fields(Job))
 CANDIDATES = 64  # waiting rows looked at per take: the fairness rule picks among them
+# Runs a job may start: a job whose server died running it twice (its lease ran out twice) is failed, not taken
+# over a third time. A file that crashes whatever reads it (a poison job) would otherwise take down every replica in
+# turn. Draining servers hand their jobs back without spending a run (`release`).
+MAX_RUNS = 2
+SERVER_STOPPED = {
+    "reason": "server_stopped",
+    "message": f"the server reading this file stopped {MAX_RUNS} times while it ran (a crash, or its memory ran out); "
+    "it is not tried again: the file is probably damaged or built to break readers. Nothing else was lost",
+}
 J = TypeVar("J", bound=Job)
 
 
@@ -154,6 +163,7 @@ class JobTable(Generic[J]):
         for _ in range(5):  # another server leased the pick between our read and our update: pick again
             now = time.time()
             with serialised(self.engine), self.engine.begin() as conn:
+                self._fail_poison(conn, now)
                 orphaned = jobs.c.status.in_([JobStatus.RUNNING.value, JobStatus.CANCELLING.value]) & (
                     jobs.c.lease_until < now
                 )
@@ -184,6 +194,18 @@ class JobTable(Generic[J]):
                 if updated.rowcount == 1:
                     return self._job(conn.execute(select(jobs).where(jobs.c.id == pick.id)).one())
         return None
+
+    def _fail_poison(self, conn, now: float) -> None:
+        """Fail the running jobs whose server died on each of their `MAX_RUNS` runs (a cancelling one goes on: its
+        next run only removes what was stored, it never reads the file again)."""
+        poisoned = (
+            self._mine()
+            & (jobs.c.status == JobStatus.RUNNING.value)
+            & (jobs.c.lease_until < now)
+            & (jobs.c.attempts >= MAX_RUNS)
+        )
+        values = {"status": JobStatus.FAILED.value, "error": json.dumps(SERVER_STOPPED), "finished_at": now}
+        conn.execute(jobs.update().where(poisoned).values(**values, input=None, lease_until=None))
 
     def _fair_pick(self, conn, candidates):
         orphans = [row for row in candidates if row.status != JobStatus.QUEUED.value]
@@ -247,4 +269,5 @@ class JobTable(Generic[J]):
         """End `server`'s lease of a job it could not finish (draining): another server takes it over at once."""
         with serialised(self.engine), self.engine.begin() as conn:
             held = (jobs.c.id == job.id) & (jobs.c.leased_by == server)
-            conn.execute(jobs.update().where(held).values(lease_until=0.0, details=self.row_values(job)["details"]))
+            handed_back = {"lease_until": 0.0, "attempts": jobs.c.attempts - 1}  # not a death: the run is not spent
+            conn.execute(jobs.update().where(held).values(**handed_back, details=self.row_values(job)["details"]))

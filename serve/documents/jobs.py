@@ -89,7 +89,9 @@ class Job:
     def __post_init__(self):
         self.status = JobStatus(self.status)
         self.runner: str | None = None  # the server that runs it (the job table's lease)
-        self.attempts = 0  # runs started: more than 1 when a server died running it and another took it over
+        # Runs started, less those a draining server handed back: 2 when a server died running it and another took
+        # it over; a job whose server died on both runs is failed, not run a third time (job_table.MAX_RUNS).
+        self.attempts = 0
 
     def checkpoint(self) -> None:
         """Where a running job may stop: raises `JobCancelled` once it is cancelling."""

@@ -48,6 +48,14 @@ if TYPE_CHECKING:
 
 logger = logging.getLogger(__name__)
 
+WORKER_SETTINGS = (
+    "file_workers",
+    "file_worker_memory_mb",
+    "file_worker_cpu_seconds",
+    "file_worker_seconds",
+    "page_draw_seconds",
+    "max_page_pixels",
+)
 _INDEX_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,63}")
 PRIVATE_PREFIX = "user__"  # + the user's name: a private library (request-given names may not contain "__")
 
@@ -73,6 +81,13 @@ class DocumentsSettings:
     max_uncompressed_bytes: int = 100 * 1024 * 1024  # an archive (DOCX, ...) unpacked, all members together
     max_compression_ratio: float = 100.0  # one archive member over 1 MiB: unpacked / packed size
     max_chunks_per_document: int = 5000
+    # The worker processes that open users' files (`rqrag.ingest.file_workers`), and what one file may cost there.
+    file_workers: int = 2
+    file_worker_memory_mb: int = 1024
+    file_worker_cpu_seconds: float = 120.0
+    file_worker_seconds: float = 180.0
+    page_draw_seconds: float = 20.0
+    max_page_pixels: int = 6_000_000
     users: bool = False  # keys name users: private libraries plus the shared ones
     shared_libraries: list[str] = field(default_factory=list)  # default: [default_index]
 
@@ -98,6 +113,7 @@ class DocumentsSettings:
             "max_uncompressed_bytes": "max_upload_uncompressed_bytes",
             "max_compression_ratio": "max_upload_compression_ratio",
             "max_chunks_per_document": "max_chunks_per_document",
+            **{name: name for name in WORKER_SETTINGS},
         }
         defaults = cls()
         values = {ours: getattr(serve, theirs, getattr(defaults, ours)) for ours, theirs in names.items()}
@@ -124,6 +140,17 @@ class DocumentsSettings:
         from rqrag.ingest.limits import IngestLimits
 
         return IngestLimits(self.max_uncompressed_bytes, self.max_compression_ratio, self.max_chunks_per_document)
+
+    def worker_limits(self):
+        """The file workers' pool: its size and what one file may cost in it (`rqrag.ingest.file_workers`)."""
+        from rqrag.ingest.file_workers import WorkerLimits
+
+        return WorkerLimits(
+            workers=self.file_workers,
+            memory_mb=self.file_worker_memory_mb,
+            cpu_seconds=self.file_worker_cpu_seconds,
+            wall_seconds=self.file_worker_seconds,
+        )
 
 
 def storage_unavailable(error: Exception, action: str = "written") -> Unavailable:
@@ -168,6 +195,11 @@ class DocumentsService:
         )
         self.reviews = ReviewJobs(self)  # literature reviews of a library, one at a time (review_jobs.py)
         self._libraries_lock = threading.Lock()  # opening a PostgreSQL library may take seconds
+        from rqrag.ingest.file_workers import FileWorkers
+
+        # Every user's file is opened in these processes, never in the server's: a file that crashes a reader or
+        # asks for gigabytes costs one worker, replaced, and fails with its reason.
+        self.workers = FileWorkers(self.settings.worker_limits())
 
     def index_name(self, name: str | None) -> str:
         """A library name a request gave (or the default one), checked: a plain name, never a path."""
@@ -293,6 +325,7 @@ class DocumentsService:
 
     def _run(self, job: IngestionJob) -> None:
         from rqrag.ingest.extract import IngestError
+        from rqrag.ingest.file_workers import WorkersBusy
 
         try:
             library = self.library(job.index)
@@ -300,13 +333,16 @@ class DocumentsService:
                 if job.doc_id in library.pending():
                     library.remove(job.doc_id)
                 raise JobCancelled(job.id)
-            result = library.add(job.data, job.name, progress=job.progress, limits=self.settings.ingest_limits())
+            limits = self.settings.ingest_limits()
+            result = library.add(job.data, job.name, progress=job.progress, limits=limits, workers=self.workers)
             self.queue.finish(job, JobStatus.DONE, result={**result.to_dict(), "document": library.get(result.doc_id)})
         except JobCancelled:
             logger.info("ingestion of %s cancelled (job %s)", job.name, job.id)
             self.queue.finish(job, JobStatus.CANCELLED)
         except IngestError as error:
             self.queue.finish(job, JobStatus.FAILED, error={"reason": error.reason, "message": error.message})
+        except WorkersBusy as error:
+            self.queue.finish(job, JobStatus.FAILED, error={"reason": "workers_busy", "message": str(error)})
         except OSError as error:  # the library's files: the job says what a client may know (no server paths)
             unavailable = storage_unavailable(error)
             self.queue.finish(
@@ -322,5 +358,6 @@ class DocumentsService:
         running is handed back to the other servers); close the libraries' connections."""
         self.reviews.close(timeout)
         self.queue.close(timeout)
+        self.workers.close()
         for library in self._libraries.values():
             library.close()

@@ -52,10 +52,11 @@ from fastapi import APIRouter, Request
 from fastapi.responses import JSONResponse, Response
 
 from rqrag.ingest.library import public_record
+from rqrag.ingest.upload_precheck import precheck
 from rqrag.serve.documents.service import storage_faults
 from rqrag.serve.server.dependencies import DocumentsServiceDep, RequestCaller
 from rqrag.serve.server.schema import APIError
-from rqrag.serve.server.upload_checks import UPLOAD_PATH, _status_for, precheck, safe_filename
+from rqrag.serve.server.upload_checks import UPLOAD_PATH, _status_for, safe_filename
 
 
 logger = logging.getLogger(__name__)
@@ -133,7 +134,8 @@ def _add_upload_routes(router: APIRouter) -> None:
         data, name, index = await _read_upload(request, service.settings.max_upload_bytes)
         index = service.writable_index(caller.name, caller.admin, index)
         try:
-            file_type = await asyncio.to_thread(precheck, data, name, service.settings.ingest_limits())
+            limits = service.settings.ingest_limits()
+            file_type = await asyncio.to_thread(service.workers.run, precheck, data, name, limits, name=name)
         except IngestError as error:
             raise APIError(_status_for(error.reason), error.message, code=error.reason, param="file") from None
         doc_id = content_doc_id(data)

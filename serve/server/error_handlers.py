@@ -15,6 +15,7 @@ from fastapi.responses import JSONResponse
 from sqlalchemy.exc import InterfaceError, OperationalError
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
+from rqrag.ingest.file_workers import WorkersBusy
 from rqrag.serve.errors import ServiceError, Unavailable
 from rqrag.serve.server.schema import APIError, http_error
 
@@ -31,6 +32,11 @@ def install_error_handlers(app: FastAPI) -> None:
     @app.exception_handler(APIError)
     async def api_error(request: Request, error: APIError):
         return _error_response(error)
+
+    @app.exception_handler(WorkersBusy)
+    async def workers_busy(request: Request, error: WorkersBusy):
+        """Every file worker stayed busy for the caller's wait (an upload's precheck, a page image): 503, ask again."""
+        return _error_response(APIError(503, str(error), code="workers_busy", headers={"Retry-After": "5"}))
 
     @app.exception_handler(OperationalError)
     @app.exception_handler(InterfaceError)

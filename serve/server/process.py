@@ -52,6 +52,20 @@ class RQRAGServer:
         )
         self.process = self._process.process
 
+    def serving_process(self):
+        """The `rqrag serve` process itself (a psutil.Process): `process` is the launcher that watches it."""
+        import psutil
+
+        launcher = psutil.Process(self.process.pid)
+        for child in launcher.children():
+            if "serve" in child.cmdline():
+                return child
+        return launcher
+
+    def file_workers(self) -> list:
+        """The server's file workers (psutil.Process each): the processes its forkserver forked."""
+        return [worker for child in self.serving_process().children() for worker in child.children()]
+
     def log_tail(self, chars: int = 3000) -> str:
         return self._process.log_tail(chars)
 
