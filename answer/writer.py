@@ -247,28 +247,7 @@ class AnswerWriter:
         return written
 
     def _judge(self, sentence: WrittenSentence, passages: Sequence[Hit], question: str, language) -> ClaimVerdict:
-        """The sentence's check against the passages it cites. A sentence whose marks are missing, out of range or
-        point at the wrong passage (the 1.5B often cites [4] for what [1] says) is checked against each other passage
-        alone, and cites the one that supports it: the marks a person reads are the check's, not the model's."""
-        if not _words(sentence.text):
-            return ClaimVerdict(False, "only_marks")
-        if not new_content(sentence.text, question, language):
-            # "A faixa reservada para o DHCP é." — the question said back, with the answer missing
-            return ClaimVerdict(False, "says_nothing")
-        valid = bool(sentence.cites) and all(1 <= n <= len(passages) for n in sentence.cites)
-        verdict = ClaimVerdict(False, "no_citation" if not sentence.cites else "unknown_passage")
-        if valid:
-            verdict = self.check.check(sentence.text, [passages[n - 1] for n in sentence.cites], question, language)
-        if verdict.ok or verdict.reason == "judged_unsupported":
-            return verdict  # a claim the judge refused is not shopped around other passages
-        for number, passage in enumerate(passages, 1):
-            if valid and number in sentence.cites:
-                continue
-            other = self.check.check(sentence.text, [passage], question, language)
-            if other.ok:
-                sentence.cites = (number,)
-                return other
-        return verdict
+        return judge_sentence(self.check, sentence, passages, question, language)
 
     @staticmethod
     def _decided(sentence, verdict, written: Written, on_sentence, started) -> None:
@@ -281,6 +260,45 @@ class AnswerWriter:
                 on_sentence(sentence)
         else:
             written.dropped.append(sentence)
+
+
+def judge_sentence(
+    check: ClaimCheck, sentence: WrittenSentence, passages: Sequence[Hit], question: str, language
+) -> ClaimVerdict:
+    """A written sentence's check against the passages it cites. A sentence whose marks are missing, out of range or
+    point at the wrong passage (the 1.5B often cites [4] for what [1] says) is checked against each other passage
+    alone, and cites the one that supports it: the marks a person reads are the check's, not the model's.
+    `question`: what the sentence answers (a question; a review's topic), whose words it may repeat."""
+    if not _words(sentence.text):
+        return ClaimVerdict(False, "only_marks")
+    if not new_content(sentence.text, question, language):
+        # "A faixa reservada para o DHCP é." — the question said back, with the answer missing
+        return ClaimVerdict(False, "says_nothing")
+    valid = bool(sentence.cites) and all(1 <= n <= len(passages) for n in sentence.cites)
+    verdict = ClaimVerdict(False, "no_citation" if not sentence.cites else "unknown_passage")
+    if valid:
+        verdict = check.check(sentence.text, [passages[n - 1] for n in sentence.cites], question, language)
+    if verdict.ok or verdict.reason == "judged_unsupported":
+        return verdict  # a claim the judge refused is not shopped around other passages
+    for number, passage in enumerate(passages, 1):
+        if valid and number in sentence.cites:
+            continue
+        other = check.check(sentence.text, [passage], question, language)
+        if other.ok:
+            sentence.cites = (number,)
+            return other
+    return verdict
+
+
+def model_and_check(config) -> tuple:
+    """The chat model a `WritingConfig` names and the claim check it configures (the model reads its cloze or
+    judges where the check asks it to)."""
+    from rqrag.answer.writer_models import chat_model
+
+    model = chat_model(config.writer, config.writer_base_url, config.writer_model, config.writer_api_key_env)
+    judge = model.yes_probability if config.claim_check in ("judge", "align_judge") else None
+    ask = model.complete if config.claim_check.endswith("cloze") else None
+    return model, ClaimCheck(judge, config.claim_check, config.claim_min_p, ask=ask)
 
 
 def _words(text: str) -> bool:
@@ -335,8 +353,8 @@ def choose_passages(
         if hit.docid not in {h.docid for h in order}:
             order.append(hit)
     if sentences:
-        return [_only(h, chosen[h.docid]) if h.docid in chosen else _cut(h, None, max_words) for h in order]
-    return [_cut(h, best_sentence.get(h.docid), max_words) for h in order]
+        return [_only(h, chosen[h.docid]) if h.docid in chosen else cut_passage(h, None, max_words) for h in order]
+    return [cut_passage(h, best_sentence.get(h.docid), max_words) for h in order]
 
 
 def _only(hit: Hit, sentences: Sequence[str]) -> Hit:
@@ -349,7 +367,7 @@ def _only(hit: Hit, sentences: Sequence[str]) -> Hit:
     return replace(hit, text=text)
 
 
-def _cut(hit: Hit, around: str | None, max_words: int) -> Hit:
+def cut_passage(hit: Hit, around: str | None, max_words: int) -> Hit:
     """`hit` with its text cut to about `max_words` words, from the sentence before `around` on (whole sentences)."""
     from rqrag.sentences import split_sentences
 

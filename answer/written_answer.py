@@ -57,15 +57,9 @@ class Writing:
         """The writer of `config` (its model and check), made once and kept: the model stays loaded."""
         key = (config.writer, config.writer_base_url, config.writer_model, config.claim_check, config.claim_min_p)
         if key not in self._writers:
-            from rqrag.answer.claim_check import ClaimCheck
-            from rqrag.answer.writer import AnswerWriter
-            from rqrag.answer.writer_models import chat_model
+            from rqrag.answer.writer import AnswerWriter, model_and_check
 
-            model = chat_model(config.writer, config.writer_base_url, config.writer_model, config.writer_api_key_env)
-            judge = model.yes_probability if config.claim_check in ("judge", "align_judge") else None
-            ask = model.complete if config.claim_check.endswith("cloze") else None
-            check = ClaimCheck(judge, config.claim_check, config.claim_min_p, ask=ask)
-            self._writers[key] = AnswerWriter(model, check)
+            self._writers[key] = AnswerWriter(*model_and_check(config))
         return self._writers[key]
 
     def apply(self, answers: Sequence[PipelineAnswer], settings, on_event=None, started: float | None = None) -> None:

@@ -45,6 +45,13 @@ _LABELS = {
         "no_model": "no model: every field quoted from the document",
         "model": "model",
         "authors_year": "{authors} ({year})",
+        "texts_note": "Written from the article's own pages; every sentence checked against the page it cites. The "
+        "quotes below are the evidence.",
+        "text_notes": {
+            "not_stated": "the pages read do not say",
+            "all_failed": "no sentence passed the check",
+            "not_written": "not written (the reply ended before it)",
+        },
     },
     "pt": {
         "title": "Revisão de literatura",
@@ -79,6 +86,13 @@ _LABELS = {
         "no_model": "sem modelo: cada campo citado do documento",
         "model": "modelo",
         "authors_year": "{authors} ({year})",
+        "texts_note": "Escritos a partir das próprias páginas do artigo; cada frase conferida com a página que cita. "
+        "As citações abaixo são a evidência.",
+        "text_notes": {
+            "not_stated": "as páginas lidas não dizem",
+            "all_failed": "nenhuma frase passou na conferência",
+            "not_written": "não escrito (a resposta terminou antes)",
+        },
     },
 }
 
@@ -160,6 +174,7 @@ def _article_section(n: int, doc: dict, words: dict) -> list[str]:
     lines += [words["authors_year"].format(authors=authors, year=article["year"] or "?"), ""]
     if doc.get("file"):
         lines += [f"**{words['file']}:** `{doc['file']}`", ""]
+    lines += _written_texts(article.get("texts"), words)
     for field, label in words["fields"].items():
         quotes = article["fields"].get(field) or []
         if not quotes:  # no sentence of the article's prose fits the field (article_fields): said, not filled
@@ -177,6 +192,23 @@ def _article_section(n: int, doc: dict, words: dict) -> list[str]:
         found = "; ".join(f"{d['field']}: {d['problem']} ({d['detail']})" for d in article["defects"])
         lines += [f"**{words['defects']}:** {found}", ""]
     return lines
+
+
+def _written_texts(texts: dict | None, words: dict) -> list[str]:
+    """The four written texts (review/article_texts.py), each sentence followed by the page(s) it cites."""
+    if not texts or texts.get("problem"):
+        return []
+    lines = []
+    for kind, text in texts["texts"].items():
+        if text["sentences"]:
+            said = " ".join(
+                f"{s['text']} ({cite_pages(s['pages'], words['page'], words['page'])})" if s["pages"] else s["text"]
+                for s in text["sentences"]
+            )
+        else:
+            said = f"*{words['text_notes'][text['note']]}*"
+        lines += [f"**{words[kind]}.** {said}", ""]
+    return lines + [f"*{words['texts_note']}*", ""]
 
 
 def _mark(provenance: dict, key: str, words: dict) -> str:

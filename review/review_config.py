@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Literal
 
+from rqrag.writing_config import WritingConfig
+
 
 # The local model's context: SmolLM2's own 8192 tokens, not the 2048 `rqrag.local_server` starts with, so that
 # `per_document` chunks of `passage_chars` (5 x 1500 characters) fit beside the instructions and the reply.
@@ -19,7 +21,7 @@ ENDPOINT_TIMEOUT_S = 120.0
 
 
 @dataclass
-class ReviewConfig:
+class ReviewConfig(WritingConfig):  # --writer: four written texts per article (review/article_texts.py)
     index: str | None = field(
         default=None,
         metadata={
@@ -97,6 +99,7 @@ class ReviewConfig:
     cache: str | None = field(default=None, metadata={"help": "SQLite file caching LLM replies across runs"})
 
     def __post_init__(self):
+        WritingConfig.__post_init__(self)
         if min(self.k, self.per_document, self.passage_chars, self.concurrency, self.per_field) < 1:
             raise ValueError("k, per_document, passage_chars, concurrency and per_field must be at least 1")
 

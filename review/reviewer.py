@@ -142,6 +142,8 @@ class DocumentGroup:
     article: dict[str, Any] | None = None
     article_review: dict[str, Any] | None = None
     twins: list[dict[str, Any]] = field(default_factory=list)  # other copies of the same article (`review.twins`)
+    # The four written texts (`article_texts.ArticleTexts.to_dict`), when a writer is configured.
+    texts: dict[str, Any] | None = None
 
     @property
     def pages(self) -> list[int]:
@@ -345,7 +347,7 @@ def review_record(
                 "review": d.review,
                 "error": d.error,
                 "provenance": provenance,
-                "article": article,
+                "article": article if article is None or d.texts is None else {**article, "texts": d.texts},
                 "twins": d.twins,
             }
             for d, (provenance, article) in zip(documents, shown)

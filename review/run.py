@@ -94,9 +94,7 @@ def run_review(
     """Search, read, (ask,) check and write; `ReviewFailed` or `ConfigError` when no review can be made.
     `library`: an open library to review (a server's, named by `config.index`; left open), instead of opening
     the one `config.index` names."""
-    from rqrag.review.article_review import review_article
     from rqrag.review.bibliography import write_bibliography
-    from rqrag.review.check import check_review
     from rqrag.review.reviewer import DocumentGroup, group_by_document, ordered, review_record
     from rqrag.review.twins import merge_twins
 
@@ -142,13 +140,7 @@ def run_review(
         if config.uses_model:
             report("reviewing", 0, len(documents))
             llm_stats = _ask_model(config, topic, documents, language, out, stack)
-        for done, document in enumerate(documents, start=1):
-            # relevance for all; the excerpts' quotes only for documents that are not articles
-            check_review(topic, document, language, quote_fields=not document.article)
-            if document.article:
-                review_article(topic, document, language, document.review if config.uses_model else None,
-                               per_field=config.per_field)  # fmt: skip
-            report("reviewing", done, len(documents))
+        _read_each(config, topic, documents, language, report)
         info = {"index": source.label, "model": config.llm_model if config.uses_model else None, "k": config.k}
         if config.llm_base_url is None and config.serve_model:
             info["served_model"] = config.serve_model
@@ -168,6 +160,48 @@ def run_review(
         f"retrieved; {defects} defect(s) found by the check) -> {out / 'review.md'}"
     )
     return ReviewOutcome(record, out, message)
+
+
+def _read_each(config: ReviewConfig, topic: str, documents, language: str, report) -> None:
+    """Each document checked, each article read as one (its fields quoted) and, with a writer, its four texts
+    written; progress after each."""
+    from rqrag.review.article_review import review_article
+    from rqrag.review.check import check_review
+
+    article_writer = _article_writer(config)
+    for done, document in enumerate(documents, start=1):
+        # relevance for all; the excerpts' quotes only for documents that are not articles
+        check_review(topic, document, language, quote_fields=not document.article)
+        if document.article:
+            review_article(topic, document, language, document.review if config.uses_model else None,
+                           per_field=config.per_field)  # fmt: skip
+            if article_writer is not None:
+                document.texts = _written_texts(article_writer, topic, document, language)
+        report("reviewing", done, len(documents))
+
+
+def _article_writer(config: ReviewConfig):
+    """The writer of each article's four texts when `--writer` names one (review/article_texts.py), else None."""
+    from rqrag.writing_config import writes
+
+    if not writes(config):
+        return None
+    from rqrag.answer.writer import model_and_check
+    from rqrag.review.article_texts import ArticleWriter
+
+    return ArticleWriter(*model_and_check(config))
+
+
+def _written_texts(writer, topic: str, document, language: str) -> dict:
+    """One article's four texts, in the article's own language (its passages'), from its own passages."""
+    from rqrag.languages import ANSWER_LANGUAGES, question_language
+    from rqrag.review.article_texts import article_passages
+
+    passages = article_passages(document)
+    sample = " ".join(h.text for h in passages[:2])
+    own = question_language(sample, default=language, among=ANSWER_LANGUAGES) if sample else language
+    title = (document.article or {}).get("title") or document.title
+    return writer.write(topic, title, passages, own).to_dict()
 
 
 def _picked(config: ReviewConfig, records: dict) -> list[str] | None:

@@ -82,15 +82,21 @@ def _markdown(data: bytes) -> LayoutHints:
     if block:  # a YAML front matter block (Pandoc, Jekyll, Quarto): the author's own title, authors and date
         _yaml_front_matter(block.group(1), hints)
         text = text[block.end() :]
+    under_title = False
     for line in text.splitlines():
         if line.lstrip().startswith("```"):
             in_code = not in_code
         found = re.match(r"^(#{1,6})\s+(.+?)\s*#*\s*$", line)
         if found and not in_code:
             level = len(found.group(1))
-            if level == 1 and hints.title is None:
+            under_title = level == 1 and hints.title is None
+            if under_title:
                 hints.title = _plain(found.group(2))
             hints.headings[heading_key(found.group(2))] = level
+        elif under_title and _plain(line) and len(hints.front) < 20:
+            # the lines under the title as typed: a paper's authors may stand one per line in one paragraph, which
+            # the text (joined as Markdown renders it) no longer shows
+            hints.front.append(_plain(line))
     return hints
 
 

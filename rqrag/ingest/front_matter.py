@@ -68,7 +68,8 @@ class FrontMatter:
 
 def read_front_matter(pages: Sequence, hints: LayoutHints, name: str) -> FrontMatter:
     """The front matter of a document (module docstring); `pages`: its cleaned pages."""
-    paragraphs = [(p.number, _plain(t)) for p in pages[:PAGES_READ] for t in p.text.split("\n\n") if _plain(t)]
+    blocks = [(p.number, t) for p in pages[:PAGES_READ] for t in p.text.split("\n\n") if _plain(t)]
+    paragraphs = [(number, _plain(t)) for number, t in blocks]
     text = fold(" ".join(t for _, t in paragraphs))
     candidates: list[tuple[str, str | None, list[str], int | None]] = []  # (source, title, authors, year)
     if hints.declared:
@@ -78,7 +79,7 @@ def read_front_matter(pages: Sequence, hints: LayoutHints, name: str) -> FrontMa
     candidates.append(("catalogue card", *_catalogue_card(paragraphs)))
     candidates.append(("title page", *_title_page(paragraphs)))
     first_title = _layout_title(hints, paragraphs)
-    front = hints.front or _under(paragraphs, first_title)
+    front = hints.front or _under(blocks, first_title)
     candidates.append(("first page", first_title, _authors(front, first_title or ""), _paper_year(hints, paragraphs)))
     candidates.append(("metadata", *_confirmed_metadata(hints, text)))
     found = FrontMatter(name)
@@ -196,25 +197,65 @@ def _layout_title(hints: LayoutHints, paragraphs) -> str | None:
     return None
 
 
-def _under(paragraphs, title: str | None) -> list[str]:
-    """The paragraphs after the title on page 1 (where the names are), for files without layout lines."""
+def _under(blocks, title: str | None) -> list[str]:
+    """The lines after the title on page 1 (where the names are), for files without layout lines: each paragraph's
+    own lines, since a Markdown paper may type its authors one per line in one paragraph."""
     if not title:
         return []
-    texts = [t for _, t in paragraphs[:20]]
-    at = next((i for i, t in enumerate(texts) if fold(title) in fold(t)), None)
-    return texts[at + 1 : at + 12] if at is not None else []
+    texts = [t for _, t in blocks[:20]]
+    at = next((i for i, t in enumerate(texts) if fold(title) in fold(_plain(t))), None)
+    if at is None:
+        return []
+    return [_plain(line) for t in texts[at + 1 : at + 12] for line in t.split("\n") if _plain(line)][:15]
+
+
+# What may follow a name on its own line: an affiliation in brackets or parentheses, an e-mail (bare or in angle
+# brackets), an ORCID (its word, its URL or its number), after a dash, a bar or a middle dot
+_AFTER_NAME = re.compile(r"\s*(?:[\[(<{]|\s[—–|·•]\s|\S+@\S+|\borcid\b|https?://|\d{4}-\d{4}-\d{4}-\d{3}[\dX])", re.I)
+
+
+def _name_before(text: str) -> tuple[str, int] | None:
+    """A line that is a name and then its affiliation or contact: the name and how many brackets stay open at the
+    line's end (an affiliation wrapped onto the next line); None for any other line."""
+    cut = _AFTER_NAME.search(text)
+    if cut is None or cut.start() == 0:
+        return None
+    head = text[: cut.start()].strip(" ,;:-–—")
+    if not _is_name(head):
+        return None
+    tail = text[cut.start() :]
+    return head, _open_brackets(tail)
+
+
+def _open_brackets(text: str) -> int:
+    """Brackets and parentheses `text` opens and does not close (negative: closes ones opened before it)."""
+    return text.count("(") + text.count("[") - text.count(")") - text.count("]")
 
 
 def _authors(lines: Sequence[str], title: str) -> list[str]:
     """The names under a title: the first run of lines made of names (a translated title or an article-type label
     before them skipped), joined, split at commas, "and"/"e", "&" and affiliation marks."""
     run: list[str] = []
+    open_brackets = 0
     for line in lines[:15]:
         text = _plain(line)
+        if open_brackets > 0:  # the rest of an affiliation the line before opened
+            open_brackets += _open_brackets(text)
+            continue
         if not text or fold(text) in fold(title):
             continue
         if _ADVISOR.match(fold(text)):
             break  # advisors are never authors, nor is anything after them
+        named = _name_before(text)
+        if named:  # one author a line, what follows the name on it dropped
+            text, open_brackets = named
+            run.append(text + ",")
+            continue
+        rest = _MARKS.sub("", text, count=1).strip() if _MARKS.match(text) else text
+        if run and _AFTER_NAME.match(rest):  # the last name's affiliation, e-mail or ORCID on a line of its own
+            open_brackets = _open_brackets(rest)
+            run[-1] = run[-1].rstrip(",") + ","  # which ends that name
+            continue
         marks_only = not re.sub(r"[\s,*†‡§\d]+", "", text)
         if marks_only and run:
             run.append(text)

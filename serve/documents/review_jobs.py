@@ -5,7 +5,8 @@
     jobs.get(job.id, owner).to_dict()   # {"status": "running", "progress": {"stage": "reviewing", "done": 3, ...}}
 
 A review reads the library the server already has open (`rqrag.review.run.run_review` with
-`library=`), extractively: no model is started inside a server that is serving one. Reviews are jobs of the
+`library=`), extractively unless the server writes its answers (`--writer`): then each article's four texts are written
+and checked by a writer of the same settings (review/article_texts.py), loaded for the review beside the answers' own. Reviews are jobs of the
 application's one job queue (`jobs.py`: statuses queued -> running -> done | failed, each user in turn), in a queue
 of their own with its own worker thread: one review runs at a time (a review is seconds of CPU, and it must not hold
 the ingestion worker), the others wait; a user may have `MAX_WAITING_PER_USER` reviews waiting. A finished job holds
@@ -63,6 +64,9 @@ class ReviewJobs:
 
     def __init__(self, service):
         self.service = service
+        # The server's writer settings (`--writer` and its check, set by the app): each article's four texts are
+        # written by the model kind that writes its answers; empty: the review is extractive.
+        self.writing: dict = {}
         settings = service.settings
         self.queue: JobQueue[ReviewJob] = JobQueue(
             ReviewJob,
@@ -102,7 +106,8 @@ class ReviewJobs:
         try:
             library = self.service.library(job.index)
             with tempfile.TemporaryDirectory(prefix="rqrag-review-") as out:
-                config = ReviewConfig(index=job.index, language=job.language, k=job.k, out=out, doc_ids=job.doc_ids)
+                config = ReviewConfig(index=job.index, language=job.language, k=job.k, out=out, doc_ids=job.doc_ids,
+                                      **self.writing)  # fmt: skip
                 outcome = run_review(config, job.topic, progress=job.progress, library=library)
                 result = {
                     "review": outcome.record,

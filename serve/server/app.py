@@ -60,6 +60,15 @@ from rqrag.serve.server.upload_checks import UploadBodyLimit
 logger = logging.getLogger(__name__)
 
 
+def review_writing(decode) -> dict:
+    """The server's writer settings for its reviews' written texts: those of its answers, when they are written."""
+    from dataclasses import fields
+
+    from rqrag.writing_config import WritingConfig, writes
+
+    return {f.name: getattr(decode, f.name) for f in fields(WritingConfig)} if writes(decode) else {}
+
+
 def _start_services(app: FastAPI, decode, serve: ServeConfig, decoder, documents, metrics, clock):
     """The services behind the routes, started: the answer service and its model thread, the conversations, the
     deployment-wide counts and the job workers. Returns the answer service and the counts (stopped at shutdown)."""
@@ -86,6 +95,7 @@ def create_app(
     """The app; `decoder` may be given (tests), otherwise it is built from `decode` when the app starts. `clock`
     (tests): `() -> datetime`, the time memories are told at and relative dates are read from."""
     documents = documents or DocumentsService(DocumentsSettings.from_serve(serve))
+    documents.reviews.writing = review_writing(decode)
     authenticator = Authenticator(serve)
     metrics = ServerMetrics()
     state = SimpleNamespace(ready=False)  # ready: started and not draining (GET /ready, for a load balancer)

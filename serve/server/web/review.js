@@ -194,6 +194,38 @@ function fieldCell(document, quotes, opener) {
   return cell;
 }
 
+/** The four written texts of an article (review/article_texts.py): each sentence, then a link to each page it
+ * cites, opening the source viewer with the sentence it rests on painted. */
+function writtenTexts(document, opener) {
+  const texts = document.article.texts;
+  const box = el("div", "review-texts");
+  if (!texts || texts.problem) return box;
+  for (const [kind, text] of Object.entries(texts.texts)) {
+    const part = el("div", "review-text");
+    part.dataset.testid = `review-text-${kind}`;
+    part.append(el("strong", null, `${t(`text.${kind}`)}. `));
+    if (!text.sentences.length) part.append(el("span", "muted", t(`text.${text.note}`)));
+    for (const sentence of text.sentences) {
+      part.append(el("span", "review-sentence", `${sentence.text} `));
+      const quote = sentence.check?.quote || sentence.text;
+      for (const page of sentence.pages) {
+        const source = {
+          doc_id: document.key, file: document.file, title: document.article.title,
+          page_start: page, page_end: page, quote, passages: [quote],
+        };
+        const link = el("button", "source-link review-source", pageLabel(source));
+        link.type = "button";
+        link.dataset.testid = "source-link";
+        link.addEventListener("click", () => opener(source, link));
+        part.append(link, " ");
+      }
+    }
+    box.append(part);
+  }
+  box.append(el("div", "muted", t("text.note")));
+  return box;
+}
+
 function drawResult(job, documents) {
   const out = $("review-result");
   const id = encodeURIComponent(job.job_id || job.id);
@@ -221,6 +253,7 @@ function drawResult(job, documents) {
     if (byline) who.append(el("div", "muted", byline));
     const files = [document.file, ...(document.twins || []).map((twin) => twin.file)].filter(Boolean);
     who.append(el("div", "muted", files.join(" · ")));
+    who.append(writtenTexts(document, openSource));
     row.append(who, ...FIELDS.map((f) => fieldCell(document, article.fields[f], openSource)));
     table.tBodies[0].append(row);
   }

@@ -1,0 +1,242 @@
+"""Four texts per article, written from its own passages and checked sentence by sentence.
+
+So that a researcher can pre-select articles without reading them, each article of a review gets a summary (at most
+200 words), its objectives (100), its conclusions (100) and why it matters to the researcher's topic (100), in the
+article's language. One call per article writes all four, under their heading lines, from a few numbered passages:
+the article's abstract, the paragraphs its objective and conclusion fields were quoted from, and its chunks nearest
+the topic (at most five), each cut to about `max_words` words:
+
+    Summary:
+    The study measured soil water under three inter-row managements over four seasons. [1]
+    ...
+    Relevance:
+    The article compares cover crops with bare soil in dry vineyards. [3]
+
+Every sentence ends with the numbers of its passages and goes through the same check as a written answer's
+(`rqrag.answer.writer.judge_sentence`: the check judges the claim against the passage, not the words); one that fails
+is not shown, and a text with no sentence left says so. The marks a person reads are pages of the article.
+
+    writer = ArticleWriter(*model_and_check(config))
+    texts = writer.write(topic, article_title, article_passages(document), "pt")
+    texts.texts["summary"].shown
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from rqrag.answer.writer import WrittenSentence, cut_passage, judge_sentence, parse_line
+from rqrag.retrieval.base import Hit
+
+
+KINDS = ("summary", "objectives", "conclusions", "relevance")
+MAX_WORDS = {"summary": 200, "objectives": 100, "conclusions": 100, "relevance": 100}
+MAX_SENTENCES = {"summary": 4, "objectives": 2, "conclusions": 2, "relevance": 2}
+HEADINGS = {
+    "en": {"summary": "Summary", "objectives": "Objectives", "conclusions": "Conclusions", "relevance": "Relevance"},
+    "pt": {"summary": "Resumo", "objectives": "Objetivos", "conclusions": "Conclusões", "relevance": "Relevância"},
+}
+_HEADING = re.compile(
+    r"^\W*(summary|objectives?|conclusions?|relevance|resumo|objetivos?|conclus(?:ões|oes|ão|ao)|relev[âa]ncia)"
+    r"\W*?\s*:[*_\s]*(.*)$",
+    re.IGNORECASE,
+)
+_NOT_STATED = re.compile(r"^\W*(not stated|não (?:está )?(?:dito|informad|declarad)|nao informad|n/a)", re.I)
+
+# Our own words, one worked example each (without one the 1.5B wrote the texts as a list of bare phrases).
+PROMPTS = {
+    "en": {
+        "system": "You help a researcher decide which articles to read. Using only the numbered passages of one "
+        "article, write four short texts, each under its own heading line: 'Summary:' (at most four sentences: what "
+        "the article studied, how, and what it found), 'Objectives:' (at most two sentences: what it set out to do), "
+        "'Conclusions:' (at most two sentences: what it concludes), 'Relevance:' (at most two sentences: what in the "
+        "article bears on the researcher's topic). Put each sentence on its own line, keep the passage's own words "
+        "and order where you can, and end it with the numbers of the passages that state it, like [1] or [2][3]. "
+        "Say nothing the passages do not say; under a heading the passages say nothing about, write: not stated."
+        "\n\nExample:\nTopic: water use of crops\nArticle: Drip irrigation of tomatoes\nPassages:\n[1] (p. 1) We "
+        "compared drip and furrow irrigation of tomatoes over two seasons. Drip irrigation used 40 % less water.\n"
+        "[2] (p. 2) The aim was to test whether drip irrigation keeps yields while saving water.\n[3] (p. 6) Drip "
+        "irrigation saves water without lowering tomato yields.\nTexts:\nSummary:\nWe compared drip and furrow "
+        "irrigation of tomatoes over two seasons. [1]\nDrip irrigation used 40 % less water. [1]\nObjectives:\nThe "
+        "aim was to test whether drip irrigation keeps yields while saving water. [2]\nConclusions:\nDrip irrigation "
+        "saves water without lowering tomato yields. [3]\nRelevance:\nDrip irrigation used 40 % less water. [1]",
+        "task": "Topic: {topic}\nArticle: {title}\nPassages:\n{passages}\nTexts:",
+    },
+    "pt": {
+        "system": "Você ajuda um pesquisador a decidir quais artigos ler. Usando apenas os trechos numerados de um "
+        "artigo, escreva em português quatro textos curtos, cada um abaixo da sua linha de título: 'Resumo:' (no "
+        "máximo quatro frases: o que o artigo estudou, como e o que encontrou), 'Objetivos:' (no máximo duas frases: "
+        "o que o artigo se propôs a fazer), 'Conclusões:' (no máximo duas frases: o que conclui), 'Relevância:' (no "
+        "máximo duas frases: o que no artigo interessa ao tema do pesquisador). Escreva cada frase em sua linha, com "
+        "as palavras e a ordem do próprio trecho sempre que puder, terminando com os números dos trechos que a "
+        "afirmam, como [1] ou [2][3]. Não diga nada que os trechos não digam; abaixo de um título sobre o qual os "
+        "trechos nada dizem, escreva: não informado.\n\nExemplo:\nTema: uso de água na agricultura\nArtigo: "
+        "Irrigação por gotejamento do tomate\nTrechos:\n[1] (p. 1) Comparamos a irrigação por gotejamento e por "
+        "sulcos do tomate em duas safras. O gotejamento usou 40 % menos água.\n[2] (p. 2) O objetivo foi verificar se "
+        "o gotejamento mantém a produtividade economizando água.\n[3] (p. 6) O gotejamento economiza água sem reduzir "
+        "a produtividade do tomate.\nTextos:\nResumo:\nComparamos a irrigação por gotejamento e por sulcos do tomate "
+        "em duas safras. [1]\nO gotejamento usou 40 % menos água. [1]\nObjetivos:\nO objetivo foi verificar se o "
+        "gotejamento mantém a produtividade economizando água. [2]\nConclusões:\nO gotejamento economiza água sem "
+        "reduzir a produtividade do tomate. [3]\nRelevância:\nO gotejamento usou 40 % menos água. [1]",
+        "task": "Tema: {topic}\nArtigo: {title}\nTrechos:\n{passages}\nTextos:",
+    },
+}
+
+
+@dataclass
+class ArticleText:
+    """One of the four texts: the sentences shown (each passed the check) and those dropped, with why."""
+
+    kind: str
+    shown: list[WrittenSentence] = field(default_factory=list)
+    dropped: list[WrittenSentence] = field(default_factory=list)
+    stated: bool = True  # False: the model said the passages do not state it
+    written: bool = False  # its heading was reached (a reply cut at max_tokens may not reach the last texts)
+
+    @property
+    def note(self) -> str | None:
+        """Why nothing is shown, when nothing is: not_written (the reply never reached it), not_stated (the model
+        said the passages do not say it, or wrote nothing under it) or all_failed (no sentence passed the check)."""
+        if self.shown:
+            return None
+        if not self.written:
+            return "not_written"
+        return "not_stated" if not self.stated or not self.dropped else "all_failed"
+
+
+@dataclass
+class ArticleTexts:
+    texts: dict[str, ArticleText]
+    passages: list[Hit]
+    reply: str = ""
+    seconds: float = 0.0
+    problem: str | None = None  # failed: the writer could not be reached; nothing written
+
+    def to_dict(self) -> dict:
+        def sentence(s: WrittenSentence) -> dict:
+            cited = [self.passages[n - 1] for n in s.cites if 1 <= n <= len(self.passages)]  # a dropped one may not
+            pages = sorted({h.extra.get("page_start") for h in cited} - {None})
+            return {**s.to_dict(), "pages": pages}
+
+        return {
+            "texts": {
+                kind: {"sentences": [sentence(s) for s in text.shown], "note": text.note,
+                       "dropped": [sentence(s) for s in text.dropped]}
+                for kind, text in self.texts.items()
+            },
+            "passages": [{"number": n, "page": h.extra.get("page_start"), "text": h.text}
+                         for n, h in enumerate(self.passages, 1)],
+            "seconds": round(self.seconds, 2), "problem": self.problem, "reply": self.reply,
+        }  # fmt: skip
+
+
+def language_of(language: str | None) -> str:
+    return language if language in PROMPTS else "en"
+
+
+def article_messages(topic: str, title: str, passages: Sequence[Hit], language: str | None) -> list[dict]:
+    words = PROMPTS[language_of(language)]
+    numbered = "\n".join(
+        f"[{n}] (p. {h.extra.get('page_start')}) {' '.join(h.text.split())}"
+        if h.extra.get("page_start")
+        else f"[{n}] {' '.join(h.text.split())}"
+        for n, h in enumerate(passages, 1)
+    )
+    user = words["task"].format(topic=" ".join(topic.split()), title=title, passages=numbered)
+    return [{"role": "system", "content": words["system"]}, {"role": "user", "content": user}]
+
+
+def heading(line: str) -> tuple[str, str] | None:
+    """("summary" | "objectives" | "conclusions" | "relevance", the rest of the line) for a heading line."""
+    found = _HEADING.match(line.strip().strip("*#").strip())
+    if not found:
+        return None
+    word = found.group(1).lower()
+    kind = next(k for k, stem in (("summary", "summ"), ("summary", "resu"), ("objectives", "obj"),
+                                  ("conclusions", "conc"), ("relevance", "relev")) if word.startswith(stem))  # fmt: skip
+    return kind, found.group(2).strip()
+
+
+class ArticleWriter:
+    # 768: at 480 the reply was cut inside the summary for two tuning articles of five (their abstracts' sentences
+    # are long and the model copies them), and the later texts were never written.
+    def __init__(self, model, check, max_tokens: int = 768):
+        """`model`: a chat model of `rqrag.answer.writer_models`; `check`: a `ClaimCheck` (module docstring)."""
+        self.model, self.check, self.max_tokens = model, check, max_tokens
+
+    def write(self, topic: str, title: str, passages: Sequence[Hit], language: str | None) -> ArticleTexts:
+        started = time.perf_counter()
+        passages = list(passages)
+        texts = {kind: ArticleText(kind) for kind in KINDS}
+        try:
+            reply = self.model.complete(article_messages(topic, title, passages, language), self.max_tokens)
+        except Exception as error:  # noqa: BLE001 - an endpoint away: the article keeps its quoted fields
+            return ArticleTexts(texts, passages, problem=f"failed: {type(error).__name__}: {error}"[:300])
+        current: str | None = None
+        for line in reply.splitlines():
+            found = heading(line)
+            if found:
+                current, line = found
+                texts[current].written = True
+            if current is None or not line.strip():
+                continue
+            text = texts[current]
+            if _NOT_STATED.match(line):
+                text.stated = False
+                continue
+            kind, value = parse_line(line)
+            if kind != "sentence":
+                continue
+            for sentence in value:
+                words = sum(len(s.text.split()) for s in text.shown) + len(sentence.text.split())
+                if len(text.shown) >= MAX_SENTENCES[current] or words > MAX_WORDS[current]:
+                    break  # the text is full: what follows is not shown (nor checked)
+                sentence.verdict = judge_sentence(self.check, sentence, passages, topic, language)
+                (text.shown if sentence.verdict.ok else text.dropped).append(sentence)
+        return ArticleTexts(texts, passages, reply, time.perf_counter() - started)
+
+
+# The abstract is read nearly whole: cut to the first 90 words (the first tuning run) it lost the results, which come
+# last in an abstract, and summaries held 0.37 of their key facts.
+ABSTRACT_WORDS = 220
+
+
+def article_passages(document, max_words: int = 90, nearest: int = 5) -> list[Hit]:
+    """What the writer reads of one article (a `DocumentGroup` with its `article` and `article_review`): the
+    abstract (up to `ABSTRACT_WORDS`), the paragraphs its objective, result and conclusion fields were quoted from,
+    then its chunks nearest the topic (at most `nearest`), each cut to about `max_words` words, none twice."""
+    article, reviewed = document.article or {}, document.article_review or {}
+    title = article.get("title") or document.title
+    chosen: list[Hit] = []
+
+    def add(text: str, page, around: str | None = None, words: int = max_words) -> None:
+        text = " ".join(text.split())
+        if not text or any(text[:80] in h.text or h.text[:80] in text for h in chosen):
+            return
+        hit = Hit(f"{document.key}:{len(chosen) + 1}", title, text, 0.0, {"page_start": page})
+        chosen.append(cut_passage(hit, around, words))
+
+    sections = article.get("sections") or []
+    abstract = next((s for s in sections if s.get("role") == "abstract"), None)
+    if abstract and abstract.get("paragraphs"):
+        page = abstract["paragraphs"][0][0]
+        add(" ".join(text for _, text in abstract["paragraphs"]), page, words=ABSTRACT_WORDS)
+    for name in ("objective", "result", "conclusion"):
+        for quoted in (reviewed.get("fields") or {}).get(name, [])[:1]:
+            paragraph = _paragraph_holding(sections, quoted.get("text", ""))
+            add(paragraph or quoted.get("text", ""), quoted.get("page"), around=quoted.get("text"))
+    for excerpt in document.chunks[:nearest]:
+        add(excerpt.hit.text, excerpt.pages[0])
+    return chosen
+
+
+def _paragraph_holding(sections, sentence: str) -> str | None:
+    probe = " ".join(sentence.split())[:60]
+    for section in sections:
+        for _, text in section.get("paragraphs") or []:
+            if probe and probe in " ".join(text.split()):
+                return text
+    return None

@@ -1,0 +1,136 @@
+"""The four texts of an article (review/article_texts.py): headings read, sentences checked against the passages
+they cite, limits kept, a text with nothing left says so. The replies here are typed, the check is the real one
+(`ordered`, no model); tests/test_article_texts_model.py writes with the real 1.5B."""
+
+from __future__ import annotations
+
+from rqrag.answer.claim_check import ClaimCheck
+from rqrag.retrieval.base import Hit
+from rqrag.review.article_texts import ArticleWriter, article_messages, heading
+
+
+PASSAGES = [
+    Hit("d:1", "Cover crops", "We measured soil water under three inter-row managements over four seasons. A winter "
+        "cover terminated in early spring kept as much water at depth as bare soil.", 0.0, {"page_start": 1}),
+    Hit("d:2", "Cover crops", "The aim of this study was to test whether a winter cover crop lowers the soil water "
+        "available to the vines in summer.", 0.0, {"page_start": 2}),
+    Hit("d:3", "Cover crops", "A winter cover terminated in early spring protects the soil without taking summer "
+        "water from rainfed vines.", 0.0, {"page_start": 6}),
+]  # fmt: skip
+
+
+class TypedReply:
+    def __init__(self, reply: str):
+        self.reply, self.asked = reply, []
+
+    def complete(self, messages, max_tokens):
+        self.asked.append(messages)
+        return self.reply
+
+
+def _write(reply: str, language: str = "en"):
+    model = TypedReply(reply)
+    texts = ArticleWriter(model, ClaimCheck(mode="ordered")).write("soil water in vineyards", "Cover crops", PASSAGES,
+                                                                   language)  # fmt: skip
+    return texts, model
+
+
+def test_each_heading_gets_its_checked_sentences_with_their_pages():
+    texts, _ = _write(
+        "Summary:\nWe measured soil water under three inter-row managements over four seasons. [1]\n"
+        "Objectives:\nThe aim of this study was to test whether a winter cover crop lowers the soil water. [2]\n"
+        "Conclusions:\nA winter cover terminated in early spring protects the soil without taking summer water. [3]\n"
+        "Relevance:\nA winter cover terminated in early spring kept as much water at depth as bare soil. [1]"
+    )
+    record = texts.to_dict()["texts"]
+    assert [s["pages"] for s in record["summary"]["sentences"]] == [[1]]
+    assert record["objectives"]["sentences"][0]["pages"] == [2]
+    assert record["conclusions"]["sentences"][0]["pages"] == [6]
+    assert record["relevance"]["sentences"] and all(t["note"] is None for t in record.values())
+
+
+def test_a_claim_its_passage_does_not_make_is_not_shown_and_an_empty_text_says_why():
+    """Words all from passage 1, the claim not: the passage never says bare soil lost water over four seasons."""
+    texts, _ = _write(
+        "Summary:\nBare soil lost water over four seasons under three managements. [1]\n"
+        "Objectives:\nnot stated\nConclusions:\nA winter cover terminated in early spring protects the soil. [3]"
+    )
+    assert not texts.texts["summary"].shown and texts.texts["summary"].note == "all_failed"
+    assert texts.texts["objectives"].note == "not_stated"
+    assert texts.texts["relevance"].note == "not_written"  # the reply never reached it
+    assert texts.texts["conclusions"].shown
+
+
+def test_a_text_stops_at_its_sentence_limit():
+    line = "We measured soil water under three inter-row managements over four seasons. [1]\n"
+    texts, _ = _write("Objectives:\n" + line * 4)
+    assert len(texts.texts["objectives"].shown) == 2
+
+
+def test_headings_in_portuguese_and_with_markup_are_read():
+    assert heading("**Conclusões:** O gotejamento economiza água. [3]") == (
+        "conclusions",
+        "O gotejamento economiza água. [3]",
+    )
+    assert heading("Relevância:")[0] == "relevance" and heading("## Resumo:")[0] == "summary"
+    assert heading("Objetivo: verificar") == ("objectives", "verificar")
+    assert heading("The summary of the study is long.") is None
+
+
+def test_the_prompt_is_in_the_articles_language_with_pages():
+    messages = article_messages("água no solo", "Coberturas", PASSAGES, "pt")
+    assert "português" in messages[0]["content"] and "Tema: água no solo" in messages[1]["content"]
+    assert "[3] (p. 6) A winter cover" in messages[1]["content"]
+
+
+def test_an_endpoint_away_is_a_problem_said_not_a_crash():
+    class Away:
+        def complete(self, messages, max_tokens):
+            raise ConnectionError("refused")
+
+    texts = ArticleWriter(Away(), ClaimCheck(mode="ordered")).write("t", "T", PASSAGES, "en")
+    assert texts.problem.startswith("failed: ConnectionError") and not any(t.shown for t in texts.texts.values())
+
+
+def test_the_texts_reach_review_md_the_bibtex_and_the_csv(tmp_path):
+    """A real article (tests/data/articles/tuning/pt_markdown) read and reviewed as `rqrag review` does, its texts
+    written from a typed reply that copies its own objective: review.md shows them with pages above the quoted
+    fields, the BibTeX has the summary as `annote`, the CSV the written columns."""
+    import csv
+    from pathlib import Path
+
+    from rqrag.ingest import ingest_path
+    from rqrag.review.article_review import review_article
+    from rqrag.review.article_texts import article_passages
+    from rqrag.review.bibliography import write_bibliography
+    from rqrag.review.report import render_markdown
+    from rqrag.review.reviewer import DocumentGroup, review_record
+
+    ingested = ingest_path(Path(__file__).parent / "data" / "articles" / "tuning" / "pt_markdown" / "article.md")
+    document = DocumentGroup(ingested.doc_id, ingested.name, ingested.name, article=ingested.article)
+    topic = "assistentes conversacionais para estudantes"
+    review_article(topic, document, "pt", None, per_field=1)
+    passages = article_passages(document)
+    objective = next(h for h in passages if h.text.startswith("O objetivo geral"))
+    number = passages.index(objective) + 1
+    first = objective.text.split(". ")[0].rstrip(".") + "."
+    reply = f"Resumo:\n{first} [{number}]\nObjetivos:\n{first} [{number}]\nConclusões:\nnão informado"
+    writer = ArticleWriter(TypedReply(reply), ClaimCheck(mode="ordered"))
+    document.texts = writer.write(topic, ingested.article["title"], passages, "pt").to_dict()
+    record = review_record(topic, [document], "pt", 3, 0, index="t")
+    page = objective.extra["page_start"]
+    markdown = render_markdown(record)
+    assert f"**Resumo.** {first} (p. {page})" in markdown
+    assert "**Conclusões.** *as páginas lidas não dizem*" in markdown
+    assert markdown.index("**Resumo.**") < markdown.index("**Objetivo.**")  # the quotes stay under, as evidence
+    write_bibliography(record, tmp_path)
+    assert f"annote = {{{first} [p. {page}]}}" in (tmp_path / "articles.bib").read_text()
+    row = next(csv.DictReader(open(tmp_path / "articles.csv", encoding="utf-8")))
+    assert row["written_objectives"] == f"{first} [p. {page}]" and row["written_conclusions"] == ""
+
+
+def test_a_sentence_citing_a_passage_it_was_not_given_is_dropped_and_recorded():
+    texts, _ = _write("Summary:\nBare soil lost all its water in one season. [9]")
+    record = texts.to_dict()["texts"]["summary"]
+    assert not record["sentences"] and record["dropped"][0]["pages"] == []
+    assert record["dropped"][0]["check"]["reason"] == "unknown_passage"
