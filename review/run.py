@@ -2,7 +2,7 @@
 one is configured, check every field, write review.json, review.md, articles.bib, articles.csv and the config.
 
     rqrag review "avaliação de RAG" --index meus_artigos --language pt   # the command line: cli/commands/review.py
-    run_review(config, topic, progress=lambda stage, done, total: ...)  # the server's review jobs: the same run
+    run_review(config, topic, progress=job.progress)  # the server's review jobs: the same run, each article as done
 
 Without `--llm_base_url` or `--serve_model` no model is started: an article's fields are quoted from its sections
 (`article_review`), any other document's from its excerpts (`check.check_review`). With a model, its text is shown
@@ -16,6 +16,8 @@ import contextlib
 import dataclasses
 import json
 import logging
+import sys
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -34,8 +36,10 @@ from rqrag.review.sources import hit_extras, index_language, library_source, ope
 
 logger = logging.getLogger(__name__)
 PICKED_K = 200  # chunks searched when documents are picked: enough to find each picked one's best
-# (stage, done, total): "searching", "reviewing", "writing"; a raised exception stops the run (a cancelled job).
-ReviewProgress = Callable[[str, int, int], None]
+# (stage, done, total, finished=None): "searching", "reviewing", "writing"; while reviewing, `finished` is the article
+# just done ({"title", "seconds", "written"}: its texts with a sentence shown), so a page or a terminal can list each
+# one as it ends. A raised exception stops the run (a cancelled job).
+ReviewProgress = Callable[..., None]
 
 
 class ReviewFailed(RuntimeError):
@@ -98,7 +102,7 @@ def run_review(
     from rqrag.review.reviewer import DocumentGroup, group_by_document, ordered, review_record
     from rqrag.review.twins import merge_twins
 
-    report = progress or (lambda stage, done, total: None)
+    report = progress or (lambda stage, done, total, finished=None: None)
     with contextlib.ExitStack() as stack:  # the library's connection and a local model live for the run
         if library is not None:
             source = library_source(library, config)
@@ -170,6 +174,7 @@ def _read_each(config: ReviewConfig, topic: str, documents, language: str, repor
 
     article_writer = _article_writer(config)
     for done, document in enumerate(documents, start=1):
+        started = time.perf_counter()
         # relevance for all; the excerpts' quotes only for documents that are not articles
         check_review(topic, document, language, quote_fields=not document.article)
         if document.article:
@@ -177,7 +182,10 @@ def _read_each(config: ReviewConfig, topic: str, documents, language: str, repor
                            per_field=config.per_field)  # fmt: skip
             if article_writer is not None:
                 document.texts = _written_texts(article_writer, topic, document, language)
-        report("reviewing", done, len(documents))
+        written = sum(bool(text["sentences"]) for text in (document.texts or {}).get("texts", {}).values())
+        finished = {"title": (document.article or {}).get("title") or document.title,
+                    "seconds": round(time.perf_counter() - started, 1), "written": written}  # fmt: skip
+        report("reviewing", done, len(documents), finished=finished)
 
 
 def _article_writer(config: ReviewConfig):
@@ -214,12 +222,35 @@ def _picked(config: ReviewConfig, records: dict) -> list[str] | None:
     return [doc_id for doc_id in records if doc_id in set(config.doc_ids)]
 
 
+class _TerminalProgress:
+    """The command's progress: a bar over the articles, and a line for each as it ends (title, seconds, texts)."""
+
+    def __init__(self):
+        self.bar = None
+
+    def __call__(self, stage: str, done: int, total: int, finished: dict | None = None) -> None:
+        from tqdm.auto import tqdm
+
+        if stage != "reviewing":
+            if self.bar is not None:
+                self.bar.close()
+                self.bar = None
+            return
+        if self.bar is None:
+            self.bar = tqdm(total=total, desc="reviewing", unit="article")
+        if finished is not None:
+            written = f", {finished['written']} of 4 texts written" if finished["written"] else ""
+            line = f"  done {done}/{total}: {finished['title']} ({finished['seconds']} s{written})"
+            self.bar.write(line, file=sys.stderr)
+        self.bar.update(done - self.bar.n)
+
+
 def review(config: ReviewConfig, topic: str, stack: contextlib.ExitStack | None = None) -> int:
     """The command's run: the review, its summary line, and an exit code (1: nothing reviewed, 2: a failure)."""
     import sys
 
     try:
-        outcome = run_review(config, topic)
+        outcome = run_review(config, topic, progress=_TerminalProgress())
     except ReviewFailed as error:
         print(f"rqrag review: {error}", file=sys.stderr)
         return 1 if "matches" in str(error) else 2

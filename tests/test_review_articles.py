@@ -151,7 +151,12 @@ def test_the_review_command_writes_the_comparison_and_the_bibliography(tmp_path,
     assert docs.main(["add", *files, "--index", str(tmp_path / "lib"), "--language", "pt"]) == 0
     out = tmp_path / "review"
     code = review.main(["avaliação, sensores e notificação", "--index", str(tmp_path / "lib"), "--out", str(out)])
-    assert code == 0, capsys.readouterr()
+    printed = capsys.readouterr()
+    assert code == 0, printed
+    # each article is listed on the terminal as it ends, with its time
+    done = re.findall(r"done (\d)/4: (.+) \((\d+\.\d) s\)", printed.err)
+    assert [int(n) for n, _, _ in done] == [1, 2, 3, 4], printed.err
+    assert {title for _, title, _ in done} == {tuning[key]["title"] for key in chosen}
     record = json.loads((out / "review.json").read_text())
     articles = [d["article"] for d in record["documents"] if d["article"]]
     assert {a["title"] for a in articles} == {tuning[key]["title"] for key in chosen}
@@ -207,6 +212,8 @@ def test_a_review_of_the_users_library_runs_as_a_job_on_the_server(tmp_path):
     result = job["result"]
     titles = {d["article"]["title"] for d in result["review"]["documents"] if d["article"]}
     assert titles == {tuning["pt_latex"]["title"], tuning["pt_html"]["title"]}, titles
+    finished = job["progress"]["finished"]  # each article as it ended, for the page to list while the rest run
+    assert {f["title"] for f in finished} == titles and all(f["seconds"] >= 0 for f in finished), finished
     assert "## Comparação" in result["markdown"] and "«" in result["markdown"]
     assert result["bibtex"].count("@article{") == 2
 

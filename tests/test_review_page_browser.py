@@ -140,6 +140,8 @@ def test_a_review_started_on_the_page_opens_each_field_at_its_source(server, dri
         assert time.monotonic() < deadline, progress.text
         time.sleep(0.1)
     assert progress.get_attribute("data-state") == "done", progress.text
+    finished = [e.text for e in by_test_id(driver, "review-finished-article", many=True)]
+    assert len(finished) == 2 and all(" s" in text for text in finished), finished  # each article with its time
     table = by_test_id(driver, "review-table")
     rows = table.find_elements(By.CSS_SELECTOR, "tbody tr")
     assert len(rows) == 2, [r.text[:80] for r in rows]  # the twins are one row

@@ -20,7 +20,7 @@ from __future__ import annotations
 import logging
 import tempfile
 import uuid
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -44,6 +44,7 @@ class ReviewJob(Job):
     stage: str | None = None
     done: int = 0
     total: int | None = None
+    finished: list[dict] = field(default_factory=list)  # each article as it ended: title, seconds, texts written
 
     OBJECT: ClassVar[str] = "review.job"
 
@@ -51,11 +52,13 @@ class ReviewJob(Job):
     def too_many(cls, waiting: int, limit: int, everyone: bool) -> Busy:
         return Busy(f"{waiting} of your reviews are waiting; try again when one has run", code="too_many_jobs")
 
-    def progress(self, stage: str, done: int, total: int) -> None:
+    def progress(self, stage: str, done: int, total: int, finished: dict | None = None) -> None:
         self.stage, self.done, self.total = stage, done, total
+        if finished is not None:
+            self.finished.append(finished)
 
     def to_dict(self) -> dict[str, Any]:
-        progress = {"stage": self.stage, "done": self.done, "total": self.total}
+        progress = {"stage": self.stage, "done": self.done, "total": self.total, "finished": list(self.finished)}
         return self.body({"topic": self.topic, "index": self.index, "doc_ids": self.doc_ids, "progress": progress})
 
 

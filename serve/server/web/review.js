@@ -6,8 +6,8 @@
 // once) and a column per field; every field is a sentence quoted from the article with a citation that opens the
 // source viewer on its page. review.md, articles.bib and articles.csv download from
 // GET /v1/reviews/{id}/{file}. Hooks for tests: data-testid review-form, review-document, review-start,
-// review-progress (data-state queued|running|done|failed), review-table, review-download-{md,bib,csv},
-// source-link. The page loads this module when the review tab is first opened.
+// review-progress (data-state queued|running|done|failed), review-finished-article (one an article, as it ends),
+// review-table, review-download-{md,bib,csv}, source-link. The page loads this module when the review tab is first opened.
 
 import { download, getJSON, request } from "./api.js";
 import { applyLanguage, language, t } from "./i18n.js";
@@ -138,9 +138,24 @@ function progressText(job) {
   return t(`review.${p.stage || "searching"}`, {}, t("review.searching"));
 }
 
+// Each article as it ended, with its time: a long review shows what it has done so far, not only a count.
+function showFinished(job) {
+  const list = $("review-finished");
+  list.replaceChildren(
+    ...((job.progress || {}).finished || []).map((article) => {
+      const item = document.createElement("li");
+      const written = article.written ? t("review.finishedWritten", { n: article.written }) : "";
+      item.textContent = t("review.finished", { title: article.title, seconds: article.seconds }) + written;
+      item.dataset.testid = "review-finished-article";
+      return item;
+    }),
+  );
+}
+
 async function follow(job) {
   state.job = job;
   clearTimeout(state.polling);
+  showFinished(job);
   if (job.status === "queued" || job.status === "running") {
     const p = job.progress || {};
     showProgress(job.status, progressText(job), p.stage === "reviewing" ? p.done : null, p.total || null);
