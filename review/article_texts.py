@@ -64,6 +64,7 @@ PROMPTS = {
         "aim was to test whether drip irrigation keeps yields while saving water. [2]\nConclusions:\nDrip irrigation "
         "saves water without lowering tomato yields. [3]\nRelevance:\nDrip irrigation used 40 % less water. [1]",
         "task": "Topic: {topic}\nArticle: {title}\nPassages:\n{passages}\nTexts:",
+        "only": "Write only these texts now, each under its heading line: {headings}\nTexts:",
     },
     "pt": {
         "system": "Você ajuda um pesquisador a decidir quais artigos ler. Usando apenas os trechos numerados de um "
@@ -82,6 +83,7 @@ PROMPTS = {
         "gotejamento mantém a produtividade economizando água. [2]\nConclusões:\nO gotejamento economiza água sem "
         "reduzir a produtividade do tomate. [3]\nRelevância:\nO gotejamento usou 40 % menos água. [1]",
         "task": "Tema: {topic}\nArtigo: {title}\nTrechos:\n{passages}\nTextos:",
+        "only": "Escreva agora apenas estes textos, cada um abaixo da sua linha de título: {headings}\nTextos:",
     },
 }
 
@@ -137,7 +139,10 @@ def language_of(language: str | None) -> str:
     return language if language in PROMPTS else "en"
 
 
-def article_messages(topic: str, title: str, passages: Sequence[Hit], language: str | None) -> list[dict]:
+def article_messages(
+    topic: str, title: str, passages: Sequence[Hit], language: str | None, only: Sequence[str] = ()
+) -> list[dict]:
+    """The writer's messages; `only`: the kinds the reply must write now (the first reply never reached them)."""
     words = PROMPTS[language_of(language)]
     numbered = "\n".join(
         f"[{n}] (p. {h.extra.get('page_start')}) {' '.join(h.text.split())}"
@@ -146,6 +151,9 @@ def article_messages(topic: str, title: str, passages: Sequence[Hit], language: 
         for n, h in enumerate(passages, 1)
     )
     user = words["task"].format(topic=" ".join(topic.split()), title=title, passages=numbered)
+    if only:
+        names = ", ".join(f"'{HEADINGS[language_of(language)][kind]}:'" for kind in only)
+        user = user.removesuffix(words["task"].rsplit("\n", 1)[-1]) + words["only"].format(headings=names)
     return [{"role": "system", "content": words["system"]}, {"role": "user", "content": user}]
 
 
@@ -175,11 +183,30 @@ class ArticleWriter:
             reply = self.model.complete(article_messages(topic, title, passages, language), self.max_tokens)
         except Exception as error:  # noqa: BLE001 - an endpoint away: the article keeps its quoted fields
             return ArticleTexts(texts, passages, problem=f"failed: {type(error).__name__}: {error}"[:300])
+        self._read(reply, texts, passages, topic, language, KINDS)
+        # A reply that ended before some headings (the 1.5B often stops after the summary): one more call asks for
+        # those alone. Its prompt is the first one with a line added at the end, so a prompt cache keeps the rest.
+        missing = [kind for kind in KINDS if not texts[kind].written]
+        if missing and reply.strip():
+            try:
+                more = self.model.complete(article_messages(topic, title, passages, language, only=missing),
+                                           self.max_tokens)  # fmt: skip
+            except Exception:  # noqa: BLE001 - what was written stands; the rest says not_written
+                more = ""
+            self._read(more, texts, passages, topic, language, missing)
+            reply = f"{reply}\n\n{more}" if more else reply
+        return ArticleTexts(texts, passages, reply, time.perf_counter() - started)
+
+    def _read(self, reply: str, texts: dict, passages: list[Hit], topic: str, language, kinds: Sequence[str]) -> None:
+        """The reply's sentences under the headings of `kinds`, each checked; other headings' lines are skipped."""
         current: str | None = None
         for line in reply.splitlines():
             found = heading(line)
             if found:
                 current, line = found
+                if current not in kinds:
+                    current = None
+                    continue
                 texts[current].written = True
             if current is None or not line.strip():
                 continue
@@ -196,7 +223,6 @@ class ArticleWriter:
                     break  # the text is full: what follows is not shown (nor checked)
                 sentence.verdict = judge_sentence(self.check, sentence, passages, topic, language)
                 (text.shown if sentence.verdict.ok else text.dropped).append(sentence)
-        return ArticleTexts(texts, passages, reply, time.perf_counter() - started)
 
 
 # The abstract is read nearly whole: cut to the first 90 words (the first tuning run) it lost the results, which come

@@ -134,3 +134,39 @@ def test_a_sentence_citing_a_passage_it_was_not_given_is_dropped_and_recorded():
     record = texts.to_dict()["texts"]["summary"]
     assert not record["sentences"] and record["dropped"][0]["pages"] == []
     assert record["dropped"][0]["check"]["reason"] == "unknown_passage"
+
+
+class ScriptedReplies:
+    def __init__(self, *replies: str):
+        self.replies, self.asked = list(replies), []
+
+    def complete(self, messages, max_tokens):
+        self.asked.append(messages)
+        return self.replies.pop(0)
+
+
+def test_texts_the_reply_never_reached_are_asked_for_once_more_alone():
+    """The 1.5B often stops after the summary: the headings it never reached are asked for in a second call whose
+    prompt is the first with one line added (a prompt cache keeps the passages), and only those are read from it."""
+    model = ScriptedReplies(
+        "Summary:\nWe measured soil water under three inter-row managements over four seasons. [1]",
+        "Summary:\nBare soil lost all its water. [1]\n"  # not asked for: skipped, not even checked
+        "Objectives:\nThe aim of this study was to test whether a winter cover crop lowers the soil water. [2]\n"
+        "Conclusions:\nA winter cover terminated in early spring protects the soil without taking summer water. [3]",
+    )
+    texts = ArticleWriter(model, ClaimCheck(mode="ordered")).write("soil water", "Cover crops", PASSAGES, "en")
+    assert len(model.asked) == 2
+    first, second = model.asked[0][-1]["content"], model.asked[1][-1]["content"]
+    assert second.startswith(first.removesuffix("Texts:"))  # the same prompt, a line added at its end
+    assert "'Objectives:', 'Conclusions:', 'Relevance:'" in second and "'Summary:'" not in second
+    assert [s.text for s in texts.texts["summary"].shown] == [
+        "We measured soil water under three inter-row managements over four seasons."
+    ] and not texts.texts["summary"].dropped
+    assert texts.texts["objectives"].shown and texts.texts["conclusions"].shown
+    assert texts.texts["relevance"].note == "not_written"
+
+
+def test_a_reply_that_reached_every_heading_is_one_call():
+    model = ScriptedReplies("Summary:\nnot stated\nObjectives:\nnot stated\nConclusions:\nnot stated\nRelevance:\n")
+    texts = ArticleWriter(model, ClaimCheck(mode="ordered")).write("soil water", "Cover crops", PASSAGES, "en")
+    assert len(model.asked) == 1 and all(t.note == "not_stated" for t in texts.texts.values())
