@@ -122,6 +122,7 @@ def raw_generator():
 
 
 @pytest.mark.slow
+@pytest.mark.heavy  # the module needs the compare extra, which only `make test-heavy` installs
 def test_the_rqrag_adapter_answers_flashrags_call_as_vllm_does(raw_generator):
     """FlashRAG's RQ-RAG pipeline reads `outputs[0].text` up to `[EOS]` (kept, as include_stop_str_in_output asks),
     `.token_ids` and `.logprobs[i][token_id].logprob`; greedy queries are the same on every call."""
