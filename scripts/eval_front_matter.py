@@ -3,6 +3,7 @@ front-matter fixture set.
 
     python scripts/eval_front_matter.py --set tuning            # the documents the reader was tuned on
     python scripts/eval_front_matter.py --set heldout           # measured once, at the end (never tuned on)
+    python scripts/eval_front_matter.py --set heldout2          # written before the reader was tuned on heldout's misses
     python scripts/eval_front_matter.py --set tuning --out runs/front_matter
 
 Each document of tests/data/front_matter/<set> goes through the ingestion a library uses (extract, clean, read the
@@ -59,7 +60,7 @@ def score(gold: dict, got: dict) -> dict:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--set", default="tuning", choices=["tuning", "heldout"])
+    parser.add_argument("--set", default="tuning", choices=["tuning", "heldout", "heldout2"])
     parser.add_argument("--out", default=None, help="folder for results.jsonl and the resolved config")
     config = EvalConfig(**vars(parser.parse_args(argv)))
     golds = [json.loads(line) for line in (SETS / config.set / "gold.jsonl").read_text().splitlines() if line]

@@ -3,6 +3,7 @@
     .venv/bin/python tests/data/front_matter/build.py            # both sets
     .venv/bin/python tests/data/front_matter/build.py --only t03  # one document
     .venv/bin/python tests/data/front_matter/build.py --check     # only re-check what is on disk
+    .venv/bin/python tests/data/front_matter/build.py --set heldout2   # one set
 
 Needs headless Chromium (`chromium`, or set CHROMIUM=/path) for the PDFs, python-docx, pypdf, pypdfium2 and PyYAML.
 Everything is fictional and written for this project: see SOURCES.md.  heldout/ is HELD OUT: do not read it
@@ -31,7 +32,7 @@ import render_docx  # noqa: E402
 # Each set's documents come from its modules docs_<set>_*.py (each defines DOCS), in file-name order.
 SETS = {
     name: [doc for mod in sorted(HERE.glob(f"docs_{name}_*.py")) for doc in importlib.import_module(mod.stem).DOCS]
-    for name in ("tuning", "heldout")
+    for name in ("tuning", "heldout", "heldout2")
 }
 GOLD_KEYS = ("id", "file", "kind", "language", "format", "title", "authors", "year", "metadata_right", "traps")
 
@@ -114,10 +115,13 @@ def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--only", help="build only this document id")
     ap.add_argument("--check", action="store_true", help="do not build, only check the files on disk")
+    ap.add_argument("--set", choices=sorted(SETS), help="build only this set (default: all)")
     args = ap.parse_args()
     chromium = os.environ.get("CHROMIUM", "chromium")
     failed = 0
     for name, docs in SETS.items():
+        if args.set not in (None, name):
+            continue
         folder = HERE / name
         folder.mkdir(exist_ok=True)
         ids = [d["id"] for d in docs]
@@ -141,7 +145,7 @@ def main() -> int:
                 for doc in docs:
                     f.write(json.dumps({k: doc[k] for k in GOLD_KEYS}, ensure_ascii=False) + "\n")
     tuning_traps = {t for d in SETS["tuning"] for t in d["traps"]}
-    for doc in SETS["heldout"]:
+    for doc in SETS["heldout"] + SETS["heldout2"]:
         missing = set(doc["traps"]) - tuning_traps
         if missing:
             failed += 1
