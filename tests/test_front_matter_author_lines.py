@@ -39,6 +39,31 @@ def test_each_name_is_read_whatever_follows_it_on_its_line(lines, names):
     assert _authors(lines, TITLE) == names
 
 
+def test_a_name_with_an_elided_particle_and_marks_after_a_comma_are_names():
+    """Found reading the first held-out set's misses (h05, h09), written here in other words: "d'Almeida" is a name's
+    last word, and "Lins1,2" carries two marks, neither of which ends the list of names."""
+    lines = ["Joana Prates d'Almeida · ORCID 0000-0002-1111-2222", "Tomás Viana D'Ângelo <tomas@uvr.br>"]
+    assert _authors(lines, TITLE) == ["Joana Prates d'Almeida", "Tomás Viana D'Ângelo"]
+    printed = ["Olga Mendes-Prado1†", ", Kofi Boateng2†", ", Ana Clara da Rosa Leme1,2", ",", "Peter Nolan3",
+               "1Instituto de Biologia, Universidade do Planalto 2School of Life Sciences, Westbrook University"]
+    assert _authors(printed, TITLE) == ["Olga Mendes-Prado", "Kofi Boateng", "Ana Clara da Rosa Leme", "Peter Nolan"]
+
+
+def test_a_catalogue_cards_title_broken_after_its_colon_is_read_whole():
+    """A card whose title runs over two paragraphs, broken after the colon before the subtitle (h02's miss, in
+    other words): the subtitle alone was taken for the title."""
+    from rqrag.ingest.front_matter import _catalogue_card
+
+    paragraphs = [(3, "Dados Internacionais de Catalogação na Publicação (CIP)"),
+                  (3, "S586m Silveira, Marta Queiroz da"),
+                  (3, "A pesca artesanal no litoral do Piauí:"),
+                  (3, "saberes e conflitos / Marta Queiroz da Silveira. – Teresina, 2021."),
+                  (3, "112 f. : il.")]  # fmt: skip
+    title, authors, year = _catalogue_card(paragraphs)
+    assert title == "A pesca artesanal no litoral do Piauí: saberes e conflitos", title
+    assert authors == ["Marta Queiroz da Silveira"] and year == 2021
+
+
 def test_a_department_in_brackets_alone_is_not_an_author():
     assert _authors(["[Departamento de Física | Universidade do Norte]"], TITLE) == []
 
@@ -56,10 +81,11 @@ def test_every_tuning_document_reads_its_title_every_author_and_year():
     assert all(right.values()), [k for k, v in right.items() if not v]
 
 
-def test_the_held_out_documents_as_measured_once():
-    """Measured once, after tuning on t01-t14 (runs/front_matter/heldout_author_lines): 7 of 10 documents with title,
-    every author and year right (4 of 10 before; the four new one-per-line papers 0 of 4 before, 3 of 4 after). The
-    issue's bar is 9 of 10; the misses (h02's title, h05's last two authors, h09's name with "d'") stay as measured:
-    a reader adjusted after reading them needs a new held-out set. This guards the figure from falling."""
-    right = _measured("heldout")
-    assert sum(right.values()) >= 7, right
+def test_the_held_out_documents_as_measured():
+    """heldout/ (h01-h10) was measured once after tuning on t01-t14: 7 of 10 (title, every author and year right).
+    Its three misses were then read and fixed (the tests above), so it is tuning data now: 10 of 10. heldout2/
+    (h11-h14), written before that fix and scored then (4 of 4), measures it: still 4 of 4 after. This guards both
+    figures from falling."""
+    assert all(_measured("heldout").values())
+    right = _measured("heldout2")
+    assert all(right.values()), right

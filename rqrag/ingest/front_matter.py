@@ -52,7 +52,8 @@ _ARXIV = re.compile(r"arxiv:\s*\d{4}\.\d{4,5}(?:v\d+)?\s*\[[\w.-]+\]\s*(?:\d{1,2
 _JUNK_META = re.compile(r"microsoft word|\.docx?\b|\.pdf\b|\.tex\b|untitled|sem titulo|modelo|template|^user$|"
                         r"usuario|windows user|^admin", re.I)  # fmt: skip
 _PARTICLES = {"da", "de", "do", "das", "dos", "e", "di", "du", "van", "von", "der", "den", "del", "la", "le", "y"}
-_NAME_WORD = re.compile(r"^(?:[A-ZÀ-Ý][\w'’-]*\.?|[A-Z]\.)$")
+# a capitalised word, an initial, or an elided particle before one ("d'Ávila", "D'Ângelo")
+_NAME_WORD = re.compile(r"^(?:(?:[dl]['’])?[A-ZÀ-Ý][\w'’-]*\.?|[A-Z]\.)$")
 _MARKS = re.compile(r"[\d*†‡§¹²³⁴⁵⁶⁷⁸⁹⁰]+(?:,[\d*†‡§]+)*")
 _AFFILIATION = re.compile(r"universi|institut|departamento|department|faculdade|faculty|escola|school|laborat|"
                           r"centro|center|centre|@|programa de|campus|e-?mail|correspond", re.I)  # fmt: skip
@@ -101,9 +102,12 @@ def _plain(text: str) -> str:
 
 def _catalogue_card(paragraphs) -> tuple[str | None, list[str], int | None]:
     """(title, authors, year) of a catalogue card's main entry: "Title : subtitle / Author ; advisor. – City, 2022"."""
-    for _index, (page, text) in enumerate(paragraphs):
+    for index, (page, text) in enumerate(paragraphs):
         if not _CARD.search(fold(" ".join(t for p, t in paragraphs if p == page))):
             continue
+        before_page, before = paragraphs[index - 1] if index else (None, "")
+        if before_page == page and before.rstrip().endswith(":"):  # the title broken after its colon
+            text = f"{before} {text}"
         # "/ Author. – City, 2022." or, with no place, "/ Author. - 2023."
         entry = re.search(r"(?P<title>[^/]{8,400}?)\s+/\s+(?P<who>[^/]{3,300}?)\.?\s+[–—-]+\s+(?:[^,\d]{2,60},?\s+)?"
                           r"(?:\[?\w*\]?\s*)?(?P<year>(?:19|20)\d\d)", text)  # fmt: skip
@@ -260,7 +264,8 @@ def _authors(lines: Sequence[str], title: str) -> list[str]:
         if marks_only and run:
             run.append(text)
             continue
-        parts = [p for p in re.split(r",|;|\s+and\s+|\s+e\s+|&|\s[\d*†‡§]+(?:,\d+)*\s", f" {text} ") if p.strip()]
+        parts = [p for p in re.split(r",|;|\s+and\s+|\s+e\s+|&|\s[\d*†‡§]+(?:,\d+)*\s", f" {text} ")
+                 if re.sub(r"[\s\d*†‡§]+", "", p)]  # a mark after a comma ("Lins1,2") is not a part  # fmt: skip
         names = all(_is_name(p) or (run and len(p.split()) <= 3 and _is_name(f"A {p}")) for p in parts)
         if names and parts:
             run.append(text)
