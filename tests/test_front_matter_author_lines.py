@@ -44,8 +44,14 @@ def test_a_name_with_an_elided_particle_and_marks_after_a_comma_are_names():
     last word, and "Lins1,2" carries two marks, neither of which ends the list of names."""
     lines = ["Joana Prates d'Almeida · ORCID 0000-0002-1111-2222", "Tomás Viana D'Ângelo <tomas@uvr.br>"]
     assert _authors(lines, TITLE) == ["Joana Prates d'Almeida", "Tomás Viana D'Ângelo"]
-    printed = ["Olga Mendes-Prado1†", ", Kofi Boateng2†", ", Ana Clara da Rosa Leme1,2", ",", "Peter Nolan3",
-               "1Instituto de Biologia, Universidade do Planalto 2School of Life Sciences, Westbrook University"]
+    printed = [
+        "Olga Mendes-Prado1†",
+        ", Kofi Boateng2†",
+        ", Ana Clara da Rosa Leme1,2",
+        ",",
+        "Peter Nolan3",
+        "1Instituto de Biologia, Universidade do Planalto 2School of Life Sciences, Westbrook University",
+    ]
     assert _authors(printed, TITLE) == ["Olga Mendes-Prado", "Kofi Boateng", "Ana Clara da Rosa Leme", "Peter Nolan"]
 
 
