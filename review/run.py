@@ -177,14 +177,14 @@ def _read_each(config: ReviewConfig, topic: str, documents, language: str, repor
         started = time.perf_counter()
         # relevance for all; the excerpts' quotes only for documents that are not articles
         check_review(topic, document, language, quote_fields=not document.article)
+        title = (document.article or {}).get("title") or document.title
         if document.article:
             review_article(topic, document, language, document.review if config.uses_model else None,
                            per_field=config.per_field)  # fmt: skip
             if article_writer is not None:
-                document.texts = _written_texts(article_writer, topic, document, language)
+                document.texts = _written_texts(article_writer, topic, title, document, language)
         written = sum(bool(text["sentences"]) for text in (document.texts or {}).get("texts", {}).values())
-        finished = {"title": (document.article or {}).get("title") or document.title,
-                    "seconds": round(time.perf_counter() - started, 1), "written": written}  # fmt: skip
+        finished = {"title": title, "seconds": round(time.perf_counter() - started, 1), "written": written}
         report("reviewing", done, len(documents), finished=finished)
 
 
@@ -200,7 +200,7 @@ def _article_writer(config: ReviewConfig):
     return ArticleWriter(*model_and_check(config))
 
 
-def _written_texts(writer, topic: str, document, language: str) -> dict:
+def _written_texts(writer, topic: str, title: str, document, language: str) -> dict:
     """One article's four texts, in the article's own language (its passages'), from its own passages."""
     from rqrag.languages import ANSWER_LANGUAGES, question_language
     from rqrag.review.article_texts import article_passages
@@ -208,7 +208,6 @@ def _written_texts(writer, topic: str, document, language: str) -> dict:
     passages = article_passages(document)
     sample = " ".join(h.text for h in passages[:2])
     own = question_language(sample, default=language, among=ANSWER_LANGUAGES) if sample else language
-    title = (document.article or {}).get("title") or document.title
     return writer.write(topic, title, passages, own).to_dict()
 
 
@@ -247,8 +246,6 @@ class _TerminalProgress:
 
 def review(config: ReviewConfig, topic: str, stack: contextlib.ExitStack | None = None) -> int:
     """The command's run: the review, its summary line, and an exit code (1: nothing reviewed, 2: a failure)."""
-    import sys
-
     try:
         outcome = run_review(config, topic, progress=_TerminalProgress())
     except ReviewFailed as error:
