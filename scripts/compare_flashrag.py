@@ -154,6 +154,8 @@ def run_flashrag_rqrag(args, out: Path, name: str, examples) -> list[dict]:
         max_input_tokens=args.max_input_tokens,
     )  # fmt: skip
     config = flashrag_side.make_config(values)
+    # the task's file holds all its questions; the RQ-RAG rows may ask for fewer (--flashrag_rqrag_tasks)
+    wanted = frozenset(e.uid for e in examples)
     loaded = {}
     runs = []
     for label, corrected in (("as shipped", False), ("chat template", True)):
@@ -170,7 +172,7 @@ def run_flashrag_rqrag(args, out: Path, name: str, examples) -> list[dict]:
                 return flashrag_rqrag.pipeline_for(pipeline_class, config, generator, retriever, corrected=corrected)
 
             run, _, loaded["retriever"] = flashrag_side.run_pipeline(
-                "rqrag", config, loaded["generator"], loaded["retriever"], done_ids=done_ids,
+                "rqrag", config, loaded["generator"], loaded["retriever"], done_ids=done_ids, only_ids=wanted,
                 chunk=args.flashrag_chunk, make_runner=make_runner,
             )  # fmt: skip
             return run

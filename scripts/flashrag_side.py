@@ -161,17 +161,27 @@ class _Counted:
 
 
 def run_pipeline(
-    pipeline: str, config, generator=None, retriever=None, *, done_ids=frozenset(), chunk=None, make_runner=None
+    pipeline: str,
+    config,
+    generator=None,
+    retriever=None,
+    *,
+    done_ids=frozenset(),
+    only_ids=None,
+    chunk=None,
+    make_runner=None,
 ):
-    """One FlashRAG pipeline over the config's test split, leaving out `done_ids` and stopping after `chunk`
-    questions (a resumable run saves between chunks); its generator and retriever are returned for reuse.
+    """One FlashRAG pipeline over the config's test split (or its questions in `only_ids`), leaving out `done_ids` and
+    stopping after `chunk` questions (a resumable run saves between chunks); its generator and retriever are returned
+    for reuse.
     `make_runner(config, generator, retriever)` builds a pipeline not in 0.1.2 (RQ-RAG: flashrag_rqrag.py)."""
     from flashrag.dataset.dataset import Dataset
     from flashrag.pipeline import IRCOTPipeline, SequentialPipeline
     from flashrag.utils import get_dataset, get_generator, get_retriever
 
     full = get_dataset(config)["test"]
-    todo = [item for item in full.data if item.id not in done_ids][:chunk]
+    wanted = [item for item in full.data if only_ids is None or item.id in only_ids]
+    todo = [item for item in wanted if item.id not in done_ids][:chunk]
     dataset = Dataset(config, data=todo)
     generator = generator or get_generator(config)
     retriever = retriever or get_retriever(config)

@@ -110,6 +110,10 @@ def test_a_killed_flashrag_run_goes_on_from_its_last_chunk_without_losing_or_rep
     assert run["generated_tokens"] == first.generated_tokens + rest.generated_tokens > 0
     assert run["searches"] == 0
 
+    # A pipeline asked for some of the file's questions (RQ-RAG's rows on the first n) runs those and no other.
+    some, _, _ = side.run_pipeline("naive", config, generator, retriever, only_ids=frozenset([examples[1].uid]))
+    assert list(some.predictions) == [examples[1].uid]
+
 
 @pytest.fixture(scope="module")
 def raw_generator():
