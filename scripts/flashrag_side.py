@@ -157,7 +157,17 @@ class _Counted:
 
     def batch_search(self, queries, *args, **kwargs):
         self.searches += len(queries)
-        return self._inner.batch_search(queries, *args, **kwargs)
+        try:
+            return self._inner.batch_search(queries, *args, **kwargs)
+        except ValueError:
+            # As in `search`: bm25s refuses a batch in which no query has a token left (RQ-RAG's tree searches every
+            # query it generates, two empty ones at one node stopped its run). They find nothing instead, counted.
+            # (A batch with some tokens is bm25s's to answer: it gives the empty ones score-0 passages, unchanged.)
+            if any(bm25s_tokens(q) for q in queries):
+                raise
+            self.empty_queries += len(queries)
+            nothing = [[] for _ in queries]
+            return (nothing, [[] for _ in queries]) if kwargs.get("return_score") else nothing
 
 
 def run_pipeline(

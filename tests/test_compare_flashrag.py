@@ -48,6 +48,30 @@ def test_flashrags_shipped_index_holds_characters_and_the_stemmed_one_finds_the_
 
 @pytest.mark.slow
 @pytest.mark.heavy
+def test_a_batch_of_queries_with_no_word_finds_nothing_instead_of_stopping_the_run(tmp_path):
+    """RQ-RAG's tree searches every query it generates; bm25s refuses a batch in which no query has a token left
+    (empty, or stop words only), which stopped FlashRAG's whole run: such queries find nothing, counted."""
+    from flashrag.utils import get_retriever
+    from rqrag.models import resolve_model
+
+    side = load_script("flashrag_side")
+    index = side.build_index(CORPUS, tmp_path / "stemmed", bm25_stemmed=True)
+    values = side.settings(
+        model_path=resolve_model("smollm2-135m-instruct"), corpus=CORPUS, index=index, data_dir=tmp_path,
+        task="hotpotqa", out=tmp_path / "runs", top_k=2, max_new_tokens=8, max_input_tokens=512,
+    )  # fmt: skip
+    retriever = side._Counted(get_retriever(side.make_config(values)))
+    target = json.loads(CORPUS.read_text().splitlines()[17])["contents"]
+    query = " ".join(target.split("\n", 1)[1].split()[:12])
+    assert retriever.batch_search(["", "of the"], return_score=True) == ([[], []], [[], []])
+    assert retriever.batch_search(["of the"]) == [[]]
+    results, scores = retriever.batch_search([query, "the"], return_score=True)  # bm25s's own answer, unchanged
+    assert results[0][0]["contents"] == target and scores[1][0] == 0
+    assert (retriever.searches, retriever.empty_queries) == (5, 3)
+
+
+@pytest.mark.slow
+@pytest.mark.heavy
 def test_the_comparison_runs_on_five_questions_and_writes_one_table(tmp_path):
     out = tmp_path / "compare"
     command = [
