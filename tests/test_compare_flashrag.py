@@ -52,6 +52,7 @@ def test_a_batch_of_queries_with_no_word_finds_nothing_instead_of_stopping_the_r
     """RQ-RAG's tree searches every query it generates; bm25s refuses a batch in which no query has a token left
     (empty, or stop words only), which stopped FlashRAG's whole run: such queries find nothing, counted."""
     from flashrag.utils import get_retriever
+
     from rqrag.models import resolve_model
 
     side = load_script("flashrag_side")
