@@ -160,14 +160,24 @@ class _Counted:
         try:
             return self._inner.batch_search(queries, *args, **kwargs)
         except ValueError:
-            # As in `search`: bm25s refuses a batch in which no query has a token left (RQ-RAG's tree searches every
-            # query it generates, two empty ones at one node stopped its run). They find nothing instead, counted.
-            # (A batch with some tokens is bm25s's to answer: it gives the empty ones score-0 passages, unchanged.)
-            if any(bm25s_tokens(q) for q in queries):
+            # bm25s refuses a whole batch when its FIRST query has no token left (empty, stop words only), and
+            # RQ-RAG's tree searches every query it generates: one such query at a node stopped FlashRAG's run.
+            # The batch is searched query by query instead; one refused alone finds nothing, as in `search`.
+            found = [self._one_of_batch(q, *args, **kwargs) for q in queries]
+            if kwargs.get("return_score"):
+                return [r for r, _ in found], [s for _, s in found]
+            return [r for r, _ in found]
+
+    def _one_of_batch(self, query, *args, **kwargs):
+        """(passages, scores) for one query of a refused batch; nothing for one bm25s refuses alone."""
+        try:
+            results, scores = self._inner.batch_search([query], *args, **{**kwargs, "return_score": True})
+        except ValueError:
+            if bm25s_tokens(query):
                 raise
-            self.empty_queries += len(queries)
-            nothing = [[] for _ in queries]
-            return (nothing, [[] for _ in queries]) if kwargs.get("return_score") else nothing
+            self.empty_queries += 1
+            return [], []
+        return results[0], scores[0]
 
 
 def run_pipeline(
