@@ -150,10 +150,16 @@ class _Counted:
             # An IRCoT thought with no word left after tokenising (empty, or stop words only) is searched as it is,
             # and bm25s refuses a query with no token: the whole pipeline run stops at that question. Nothing is
             # found for it instead (the one change to its behaviour, made on both index variants and counted).
-            if bm25s_tokens(query):
+            if not self._counted_as_empty(query):
                 raise
-            self.empty_queries += 1
             return ([], []) if kwargs.get("return_score") else []
+
+    def _counted_as_empty(self, query) -> bool:
+        """Whether a query bm25s refused had no token left (counted; it finds nothing): else the error stands."""
+        if bm25s_tokens(query):
+            return False
+        self.empty_queries += 1
+        return True
 
     def batch_search(self, queries, *args, **kwargs):
         self.searches += len(queries)
@@ -173,9 +179,8 @@ class _Counted:
         try:
             results, scores = self._inner.batch_search([query], *args, **{**kwargs, "return_score": True})
         except ValueError:
-            if bm25s_tokens(query):
+            if not self._counted_as_empty(query):
                 raise
-            self.empty_queries += 1
             return [], []
         return results[0], scores[0]
 
