@@ -73,9 +73,9 @@ class LocalChatModel:
             "stream": True,
         }
         pieces: queue.Queue = queue.Queue()
-        done = object()
+        done, stop = object(), threading.Event()
 
-        def on_chunk(chunk) -> bool:
+        def on_chunk(chunk) -> bool:  # True: llama.cpp stops writing
             if isinstance(chunk, dict) and "error" in chunk:
                 pieces.put(RuntimeError(f"llama.cpp: {chunk['error']}"))
                 return True
@@ -83,7 +83,7 @@ class LocalChatModel:
                 text = (choice.get("delta") or {}).get("content")
                 if text:
                     pieces.put(text)
-            return False
+            return stop.is_set()
 
         def run() -> None:
             try:
@@ -94,10 +94,15 @@ class LocalChatModel:
                 pieces.put(done)
 
         threading.Thread(target=run, name="writer-stream", daemon=True).start()
-        while (piece := pieces.get()) is not done:
-            if isinstance(piece, Exception):
-                raise piece
-            yield piece
+        try:
+            while (piece := pieces.get()) is not done:
+                if isinstance(piece, Exception):
+                    raise piece
+                yield piece
+        finally:
+            # a reader that stops reading (the review's texts are all written) stops the writing too: the slot is
+            # free at once instead of writing on to max_tokens
+            stop.set()
 
     def complete(self, messages: Sequence[dict], max_tokens: int) -> str:
         """The greedy reply, whole."""
@@ -130,10 +135,13 @@ class OpenAIChatModel:
         chunks = self.client.chat.completions.create(
             model=self.model, messages=list(messages), max_tokens=max_tokens, temperature=0.0, stream=True
         )
-        for chunk in chunks:
-            for choice in chunk.choices or []:
-                if choice.delta and choice.delta.content:
-                    yield choice.delta.content
+        try:
+            for chunk in chunks:
+                for choice in chunk.choices or []:
+                    if choice.delta and choice.delta.content:
+                        yield choice.delta.content
+        finally:
+            chunks.close()  # a reader that stops reading closes the connection: the server stops writing
 
     def complete(self, messages: Sequence[dict], max_tokens: int) -> str:
         reply = self.client.chat.completions.create(

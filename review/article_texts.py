@@ -17,7 +17,7 @@ Every sentence ends with the numbers of its passages and goes through the same c
 is not shown, and a text with no sentence left says so. The marks a person reads are pages of the article.
 
     writer = ArticleWriter(*model_and_check(config))
-    texts = writer.write(topic, article_title, article_passages(document), "pt")
+    texts = writer.write(topic, article_title, article_passages(document, "pt"), "pt")   # review/article_passages.py
     texts.texts["summary"].shown
 """
 
@@ -28,13 +28,15 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from rqrag.answer.writer import WrittenSentence, cut_passage, judge_sentence, parse_line
+from rqrag.answer.writer import WrittenSentence, judge_sentence, parse_line
 from rqrag.retrieval.base import Hit
 
 
 KINDS = ("summary", "objectives", "conclusions", "relevance")
 MAX_WORDS = {"summary": 200, "objectives": 100, "conclusions": 100, "relevance": 100}
-MAX_SENTENCES = {"summary": 4, "objectives": 2, "conclusions": 2, "relevance": 2}
+# Three sentences for objectives and conclusions: an article states three objectives or conclusions in about 100 words
+# (the hand references hold three facts each), and two copied sentences could not hold them.
+MAX_SENTENCES = {"summary": 4, "objectives": 3, "conclusions": 3, "relevance": 2}
 HEADINGS = {
     "en": {"summary": "Summary", "objectives": "Objectives", "conclusions": "Conclusions", "relevance": "Relevance"},
     "pt": {"summary": "Resumo", "objectives": "Objetivos", "conclusions": "Conclusões", "relevance": "Relevância"},
@@ -46,42 +48,49 @@ _HEADING = re.compile(
 )
 _NOT_STATED = re.compile(r"^\W*(not stated|não (?:está )?(?:dito|informad|declarad)|nao informad|n/a)", re.I)
 
-# Our own words, one worked example each (without one the 1.5B wrote the texts as a list of bare phrases).
+# Our own words. The worked example is a turn of its own (asked, then answered) rather than part of the instructions:
+# written inside them, the 1.5B wrote it back under the headings of one tuning article in five (pt_latex).
 PROMPTS = {
     "en": {
         "system": "You help a researcher decide which articles to read. Using only the numbered passages of one "
         "article, write four short texts, each under its own heading line: 'Summary:' (at most four sentences: what "
-        "the article studied, how, and what it found), 'Objectives:' (at most two sentences: what it set out to do), "
-        "'Conclusions:' (at most two sentences: what it concludes), 'Relevance:' (at most two sentences: what in the "
-        "article bears on the researcher's topic). Put each sentence on its own line, keep the passage's own words "
-        "and order where you can, and end it with the numbers of the passages that state it, like [1] or [2][3]. "
-        "Say nothing the passages do not say; under a heading the passages say nothing about, write: not stated."
-        "\n\nExample:\nTopic: water use of crops\nArticle: Drip irrigation of tomatoes\nPassages:\n[1] (p. 1) We "
-        "compared drip and furrow irrigation of tomatoes over two seasons. Drip irrigation used 40 % less water.\n"
-        "[2] (p. 2) The aim was to test whether drip irrigation keeps yields while saving water.\n[3] (p. 6) Drip "
-        "irrigation saves water without lowering tomato yields.\nTexts:\nSummary:\nWe compared drip and furrow "
-        "irrigation of tomatoes over two seasons. [1]\nDrip irrigation used 40 % less water. [1]\nObjectives:\nThe "
-        "aim was to test whether drip irrigation keeps yields while saving water. [2]\nConclusions:\nDrip irrigation "
-        "saves water without lowering tomato yields. [3]\nRelevance:\nDrip irrigation used 40 % less water. [1]",
+        "the article studied, how, and what it found), 'Objectives:' (at most three sentences: what it set out to "
+        "do, from the abstract or the passage of its objectives), 'Conclusions:' (at most three sentences: what it "
+        "concludes, from the passage of its conclusion section), 'Relevance:' (at most two sentences: what in the "
+        "article bears on the researcher's topic). Each passage names its page and its section. Put each sentence "
+        "on its own line, keep the passage's own words and order where you can, and end it with the numbers of the "
+        "passages that state it, like [1] or [2][3]. Say nothing the passages do not say; under a heading the "
+        "passages say nothing about, write: not stated.",
+        "example": "Topic: water use of crops\nArticle: Drip irrigation of tomatoes\nPassages:\n[1] (p. 1, "
+        "Abstract) We compared drip and furrow irrigation of tomatoes over two seasons. Drip irrigation used 40 % "
+        "less water.\n[2] (p. 2, Introduction) The aim was to test whether drip irrigation keeps yields while saving "
+        "water.\n[3] (p. 6, Conclusions) Drip irrigation saves water without lowering tomato yields.\nTexts:",
+        "answer": "Summary:\nWe compared drip and furrow irrigation of tomatoes over two seasons. [1]\nDrip "
+        "irrigation used 40 % less water. [1]\nObjectives:\nThe aim was to test whether drip irrigation keeps "
+        "yields while saving water. [2]\nConclusions:\nDrip irrigation saves water without lowering tomato yields. "
+        "[3]\nRelevance:\nDrip irrigation used 40 % less water. [1]",
         "task": "Topic: {topic}\nArticle: {title}\nPassages:\n{passages}\nTexts:",
         "only": "Write only these texts now, each under its heading line: {headings}\nTexts:",
     },
     "pt": {
         "system": "Você ajuda um pesquisador a decidir quais artigos ler. Usando apenas os trechos numerados de um "
         "artigo, escreva em português quatro textos curtos, cada um abaixo da sua linha de título: 'Resumo:' (no "
-        "máximo quatro frases: o que o artigo estudou, como e o que encontrou), 'Objetivos:' (no máximo duas frases: "
-        "o que o artigo se propôs a fazer), 'Conclusões:' (no máximo duas frases: o que conclui), 'Relevância:' (no "
-        "máximo duas frases: o que no artigo interessa ao tema do pesquisador). Escreva cada frase em sua linha, com "
-        "as palavras e a ordem do próprio trecho sempre que puder, terminando com os números dos trechos que a "
-        "afirmam, como [1] ou [2][3]. Não diga nada que os trechos não digam; abaixo de um título sobre o qual os "
-        "trechos nada dizem, escreva: não informado.\n\nExemplo:\nTema: uso de água na agricultura\nArtigo: "
-        "Irrigação por gotejamento do tomate\nTrechos:\n[1] (p. 1) Comparamos a irrigação por gotejamento e por "
-        "sulcos do tomate em duas safras. O gotejamento usou 40 % menos água.\n[2] (p. 2) O objetivo foi verificar se "
-        "o gotejamento mantém a produtividade economizando água.\n[3] (p. 6) O gotejamento economiza água sem reduzir "
-        "a produtividade do tomate.\nTextos:\nResumo:\nComparamos a irrigação por gotejamento e por sulcos do tomate "
-        "em duas safras. [1]\nO gotejamento usou 40 % menos água. [1]\nObjetivos:\nO objetivo foi verificar se o "
-        "gotejamento mantém a produtividade economizando água. [2]\nConclusões:\nO gotejamento economiza água sem "
-        "reduzir a produtividade do tomate. [3]\nRelevância:\nO gotejamento usou 40 % menos água. [1]",
+        "máximo quatro frases: o que o artigo estudou, como e o que encontrou), 'Objetivos:' (no máximo três frases: "
+        "o que o artigo se propôs a fazer, a partir do resumo ou do trecho dos seus objetivos), 'Conclusões:' (no "
+        "máximo três frases: o que conclui, a partir do trecho da sua seção de conclusão), 'Relevância:' (no máximo "
+        "duas frases: o que no artigo interessa ao tema do pesquisador). Cada trecho indica sua página e sua seção. "
+        "Escreva cada frase em sua linha, com as palavras e a ordem do próprio trecho sempre que puder, terminando "
+        "com os números dos trechos que a afirmam, como [1] ou [2][3]. Não diga nada que os trechos não digam; "
+        "abaixo de um título sobre o qual os trechos nada dizem, escreva: não informado.",
+        "example": "Tema: uso de água na agricultura\nArtigo: Irrigação por gotejamento do tomate\nTrechos:\n[1] (p. "
+        "1, Resumo) Comparamos a irrigação por gotejamento e por sulcos do tomate em duas safras. O gotejamento usou "
+        "40 % menos água.\n[2] (p. 2, Introdução) O objetivo foi verificar se o gotejamento mantém a produtividade "
+        "economizando água.\n[3] (p. 6, Conclusões) O gotejamento economiza água sem reduzir a produtividade do "
+        "tomate.\nTextos:",
+        "answer": "Resumo:\nComparamos a irrigação por gotejamento e por sulcos do tomate em duas safras. [1]\nO "
+        "gotejamento usou 40 % menos água. [1]\nObjetivos:\nO objetivo foi verificar se o gotejamento mantém a "
+        "produtividade economizando água. [2]\nConclusões:\nO gotejamento economiza água sem reduzir a "
+        "produtividade do tomate. [3]\nRelevância:\nO gotejamento usou 40 % menos água. [1]",
         "task": "Tema: {topic}\nArtigo: {title}\nTrechos:\n{passages}\nTextos:",
         "only": "Escreva agora apenas estes textos, cada um abaixo da sua linha de título: {headings}\nTextos:",
     },
@@ -97,6 +106,7 @@ class ArticleText:
     dropped: list[WrittenSentence] = field(default_factory=list)
     stated: bool = True  # False: the model said the passages do not state it
     written: bool = False  # its heading was reached (a reply cut at max_tokens may not reach the last texts)
+    filled: bool = False  # a sentence would have passed its word limit: nothing more is read into it
 
     @property
     def note(self) -> str | None:
@@ -144,17 +154,21 @@ def article_messages(
 ) -> list[dict]:
     """The writer's messages; `only`: the kinds the reply must write now (the first reply never reached them)."""
     words = PROMPTS[language_of(language)]
-    numbered = "\n".join(
-        f"[{n}] (p. {h.extra.get('page_start')}) {' '.join(h.text.split())}"
-        if h.extra.get("page_start")
-        else f"[{n}] {' '.join(h.text.split())}"
-        for n, h in enumerate(passages, 1)
-    )
+    numbered = "\n".join(f"[{n}] {_label(h)}{' '.join(h.text.split())}" for n, h in enumerate(passages, 1))
     user = words["task"].format(topic=" ".join(topic.split()), title=title, passages=numbered)
     if only:
         names = ", ".join(f"'{HEADINGS[language_of(language)][kind]}:'" for kind in only)
         user = user.removesuffix(words["task"].rsplit("\n", 1)[-1]) + words["only"].format(headings=names)
-    return [{"role": "system", "content": words["system"]}, {"role": "user", "content": user}]
+    return [{"role": "system", "content": words["system"]}, {"role": "user", "content": words["example"]},
+            {"role": "assistant", "content": words["answer"]}, {"role": "user", "content": user}]  # fmt: skip
+
+
+def _label(passage: Hit) -> str:
+    """"(p. 4, Conclusão) ": where the passage is, as the writer is told to read it."""
+    where = [f"p. {passage.extra['page_start']}" if passage.extra.get("page_start") else "",
+             passage.extra.get("section") or ""]  # fmt: skip
+    where = [w for w in where if w]
+    return f"({', '.join(where)}) " if where else ""
 
 
 def heading(line: str) -> tuple[str, str] | None:
@@ -179,90 +193,95 @@ class ArticleWriter:
         started = time.perf_counter()
         passages = list(passages)
         texts = {kind: ArticleText(kind) for kind in KINDS}
+        reading = _Reading(self, texts, passages, topic, language, KINDS)
         try:
-            reply = self.model.complete(article_messages(topic, title, passages, language), self.max_tokens)
+            reply = self._ask(article_messages(topic, title, passages, language), reading)
         except Exception as error:  # noqa: BLE001 - an endpoint away: the article keeps its quoted fields
             return ArticleTexts(texts, passages, problem=f"failed: {type(error).__name__}: {error}"[:300])
-        self._read(reply, texts, passages, topic, language, KINDS)
         # A reply that ended before some headings (the 1.5B often stops after the summary): one more call asks for
         # those alone. Its prompt is the first one with a line added at the end, so a prompt cache keeps the rest.
         missing = [kind for kind in KINDS if not texts[kind].written]
         if missing and reply.strip():
+            reading = _Reading(self, texts, passages, topic, language, missing)
             try:
-                more = self.model.complete(article_messages(topic, title, passages, language, only=missing),
-                                           self.max_tokens)  # fmt: skip
+                more = self._ask(article_messages(topic, title, passages, language, only=missing), reading)
             except Exception:  # noqa: BLE001 - what was written stands; the rest says not_written
                 more = ""
-            self._read(more, texts, passages, topic, language, missing)
             reply = f"{reply}\n\n{more}" if more else reply
         return ArticleTexts(texts, passages, reply, time.perf_counter() - started)
 
-    def _read(self, reply: str, texts: dict, passages: list[Hit], topic: str, language, kinds: Sequence[str]) -> None:
+    def _ask(self, messages: list[dict], reading: _Reading) -> str:
+        """The reply, each line read (and its sentences checked) as it is written; the writing is stopped as soon as
+        the texts asked for are full or the reply repeats itself, so no token is spent on what is not shown."""
+        if not hasattr(self.model, "stream"):  # a model that only answers whole
+            reply = self.model.complete(messages, self.max_tokens)
+            for line in reply.splitlines():
+                reading.line(line)
+            return reply
+        pieces, buffer = [], ""
+        stream = self.model.stream(messages, self.max_tokens)
+        try:
+            for piece in stream:
+                pieces.append(piece)
+                buffer += piece
+                while "\n" in buffer and not reading.finished:
+                    line, buffer = buffer.split("\n", 1)
+                    reading.line(line)
+                if reading.finished:
+                    return "".join(pieces)
+            reading.line(buffer)
+        finally:
+            stream.close()
+        return "".join(pieces)
+
+
+class _Reading:
+    """One reply read line by line: its headings, its sentences checked under the kinds asked for, and when to stop."""
+
+    def __init__(self, writer: ArticleWriter, texts: dict, passages: list[Hit], topic: str, language, kinds):
+        self.writer, self.texts, self.passages = writer, texts, passages
+        self.topic, self.language, self.kinds = topic, language, tuple(kinds)
+        self.current: str | None = None
+        self.seen: set[tuple] = set()
+        self.looping = False  # a line said again: a small model that starts repeating does not stop by itself
+
+    @property
+    def finished(self) -> bool:
+        if self.looping:
+            return True
+        return all(self.texts[k].written for k in self.kinds) and (self.current is None or self.full(self.current))
+
+    def full(self, kind: str) -> bool:
+        text = self.texts[kind]
+        return text.filled or len(text.shown) >= MAX_SENTENCES[kind] or not text.stated
+
+    def line(self, line: str) -> None:
         """The reply's sentences under the headings of `kinds`, each checked; other headings' lines are skipped."""
-        current: str | None = None
-        for line in reply.splitlines():
-            found = heading(line)
-            if found:
-                current, line = found
-                if current not in kinds:
-                    current = None
-                    continue
-                texts[current].written = True
-            if current is None or not line.strip():
-                continue
-            text = texts[current]
-            if _NOT_STATED.match(line):
-                text.stated = False
-                continue
-            kind, value = parse_line(line)
-            if kind != "sentence":
-                continue
-            for sentence in value:
-                words = sum(len(s.text.split()) for s in text.shown) + len(sentence.text.split())
-                if len(text.shown) >= MAX_SENTENCES[current] or words > MAX_WORDS[current]:
-                    break  # the text is full: what follows is not shown (nor checked)
-                sentence.verdict = judge_sentence(self.check, sentence, passages, topic, language)
-                (text.shown if sentence.verdict.ok else text.dropped).append(sentence)
-
-
-# The abstract is read nearly whole: cut to the first 90 words (the first tuning run) it lost the results, which come
-# last in an abstract, and summaries held 0.37 of their key facts.
-ABSTRACT_WORDS = 220
-
-
-def article_passages(document, max_words: int = 90, nearest: int = 5) -> list[Hit]:
-    """What the writer reads of one article (a `DocumentGroup` with its `article` and `article_review`): the
-    abstract (up to `ABSTRACT_WORDS`), the paragraphs its objective, result and conclusion fields were quoted from,
-    then its chunks nearest the topic (at most `nearest`), each cut to about `max_words` words, none twice."""
-    article, reviewed = document.article or {}, document.article_review or {}
-    title = article.get("title") or document.title
-    chosen: list[Hit] = []
-
-    def add(text: str, page, around: str | None = None, words: int = max_words) -> None:
-        text = " ".join(text.split())
-        if not text or any(text[:80] in h.text or h.text[:80] in text for h in chosen):
+        said = (self.current, " ".join(line.split()).lower())  # the same sentence may serve two texts, not one twice
+        if len(said[1]) > 20 and said in self.seen:
+            self.looping = True
             return
-        hit = Hit(f"{document.key}:{len(chosen) + 1}", title, text, 0.0, {"page_start": page})
-        chosen.append(cut_passage(hit, around, words))
-
-    sections = article.get("sections") or []
-    abstract = next((s for s in sections if s.get("role") == "abstract"), None)
-    if abstract and abstract.get("paragraphs"):
-        page = abstract["paragraphs"][0][0]
-        add(" ".join(text for _, text in abstract["paragraphs"]), page, words=ABSTRACT_WORDS)
-    for name in ("objective", "result", "conclusion"):
-        for quoted in (reviewed.get("fields") or {}).get(name, [])[:1]:
-            paragraph = _paragraph_holding(sections, quoted.get("text", ""))
-            add(paragraph or quoted.get("text", ""), quoted.get("page"), around=quoted.get("text"))
-    for excerpt in document.chunks[:nearest]:
-        add(excerpt.hit.text, excerpt.pages[0])
-    return chosen
-
-
-def _paragraph_holding(sections, sentence: str) -> str | None:
-    probe = " ".join(sentence.split())[:60]
-    for section in sections:
-        for _, text in section.get("paragraphs") or []:
-            if probe and probe in " ".join(text.split()):
-                return text
-    return None
+        self.seen.add(said)
+        found = heading(line)
+        if found:
+            self.current, line = found
+            if self.current not in self.kinds:
+                self.current = None
+                return
+            self.texts[self.current].written = True
+        if self.current is None or not line.strip() or self.full(self.current):
+            return
+        text = self.texts[self.current]
+        if _NOT_STATED.match(line):
+            text.stated = False
+            return
+        kind, value = parse_line(line)
+        if kind != "sentence":
+            return
+        for sentence in value:
+            words = sum(len(s.text.split()) for s in text.shown) + len(sentence.text.split())
+            if len(text.shown) >= MAX_SENTENCES[self.current] or words > MAX_WORDS[self.current]:
+                text.filled = True  # the text is full: what follows is not shown (nor checked)
+                return
+            sentence.verdict = judge_sentence(self.writer.check, sentence, self.passages, self.topic, self.language)
+            (text.shown if sentence.verdict.ok else text.dropped).append(sentence)

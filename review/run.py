@@ -203,9 +203,9 @@ def _article_writer(config: ReviewConfig):
 def _written_texts(writer, topic: str, title: str, document, language: str) -> dict:
     """One article's four texts, in the article's own language (its passages'), from its own passages."""
     from rqrag.languages import ANSWER_LANGUAGES, question_language
-    from rqrag.review.article_texts import article_passages
+    from rqrag.review.article_passages import article_passages
 
-    passages = article_passages(document)
+    passages = article_passages(document)  # in the article's own language
     sample = " ".join(h.text for h in passages[:2])
     own = question_language(sample, default=language, among=ANSWER_LANGUAGES) if sample else language
     return writer.write(topic, title, passages, own).to_dict()

@@ -65,7 +65,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--writer_model", default="")
     config = EvalTextsConfig(**vars(parser.parse_args(argv)))
     from rqrag.answer.writer import model_and_check
-    from rqrag.review.article_texts import ArticleWriter, article_passages
+    from rqrag.review.article_passages import article_passages
+    from rqrag.review.article_texts import ArticleWriter
     from rqrag.writing_config import WritingConfig
 
     writing = WritingConfig(**{f.name: getattr(config, f.name) for f in fields(config) if f.name.startswith("writer")})
@@ -77,7 +78,7 @@ def main(argv: list[str] | None = None) -> int:
         path = ARTICLES / config.set / references[gold["id"]]["file"]
         document = article_document(path, gold["topic"], gold["language"])
         started = time.perf_counter()
-        texts = writer.write(gold["topic"], document.article["title"], article_passages(document),
+        texts = writer.write(gold["topic"], document.article["title"], article_passages(document, gold["language"]),
                              gold["language"])  # fmt: skip
         seconds = time.perf_counter() - started
         record = texts.to_dict()

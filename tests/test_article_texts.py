@@ -62,9 +62,13 @@ def test_a_claim_its_passage_does_not_make_is_not_shown_and_an_empty_text_says_w
 
 
 def test_a_text_stops_at_its_sentence_limit():
-    line = "We measured soil water under three inter-row managements over four seasons. [1]\n"
-    texts, _ = _write("Objectives:\n" + line * 4)
-    assert len(texts.texts["objectives"].shown) == 2
+    texts, _ = _write(
+        "Objectives:\nWe measured soil water under three inter-row managements over four seasons. [1]\n"
+        "A winter cover terminated in early spring kept as much water at depth as bare soil. [1]\n"
+        "The aim of this study was to test whether a winter cover crop lowers the soil water. [2]\n"
+        "A winter cover terminated in early spring protects the soil without taking summer water. [3]"
+    )
+    assert len(texts.texts["objectives"].shown) == 3 and not texts.texts["objectives"].dropped  # the 4th unread
 
 
 def test_headings_in_portuguese_and_with_markup_are_read():
@@ -79,8 +83,18 @@ def test_headings_in_portuguese_and_with_markup_are_read():
 
 def test_the_prompt_is_in_the_articles_language_with_pages():
     messages = article_messages("água no solo", "Coberturas", PASSAGES, "pt")
-    assert "português" in messages[0]["content"] and "Tema: água no solo" in messages[1]["content"]
-    assert "[3] (p. 6) A winter cover" in messages[1]["content"]
+    assert "português" in messages[0]["content"] and "Tema: água no solo" in messages[-1]["content"]
+    assert "[3] (p. 6) A winter cover" in messages[-1]["content"]
+    # the worked example is a turn of its own, before the article's
+    assert [m["role"] for m in messages] == ["system", "user", "assistant", "user"]
+    assert "gotejamento" in messages[2]["content"] and "gotejamento" not in messages[-1]["content"]
+
+
+def test_each_passage_names_its_section_for_the_writer():
+    from dataclasses import replace
+
+    labelled = [replace(PASSAGES[2], extra={"page_start": 6, "section": "Conclusões"})]
+    assert "[1] (p. 6, Conclusões) A winter cover" in article_messages("t", "T", labelled, "pt")[-1]["content"]
 
 
 def test_an_endpoint_away_is_a_problem_said_not_a_crash():
@@ -101,7 +115,7 @@ def test_the_texts_reach_review_md_the_bibtex_and_the_csv(tmp_path):
 
     from rqrag.ingest import ingest_path
     from rqrag.review.article_review import review_article
-    from rqrag.review.article_texts import article_passages
+    from rqrag.review.article_passages import article_passages
     from rqrag.review.bibliography import write_bibliography
     from rqrag.review.report import render_markdown
     from rqrag.review.reviewer import DocumentGroup, review_record
@@ -110,7 +124,7 @@ def test_the_texts_reach_review_md_the_bibtex_and_the_csv(tmp_path):
     document = DocumentGroup(ingested.doc_id, ingested.name, ingested.name, article=ingested.article)
     topic = "assistentes conversacionais para estudantes"
     review_article(topic, document, "pt", None, per_field=1)
-    passages = article_passages(document)
+    passages = article_passages(document, "pt")
     objective = next(h for h in passages if h.text.startswith("O objetivo geral"))
     number = passages.index(objective) + 1
     first = objective.text.split(". ")[0].rstrip(".") + "."
@@ -170,3 +184,72 @@ def test_a_reply_that_reached_every_heading_is_one_call():
     model = ScriptedReplies("Summary:\nnot stated\nObjectives:\nnot stated\nConclusions:\nnot stated\nRelevance:\n")
     texts = ArticleWriter(model, ClaimCheck(mode="ordered")).write("soil water", "Cover crops", PASSAGES, "en")
     assert len(model.asked) == 1 and all(t.note == "not_stated" for t in texts.texts.values())
+
+
+class StreamedReply:
+    """A model that writes its reply piece by piece and records how much of it was read and whether it was closed."""
+
+    def __init__(self, reply: str):
+        self.pieces, self.read, self.closed = [line + "\n" for line in reply.split("\n")], 0, False
+
+    def stream(self, messages, max_tokens):
+        try:
+            for piece in self.pieces:
+                self.read += 1
+                yield piece
+        finally:
+            self.closed = True
+
+
+def test_the_writing_stops_once_every_text_is_full():
+    """A 1.5B wrote its last sentence again to max_tokens (45 s of one tuning article): once every text asked for has
+    been reached and the last one is full, the stream is closed and nothing more is read."""
+    relevance = "A winter cover terminated in early spring kept as much water at depth as bare soil. [1]"
+    model = StreamedReply(
+        "Summary:\nWe measured soil water under three inter-row managements over four seasons. [1]\n"
+        "Objectives:\nThe aim of this study was to test whether a winter cover crop lowers the soil water. [2]\n"
+        "Conclusions:\nA winter cover terminated in early spring protects the soil without taking summer water. [3]\n"
+        "Relevance:\nWe measured soil water under three inter-row managements over four seasons. [1]\n"
+        + "\n".join([relevance] * 30)
+    )
+    texts = ArticleWriter(model, ClaimCheck(mode="ordered")).write("soil water", "Cover crops", PASSAGES, "en")
+    assert len(texts.texts["relevance"].shown) == 2 and all(t.shown for t in texts.texts.values())
+    assert model.closed and model.read < 12  # of 38 lines
+
+
+def test_a_text_that_repeats_itself_ends_the_reply_and_the_rest_is_asked_for():
+    line = "We measured soil water under three inter-row managements over four seasons. [1]"
+    first = StreamedReply("Summary:\n" + "\n".join([line] * 40))
+    second = StreamedReply("Objectives:\nThe aim of this study was to test whether a winter cover crop lowers the "
+                           "soil water. [2]")  # fmt: skip
+    asked = []
+
+    class TwoReplies:
+        def stream(self, messages, max_tokens):
+            asked.append(messages)
+            return (first if len(asked) == 1 else second).stream(messages, max_tokens)
+
+    texts = ArticleWriter(TwoReplies(), ClaimCheck(mode="ordered")).write("soil", "Cover crops", PASSAGES, "en")
+    assert first.closed and first.read < 6 and len(asked) == 2
+    assert len(texts.texts["summary"].shown) == 1 and texts.texts["objectives"].shown
+
+
+def test_the_writer_reads_the_abstract_without_keywords_and_the_conclusion_section_whole():
+    """tests/data/articles/tuning/pt_html: its abstract ends with "Palavras-chave: …" (copied into a conclusion as a
+    sentence before), its conclusion section has two sentences the reference's facts need; each passage names its
+    section."""
+    from pathlib import Path
+
+    from rqrag.ingest import ingest_path
+    from rqrag.review.article_passages import article_passages
+    from rqrag.review.article_review import review_article
+    from rqrag.review.reviewer import DocumentGroup
+
+    ingested = ingest_path(Path(__file__).parent / "data" / "articles" / "tuning" / "pt_html" / "article.html")
+    document = DocumentGroup(ingested.doc_id, ingested.name, ingested.name, article=ingested.article)
+    review_article("atraso de notificação da dengue", document, "pt", None, per_field=1)
+    passages = article_passages(document, "pt")
+    assert passages[0].extra["section"] == "Resumo" and "Palavras-chave" not in passages[0].text
+    conclusion = next(h for h in passages if h.extra.get("section") == "Conclusões")
+    section = next(s for s in ingested.article["sections"] if s["role"] == "conclusion")
+    assert conclusion.text == " ".join(" ".join(t for _, t in section["paragraphs"]).split())

@@ -23,12 +23,13 @@ def test_the_real_writer_writes_checked_texts_in_the_articles_language():
     from eval_article_texts import article_document
 
     from rqrag.answer.writer import model_and_check
-    from rqrag.review.article_texts import ArticleWriter, article_passages
+    from rqrag.review.article_passages import article_passages
+    from rqrag.review.article_texts import ArticleWriter
     from rqrag.writing_config import WritingConfig
 
     gold = next(r for r in map(json.loads, (ARTICLES / "text_references.jsonl").open()) if r["id"] == "pt_markdown")
     document = article_document(ARTICLES / "pt_markdown" / "article.md", gold["topic"], "pt")
-    passages = article_passages(document)
+    passages = article_passages(document, "pt")
     model, check = model_and_check(WritingConfig(writer="qwen2.5-1.5b"))
     texts = ArticleWriter(model, check).write(gold["topic"], document.article["title"], passages, "pt")
     record = texts.to_dict()["texts"]

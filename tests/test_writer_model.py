@@ -145,3 +145,20 @@ def test_rqrag_ask_prints_the_short_answer_first_then_the_cited_sentences_and_th
         assert lines[start] == f"Answer: {record['short_answer']}"
     quoted = [line for line in lines if line.startswith("  [") and "“" in line]
     assert quoted and all(source["quote"] in printed for source in record["sources"] if source.get("quote"))
+
+
+def test_a_reader_that_stops_reading_stops_the_in_process_writer():
+    """The review stops reading once its four texts are full (a 1.5B otherwise repeats a sentence to max_tokens, 45 s
+    of one tuning article): closing the stream must stop llama.cpp, not leave it writing 400 tokens nobody reads."""
+    import threading
+    import time
+
+    model = LocalChatModel("qwen2.5-0.5b")
+    messages = [{"role": "user", "content": "Count from 1 to 500, one number per line."}]
+    stream = model.stream(messages, 400)
+    first = [next(stream) for _ in range(4)]
+    stream.close()
+    closed = time.perf_counter()
+    while any(t.name == "writer-stream" for t in threading.enumerate()) and time.perf_counter() - closed < 20:
+        time.sleep(0.05)
+    assert first and time.perf_counter() - closed < 3  # 400 tokens take about 20 s on 2 cores
