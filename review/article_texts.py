@@ -35,8 +35,9 @@ from rqrag.retrieval.base import Hit
 KINDS = ("summary", "objectives", "conclusions", "relevance")
 MAX_WORDS = {"summary": 200, "objectives": 100, "conclusions": 100, "relevance": 100}
 # Three sentences for objectives and conclusions: an article states three objectives or conclusions in about 100 words
-# (the hand references hold three facts each), and two copied sentences could not hold them.
-MAX_SENTENCES = {"summary": 4, "objectives": 3, "conclusions": 3, "relevance": 2}
+# (the hand references hold three facts each), and two copied sentences could not hold them. Six for the summary: the
+# 1.5B copies the abstract from its first sentence, which is background; the findings come fifth or sixth.
+MAX_SENTENCES = {"summary": 6, "objectives": 3, "conclusions": 3, "relevance": 2}
 HEADINGS = {
     "en": {"summary": "Summary", "objectives": "Objectives", "conclusions": "Conclusions", "relevance": "Relevance"},
     "pt": {"summary": "Resumo", "objectives": "Objetivos", "conclusions": "Conclusões", "relevance": "Relevância"},
@@ -53,7 +54,7 @@ _NOT_STATED = re.compile(r"^\W*(not stated|não (?:está )?(?:dito|informad|decl
 PROMPTS = {
     "en": {
         "system": "You help a researcher decide which articles to read. Using only the numbered passages of one "
-        "article, write four short texts, each under its own heading line: 'Summary:' (at most four sentences: what "
+        "article, write four short texts, each under its own heading line: 'Summary:' (at most six sentences: what "
         "the article studied, how, and what it found), 'Objectives:' (at most three sentences: what it set out to "
         "do, from the abstract or the passage of its objectives), 'Conclusions:' (at most three sentences: what it "
         "concludes, from the passage of its conclusion section), 'Relevance:' (at most two sentences: what in the "
@@ -75,7 +76,7 @@ PROMPTS = {
     "pt": {
         "system": "Você ajuda um pesquisador a decidir quais artigos ler. Usando apenas os trechos numerados de um "
         "artigo, escreva em português quatro textos curtos, cada um abaixo da sua linha de título: 'Resumo:' (no "
-        "máximo quatro frases: o que o artigo estudou, como e o que encontrou), 'Objetivos:' (no máximo três frases: "
+        "máximo seis frases: o que o artigo estudou, como e o que encontrou), 'Objetivos:' (no máximo três frases: "
         "o que o artigo se propôs a fazer, a partir do resumo ou do trecho dos seus objetivos), 'Conclusões:' (no "
         "máximo três frases: o que conclui, a partir do trecho da sua seção de conclusão), 'Relevância:' (no máximo "
         "duas frases: o que no artigo interessa ao tema do pesquisador). Cada trecho indica sua página e sua seção. "
@@ -198,16 +199,21 @@ class ArticleWriter:
             reply = self._ask(article_messages(topic, title, passages, language), reading)
         except Exception as error:  # noqa: BLE001 - an endpoint away: the article keeps its quoted fields
             return ArticleTexts(texts, passages, problem=f"failed: {type(error).__name__}: {error}"[:300])
-        # A reply that ended before some headings (the 1.5B often stops after the summary): one more call asks for
-        # those alone. Its prompt is the first one with a line added at the end, so a prompt cache keeps the rest.
-        missing = [kind for kind in KINDS if not texts[kind].written]
-        if missing and reply.strip():
+        # A reply that ended, or was stopped, before some headings (the 1.5B often stops after the summary, or copies
+        # a whole abstract under one heading): one more call asks for those alone, as long as each call writes one.
+        # Its prompt is the first one with a line added at the end, so a prompt cache keeps the rest.
+        for _ in range(len(KINDS) - 1):
+            missing = [kind for kind in KINDS if not texts[kind].written]
+            if not missing or not reply.strip():
+                break
             reading = _Reading(self, texts, passages, topic, language, missing)
             try:
                 more = self._ask(article_messages(topic, title, passages, language, only=missing), reading)
             except Exception:  # noqa: BLE001 - what was written stands; the rest says not_written
                 more = ""
             reply = f"{reply}\n\n{more}" if more else reply
+            if all(not texts[kind].written for kind in missing):
+                break  # the call wrote none of them: asking again would not either
         return ArticleTexts(texts, passages, reply, time.perf_counter() - started)
 
     def _ask(self, messages: list[dict], reading: _Reading) -> str:
@@ -227,12 +233,22 @@ class ArticleWriter:
                 while "\n" in buffer and not reading.finished:
                     line, buffer = buffer.split("\n", 1)
                     reading.line(line)
+                # A line that copies a whole abstract: its finished sentences are read before the line ends, so the
+                # writing stops as soon as its text is full instead of copying the rest of the abstract.
+                done = _SENTENCE_END.search(buffer) if reading.current and not reading.finished else None
+                if done:
+                    reading.line(buffer[: done.end()])
+                    buffer = buffer[done.end() :]
                 if reading.finished:
                     return "".join(pieces)
             reading.line(buffer)
         finally:
             stream.close()
         return "".join(pieces)
+
+
+# the last sentence end inside a line, before the next sentence's capital ("… 9,7%. [1] Os resultados …")
+_SENTENCE_END = re.compile(r"(?s:.*)[.!?](?:\s*\[[\d,;\s]+\])*\s+(?=[A-ZÀ-Ö])")
 
 
 class _Reading:
@@ -247,9 +263,11 @@ class _Reading:
 
     @property
     def finished(self) -> bool:
-        if self.looping:
+        """Nothing more of this reply will be shown: it repeats itself, or the text it is writing is full (what it
+        has not reached yet is asked for again, alone), or it wrote every text asked for."""
+        if self.looping or (self.current is not None and self.full(self.current)):
             return True
-        return all(self.texts[k].written for k in self.kinds) and (self.current is None or self.full(self.current))
+        return all(self.texts[k].written for k in self.kinds) and self.current is None
 
     def full(self, kind: str) -> bool:
         text = self.texts[kind]

@@ -159,20 +159,23 @@ class ScriptedReplies:
         return self.replies.pop(0)
 
 
-def test_texts_the_reply_never_reached_are_asked_for_once_more_alone():
-    """The 1.5B often stops after the summary: the headings it never reached are asked for in a second call whose
-    prompt is the first with one line added (a prompt cache keeps the passages), and only those are read from it."""
+def test_texts_the_reply_never_reached_are_asked_for_again_alone_while_each_call_writes_one():
+    """The 1.5B often stops after the summary: the headings it never reached are asked for in another call whose
+    prompt is the first with one line added (a prompt cache keeps the passages), and only those are read from it;
+    again for what that call did not reach, until a call writes none of them."""
     model = ScriptedReplies(
         "Summary:\nWe measured soil water under three inter-row managements over four seasons. [1]",
         "Summary:\nBare soil lost all its water. [1]\n"  # not asked for: skipped, not even checked
         "Objectives:\nThe aim of this study was to test whether a winter cover crop lowers the soil water. [2]\n"
         "Conclusions:\nA winter cover terminated in early spring protects the soil without taking summer water. [3]",
+        "Summary:\nWe measured soil water. [1]",  # none of what was asked: not asked a fourth time
     )
     texts = ArticleWriter(model, ClaimCheck(mode="ordered")).write("soil water", "Cover crops", PASSAGES, "en")
-    assert len(model.asked) == 2
-    first, second = model.asked[0][-1]["content"], model.asked[1][-1]["content"]
+    assert len(model.asked) == 3
+    first, second, third = (asked[-1]["content"] for asked in model.asked)
     assert second.startswith(first.removesuffix("Texts:"))  # the same prompt, a line added at its end
     assert "'Objectives:', 'Conclusions:', 'Relevance:'" in second and "'Summary:'" not in second
+    assert "'Relevance:'" in third and "'Conclusions:'" not in third
     assert [s.text for s in texts.texts["summary"].shown] == [
         "We measured soil water under three inter-row managements over four seasons."
     ] and not texts.texts["summary"].dropped
@@ -230,7 +233,8 @@ def test_a_text_that_repeats_itself_ends_the_reply_and_the_rest_is_asked_for():
             return (first if len(asked) == 1 else second).stream(messages, max_tokens)
 
     texts = ArticleWriter(TwoReplies(), ClaimCheck(mode="ordered")).write("soil", "Cover crops", PASSAGES, "en")
-    assert first.closed and first.read < 6 and len(asked) == 2
+    assert first.closed and first.read < 6
+    assert "'Objectives:'" in asked[1][-1]["content"] and "'Summary:'" not in asked[1][-1]["content"]
     assert len(texts.texts["summary"].shown) == 1 and texts.texts["objectives"].shown
 
 
@@ -253,3 +257,29 @@ def test_the_writer_reads_the_abstract_without_keywords_and_the_conclusion_secti
     conclusion = next(h for h in passages if h.extra.get("section") == "Conclusões")
     section = next(s for s in ingested.article["sections"] if s["role"] == "conclusion")
     assert conclusion.text == " ".join(" ".join(t for _, t in section["paragraphs"]).split())
+
+
+def test_a_whole_abstract_copied_on_one_line_is_stopped_once_its_text_is_full():
+    """The 1.5B copies a whole abstract on one line under "Objectives:": its sentences are read as they end, not when
+    the line does, so the writing stops at the text's third sentence and the texts not reached are asked for."""
+    sentences = ["We measured soil water under three inter-row managements over four seasons.",
+                 "A winter cover terminated in early spring kept as much water at depth as bare soil.",
+                 "The aim of this study was to test whether a winter cover crop lowers the soil water.",
+                 "A winter cover terminated in early spring protects the soil without taking summer water."]  # fmt: skip
+    words = " ".join(sentences * 3).split(" ")
+    first = StreamedReply("Summary:\nWe measured soil water under three inter-row managements over four seasons. [1]"
+                          "\nObjectives:")  # fmt: skip
+    first.pieces[-1] = first.pieces[-1].rstrip("\n") + "\n"
+    first.pieces += [word + " " for word in words]  # one line, written word by word
+    rest = StreamedReply("Conclusions:\n" + sentences[3] + " [3]\nRelevance:\n" + sentences[1] + " [1]")
+    calls = []
+
+    class Replies:
+        def stream(self, messages, max_tokens):
+            calls.append(messages)
+            return (first if len(calls) == 1 else rest).stream(messages, max_tokens)
+
+    texts = ArticleWriter(Replies(), ClaimCheck(mode="ordered")).write("soil", "Cover crops", PASSAGES, "en")
+    assert len(texts.texts["objectives"].shown) == 3
+    assert first.closed and first.read < 2 + len(words) / 3 + 10  # stopped within the fourth sentence
+    assert len(calls) == 2 and texts.texts["conclusions"].shown and texts.texts["relevance"].shown
