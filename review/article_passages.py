@@ -27,7 +27,9 @@ ABSTRACT_WORDS = 220
 CONCLUSION_WORDS = 170
 # "Palavras-chave: Dengue; Notificação…" closes many abstracts; the 1.5B copied it into a conclusion as a sentence.
 # Only a colon or a dash after the word: "a busca por palavras-chave." ends a sentence, not the abstract.
-_KEYWORDS = re.compile(r"\s*\b(palavras[- ]chave|keywords?|key words|descritores)\s*[:—–].*$", re.IGNORECASE | re.DOTALL)
+_KEYWORDS = re.compile(
+    r"\s*\b(palavras[- ]chave|keywords?|key words|descritores)\s*[:—–].*$", re.IGNORECASE | re.DOTALL
+)
 _ROLE_NAMES = {
     "en": {"abstract": "Abstract", "conclusion": "Conclusion", "discussion": "Discussion"},
     "pt": {"abstract": "Resumo", "conclusion": "Conclusão", "discussion": "Discussão"},

@@ -2,9 +2,8 @@
 
 So that a researcher can pre-select articles without reading them, each article of a review gets a summary (at most
 200 words), its objectives (100), its conclusions (100) and why it matters to the researcher's topic (100), in the
-article's language. One call per article writes all four, under their heading lines, from a few numbered passages:
-the article's abstract, the paragraphs its objective and conclusion fields were quoted from, and its chunks nearest
-the topic (at most five), each cut to about `max_words` words:
+article's language. One call per article writes all four, under their heading lines, from a few numbered passages
+of the article named by page and section (`review/article_passages.py`):
 
     Summary:
     The study measured soil water under three inter-row managements over four seasons. [1]
@@ -14,7 +13,9 @@ the topic (at most five), each cut to about `max_words` words:
 
 Every sentence ends with the numbers of its passages and goes through the same check as a written answer's
 (`rqrag.answer.writer.judge_sentence`: the check judges the claim against the passage, not the words); one that fails
-is not shown, and a text with no sentence left says so. The marks a person reads are pages of the article.
+is not shown, and a text with no sentence left says so. The marks a person reads are pages of the article. The reply
+is read as it streams and stopped once the text it is writing is full or it repeats itself; the texts it had not
+reached are asked for again (`ArticleWriter.write`), so no token is spent on what would not be shown.
 
     writer = ArticleWriter(*model_and_check(config))
     texts = writer.write(topic, article_title, article_passages(document, "pt"), "pt")   # review/article_passages.py
@@ -165,7 +166,7 @@ def article_messages(
 
 
 def _label(passage: Hit) -> str:
-    """"(p. 4, Conclusão) ": where the passage is, as the writer is told to read it."""
+    """ "(p. 4, Conclusão) ": where the passage is, as the writer is told to read it."""
     where = [f"p. {passage.extra['page_start']}" if passage.extra.get("page_start") else "",
              passage.extra.get("section") or ""]  # fmt: skip
     where = [w for w in where if w]

@@ -114,8 +114,8 @@ def test_the_texts_reach_review_md_the_bibtex_and_the_csv(tmp_path):
     from pathlib import Path
 
     from rqrag.ingest import ingest_path
-    from rqrag.review.article_review import review_article
     from rqrag.review.article_passages import article_passages
+    from rqrag.review.article_review import review_article
     from rqrag.review.bibliography import write_bibliography
     from rqrag.review.report import render_markdown
     from rqrag.review.reviewer import DocumentGroup, review_record
