@@ -16,6 +16,7 @@ from __future__ import annotations
 import re
 
 from rqrag.answer.writer import cut_passage
+from rqrag.ingest.article import Article
 from rqrag.retrieval.base import Hit
 
 
@@ -42,7 +43,7 @@ def article_passages(document, language: str | None = None, max_words: int = 90,
     article, reviewed = document.article or {}, document.article_review or {}
     title = article.get("title") or document.title
     sections = article.get("sections") or []
-    language = language or _main_language(sections)
+    language = language or (Article.from_dict(article).language if article else None)
     names = _ROLE_NAMES.get(language or "", _ROLE_NAMES["en"])
     chosen: list[Hit] = []
 
@@ -59,18 +60,20 @@ def article_passages(document, language: str | None = None, max_words: int = 90,
         text = _KEYWORDS.sub("", " ".join(t for _, t in abstract["paragraphs"] if not _KEYWORDS.match(t)))
         add(text, abstract["paragraphs"][0][0], abstract.get("heading") or names["abstract"], words=ABSTRACT_WORDS)
     fields = reviewed.get("fields") or {}
-    for name in ("objective", "result"):
+
+    def add_quoted(name: str) -> None:  # the paragraph the field's sentence was quoted from
         for quoted in fields.get(name, [])[:1]:
             paragraph = _paragraph_holding(sections, quoted.get("text", ""))
             add(paragraph or quoted.get("text", ""), quoted.get("page"), quoted.get("heading"), quoted.get("text"))
+
+    add_quoted("objective")
+    add_quoted("result")
     conclusion = _section(sections, ("conclusion",), language) or _section(sections, ("discussion",), language)
     if conclusion:
         add(" ".join(t for _, t in conclusion["paragraphs"]), conclusion["paragraphs"][0][0], conclusion.get("heading") or names[conclusion["role"]],
             words=CONCLUSION_WORDS)  # fmt: skip
     else:
-        for quoted in fields.get("conclusion", [])[:1]:
-            paragraph = _paragraph_holding(sections, quoted.get("text", ""))
-            add(paragraph or quoted.get("text", ""), quoted.get("page"), quoted.get("heading"), quoted.get("text"))
+        add_quoted("conclusion")
     for excerpt in document.chunks[:nearest]:
         add(excerpt.hit.text, excerpt.pages[0], None)
     return chosen
@@ -82,15 +85,6 @@ def _section(sections: list[dict], roles: tuple[str, ...], language: str | None)
     found = [s for s in sections if s.get("role") in roles and s.get("paragraphs")]
     same = [s for s in found if not language or not s.get("language") or s.get("language") == language]
     return (same or found or [None])[0]
-
-
-def _main_language(sections: list[dict]) -> str | None:
-    sizes: dict[str, int] = {}
-    for section in sections:
-        if section.get("language"):
-            size = sum(len(text) for _, text in section.get("paragraphs") or [])
-            sizes[section["language"]] = sizes.get(section["language"], 0) + size
-    return max(sizes, key=sizes.get) if sizes else None
 
 
 def _paragraph_holding(sections, sentence: str) -> str | None:

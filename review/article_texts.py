@@ -195,7 +195,7 @@ class ArticleWriter:
         started = time.perf_counter()
         passages = list(passages)
         texts = {kind: ArticleText(kind) for kind in KINDS}
-        reading = _Reading(self, texts, passages, topic, language, KINDS)
+        reading = _Reading(self.check, texts, passages, topic, language, KINDS)
         try:
             reply = self._ask(article_messages(topic, title, passages, language), reading)
         except Exception as error:  # noqa: BLE001 - an endpoint away: the article keeps its quoted fields
@@ -207,7 +207,7 @@ class ArticleWriter:
             missing = [kind for kind in KINDS if not texts[kind].written]
             if not missing or not reply.strip():
                 break
-            reading = _Reading(self, texts, passages, topic, language, missing)
+            reading = _Reading(self.check, texts, passages, topic, language, missing)
             try:
                 more = self._ask(article_messages(topic, title, passages, language, only=missing), reading)
             except Exception:  # noqa: BLE001 - what was written stands; the rest says not_written
@@ -255,8 +255,8 @@ _SENTENCE_END = re.compile(r"(?s:.*)[.!?](?:\s*\[[\d,;\s]+\])*\s+(?=[A-ZÀ-Ö])"
 class _Reading:
     """One reply read line by line: its headings, its sentences checked under the kinds asked for, and when to stop."""
 
-    def __init__(self, writer: ArticleWriter, texts: dict, passages: list[Hit], topic: str, language, kinds):
-        self.writer, self.texts, self.passages = writer, texts, passages
+    def __init__(self, check, texts: dict, passages: list[Hit], topic: str, language, kinds):
+        self.check, self.texts, self.passages = check, texts, passages
         self.topic, self.language, self.kinds = topic, language, tuple(kinds)
         self.current: str | None = None
         self.seen: set[tuple] = set()
@@ -299,8 +299,8 @@ class _Reading:
             return
         for sentence in value:
             words = sum(len(s.text.split()) for s in text.shown) + len(sentence.text.split())
-            if len(text.shown) >= MAX_SENTENCES[self.current] or words > MAX_WORDS[self.current]:
+            if self.full(self.current) or words > MAX_WORDS[self.current]:
                 text.filled = True  # the text is full: what follows is not shown (nor checked)
                 return
-            sentence.verdict = judge_sentence(self.writer.check, sentence, self.passages, self.topic, self.language)
+            sentence.verdict = judge_sentence(self.check, sentence, self.passages, self.topic, self.language)
             (text.shown if sentence.verdict.ok else text.dropped).append(sentence)

@@ -204,6 +204,17 @@ class StreamedReply:
             self.closed = True
 
 
+class StreamedReplies:
+    """One `StreamedReply` a call, in turn (the last one again when they run out), each call's messages recorded."""
+
+    def __init__(self, *replies: StreamedReply):
+        self.replies, self.asked = replies, []
+
+    def stream(self, messages, max_tokens):
+        self.asked.append(messages)
+        return self.replies[min(len(self.asked), len(self.replies)) - 1].stream(messages, max_tokens)
+
+
 def test_the_writing_stops_once_every_text_is_full():
     """A 1.5B wrote its last sentence again to max_tokens (45 s of one tuning article): once every text asked for has
     been reached and the last one is full, the stream is closed and nothing more is read."""
@@ -225,16 +236,11 @@ def test_a_text_that_repeats_itself_ends_the_reply_and_the_rest_is_asked_for():
     first = StreamedReply("Summary:\n" + "\n".join([line] * 40))
     second = StreamedReply("Objectives:\nThe aim of this study was to test whether a winter cover crop lowers the "
                            "soil water. [2]")  # fmt: skip
-    asked = []
-
-    class TwoReplies:
-        def stream(self, messages, max_tokens):
-            asked.append(messages)
-            return (first if len(asked) == 1 else second).stream(messages, max_tokens)
-
-    texts = ArticleWriter(TwoReplies(), ClaimCheck(mode="ordered")).write("soil", "Cover crops", PASSAGES, "en")
+    model = StreamedReplies(first, second)
+    texts = ArticleWriter(model, ClaimCheck(mode="ordered")).write("soil", "Cover crops", PASSAGES, "en")
     assert first.closed and first.read < 6
-    assert "'Objectives:'" in asked[1][-1]["content"] and "'Summary:'" not in asked[1][-1]["content"]
+    again = model.asked[1][-1]["content"]
+    assert "'Objectives:'" in again and "'Summary:'" not in again
     assert len(texts.texts["summary"].shown) == 1 and texts.texts["objectives"].shown
 
 
@@ -269,17 +275,10 @@ def test_a_whole_abstract_copied_on_one_line_is_stopped_once_its_text_is_full():
     words = " ".join(sentences * 3).split(" ")
     first = StreamedReply("Summary:\nWe measured soil water under three inter-row managements over four seasons. [1]"
                           "\nObjectives:")  # fmt: skip
-    first.pieces[-1] = first.pieces[-1].rstrip("\n") + "\n"
     first.pieces += [word + " " for word in words]  # one line, written word by word
     rest = StreamedReply("Conclusions:\n" + sentences[3] + " [3]\nRelevance:\n" + sentences[1] + " [1]")
-    calls = []
-
-    class Replies:
-        def stream(self, messages, max_tokens):
-            calls.append(messages)
-            return (first if len(calls) == 1 else rest).stream(messages, max_tokens)
-
-    texts = ArticleWriter(Replies(), ClaimCheck(mode="ordered")).write("soil", "Cover crops", PASSAGES, "en")
+    model = StreamedReplies(first, rest)
+    texts = ArticleWriter(model, ClaimCheck(mode="ordered")).write("soil", "Cover crops", PASSAGES, "en")
     assert len(texts.texts["objectives"].shown) == 3
     assert first.closed and first.read < 2 + len(words) / 3 + 10  # stopped within the fourth sentence
-    assert len(calls) == 2 and texts.texts["conclusions"].shown and texts.texts["relevance"].shown
+    assert len(model.asked) == 2 and texts.texts["conclusions"].shown and texts.texts["relevance"].shown
