@@ -11,8 +11,8 @@
 chat page, `rqrag eval`, `rqrag experiment`, `rqrag.Pipeline`); each is a thin adapter over these steps, in order:
 
 1. **language** — the one the answer must be in: the request's, else the library's, else the question's own.
-2. **not found** — over a document library, a question far from every chunk is answered "not found" in that
-   language (`search_first.not_found_message`) before any model runs.
+2. **not found** — over a document library, a question far from every chunk (`search_first.outside_documents`) is
+   answered "not found" in that language (`messages.said(Message.NOT_FOUND, language)`) before any model runs.
 3. **search first** — the question is searched with its own words (`search_first.search_question_first`); the
    tree grows from there, so even the direct answer reads (and cites) the best pages.
 4. **tree and selection** — `TreeDecoder.using(settings.decode, retriever, on_step)`: settings for this call

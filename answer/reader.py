@@ -2,7 +2,7 @@
 
 The tree finds the right page far more often than a 135M model says what is on it. The reader reads every passage
 any path read (and the question's own search) for the question, in two learned steps, both fitted on training ids
-by `training/fit_reader.py` and saved as `models/reader/reader.json`:
+by `scripts/fit_reader.py` and saved as `models/reader/reader.json`:
 
 1. **sentences** — every quotable sentence (`extractive.ExtractiveAnswerer`'s candidates: no heading, no question,
    nothing that only says the question back) gets a logit from a logistic model over `SENTENCE_FEATURES`

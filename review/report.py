@@ -1,6 +1,6 @@
 """review.md: the literature review as a person reads it, in the review's language, each field marked with
 where it comes from (generated and checked, quoted from the document with its pages, or judged by the topic's
-words). Written by `rqrag review` from the record `review.review_record` makes.
+words). Written by `rqrag review` from the record `reviewer.review_record` makes.
 
     from rqrag.review.report import render_markdown
     Path("review.md").write_text(render_markdown(record))

@@ -15,7 +15,7 @@ must end (done, failed or cancelled) and no document may hold a chunk twice.
 
 Every request is logged (time, route, status, seconds). At the end the server's state is compared with what the
 clients were acknowledged: each acknowledged turn is stored exactly once, each acknowledged memory is listed, each
-acknowledged upload is listed unless an acknowledged delete removed it. Writes requests.jsonl, samples.jsonl (RSS
+acknowledged upload is listed unless a delete removed it or, unanswered, may have (`soak_ledger.py`). Writes requests.jsonl, samples.jsonl (RSS
 and open files of the server every 5 s), summary.json, soak.png and the resolved config to --out; prints the summary.
 """
 
@@ -31,11 +31,12 @@ import threading
 import time
 import uuid
 from collections import Counter
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from soak_checks import chunks_stored_twice, jobs_unfinished
 from soak_deployment import Deployment
+from soak_ledger import Ledger
 from soak_plot import plot_soak
 
 
@@ -55,24 +56,6 @@ class SoakConfig:
     request_timeout_s: float = 300.0
     replicas: int = 1  # 2+: replicas over the one PostgreSQL behind HAProxy
     kill_every_min: float = 5.0  # with replicas: a replica is SIGKILLed and restarted this often (instead of crash_at)
-
-
-@dataclass
-class Ledger:
-    """What the clients were acknowledged, and every request's outcome."""
-
-    requests: list[dict] = field(default_factory=list)
-    turns: dict[str, list[str]] = field(default_factory=dict)  # conversation -> questions acknowledged
-    sent: set[str] = field(default_factory=set)  # every question sent (acknowledged or not)
-    memories: list[str] = field(default_factory=list)  # facts whose memory was acknowledged stored
-    documents: dict[str, str] = field(default_factory=dict)  # doc_id -> name, acknowledged done and not deleted
-    jobs: set[str] = field(default_factory=set)  # every upload job the server accepted (202)
-    deleted: set[str] = field(default_factory=set)
-    outages: list[tuple[float, float, str]] = field(default_factory=list)  # (start, end, what)
-
-    def log(self, route: str, status: int | str, started: float, t0: float) -> None:
-        self.requests.append({"t": round(started - t0, 3), "route": route, "status": status,
-                              "seconds": round(time.monotonic() - started, 3)})  # fmt: skip
 
 
 def in_outage(request: dict, outages) -> bool:
@@ -207,7 +190,7 @@ class Soak:
                 continue
             state = polled.json()
             if state.get("status") == "done":
-                self.ledger.documents[state["doc_id"]] = name
+                self.ledger.document_done(state["doc_id"], name)
                 return 202
             if state.get("status") in ("failed", "cancelled") or "error" in state and "status" not in state:
                 return f"job_{state.get('status', 'lost')}"
@@ -218,23 +201,22 @@ class Soak:
         if not self.ledger.documents:
             return await self._memories(http, base, rng, conversation)
         doc_id = rng.choice(sorted(self.ledger.documents))
+        self.ledger.delete_sent(doc_id)
         reply = await http.delete(f"{base}/v1/documents/{doc_id}")
-        if reply.status_code in (204, 404):
-            self.ledger.documents.pop(doc_id, None)
-            self.ledger.deleted.add(doc_id)
+        self.ledger.delete_answered(doc_id, reply.status_code)
         return reply.status_code
 
     async def _cancel(self, http, base, rng, conversation):
         name = f"cancelada-{uuid.uuid4().hex}.md"
-        reply = await http.post(
-            f"{base}/v1/documents", files={"file": (name, b"# Cancelada\n\nTexto.\n", "text/markdown")}
-        )
+        # Bytes of its own: the same bytes from two clients would be one document, added by one and deleted by another
+        text = f"# Cancelada\n\nTexto {name}.\n".encode()
+        reply = await http.post(f"{base}/v1/documents", files={"file": (name, text, "text/markdown")})
         if reply.status_code != 202:
             return reply.status_code
         self.ledger.jobs.add(reply.json()["job_id"])
         cancelled = await http.delete(f"{base}/v1/documents/jobs/{reply.json()['job_id']}")
         if cancelled.status_code == 200 and cancelled.json()["status"] == "done":
-            self.ledger.documents[cancelled.json()["doc_id"]] = name  # too late to cancel: it was stored
+            self.ledger.document_done(cancelled.json()["doc_id"], name)  # too late to cancel: it was stored
         return cancelled.status_code
 
     # ------------------------------------------------------------------------------------------- the run
@@ -283,7 +265,7 @@ class Soak:
         )
         lost_memories = [f for f in self.ledger.memories if not any(f in m for m in memories)]
         duplicated_memories = sorted({m for m in memories if memories.count(m) > 1})
-        lost_documents = sorted(set(self.ledger.documents) - documents)
+        lost_documents = self.ledger.documents_lost(documents)
         resurrected = sorted(self.ledger.deleted & documents)
         return {
             "conversations": len(stored),
@@ -298,6 +280,8 @@ class Soak:
             "documents_acknowledged": len(self.ledger.documents),
             "documents_listed": len(documents),
             "documents_lost": len(lost_documents),
+            "documents_lost_ids": lost_documents[:10],  # to look them up in the servers' logs
+            "documents_delete_unanswered": len(self.ledger.deletes_unanswered),
             "documents_deleted_but_listed": len(resurrected),
             "jobs_accepted": len(self.ledger.jobs),
             "jobs_lost": len(jobs_lost),

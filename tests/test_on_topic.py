@@ -1,5 +1,5 @@
 """An answer standing on a passage about something else says nothing found is about the question
-(`rqrag/answer/on_topic.py`): the real multilingual e5, real paragraphs of the embedded corpus, and the shipped
+(`answer/on_topic.py`): the real multilingual e5, real paragraphs of the embedded corpus, and the shipped
 model through the documented Python API. The questions here are the tuning half's and the issue's examples; the
 held-out half (`tests/data/library_edges`) is only scored, by `scripts/eval_library_edges.py`."""
 

@@ -13,7 +13,7 @@ embedder and the quote scorer then never see "música".
 `recompose_accents` joins a spacing or combining accent to the letter it belongs to — the following one, which is
 where OT1 text puts it; the preceding one when nothing follows ("c¸" from other producers) — but only when the pair
 composes to one precomposed letter (NFC), so a tilde in "~/.bashrc" or an acute quote mark in code stays as it is.
-`broken_words` counts what is left to fix: the measure the ingestion tests and `scripts/bench_extract.py` report.
+`broken_words` counts what is left to fix: the measure the ingestion tests and `scripts/compare_pdf_extractors.py` report.
 """
 
 from __future__ import annotations

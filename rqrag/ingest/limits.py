@@ -124,7 +124,7 @@ def fewest_chunks(pages: Sequence[Page], chunking) -> int:
 
 
 def check_chunk_count(count: int, name: str, limits: IngestLimits, *, estimated: bool = False) -> None:
-    """Refuse a document of more than `limits.max_chunks` chunks (`estimated`: a lower bound, before chunking)."""
+    """Refuse a document of more than `IngestLimits.max_chunks` chunks (`estimated`: a lower bound, before chunking)."""
     if count > limits.max_chunks:
         makes = f"would make at least {count:,}" if estimated else f"makes {count:,}"
         raise IngestError(

@@ -8,7 +8,7 @@ goes on. Each batch goes through COPY into a temporary table, then `INSERT ... O
 docid the corpus repeats keeps its first passage and no row is ever stored twice.
 
 The HNSW index is built once, after the last batch (several times faster than maintaining it row by row, see
-`pgvector_store.build_vector_index`); only then is the corpus marked complete and searchable.
+`PgVectorIndex.build_vector_index`); only then is the corpus marked complete and searchable.
 """
 
 from __future__ import annotations
