@@ -116,6 +116,7 @@ class GroundedAnswer:
     candidates: list[dict] = field(default_factory=list)  # every candidate answer with its p and features
     verifier: str = ""  # which verifier judged (its file)
     quote: Quote | None = None  # the sentence(s) that state a generated answer, read after it
+    read_by_model: bool = False  # decided by a reader model (`--reader`, `verifier` names it), not the verifier
 
     def quote_dict(self) -> dict | None:
         """The quote a person reads after the short answer: its text and where it is (title, file, pages)."""

@@ -61,6 +61,16 @@ class Message(str, Enum):
     NOT_KEPT = "not_kept"  # ... that could not be stored
     # the reader model's own answer (AnswerKind.UNSOURCED): the answer first, then that no source states it
     OWN_KNOWLEDGE = "own_knowledge"
+    # How a terminal prints an answer (`rqrag.answer.printed`): the label, then what the answer stands on
+    ANSWER_LINE = "answer_line"
+    CLOSEST_PASSAGE = "closest_passage"  # a quoted answer: a passage, never printed after the answer's label
+    TOO_UNSURE = "too_unsure"  # ... with the tree's own guess and why it is not stated
+    READ_BY_MODEL = "read_by_model"  # a reader model (--reader) read the evidence and stated the answer
+    VERIFIED = "verified"  # the tree's answer, stated because the verifier is sure enough and the evidence holds it
+    OWN_KNOWLEDGE_NOTE = "own_knowledge_note"
+    TREE_GUESS = "tree_guess"  # any other answer the tree decided: its most likely answer and its probability
+    WRITTEN_NOTE = "written_note"  # under a written answer's cited sources
+    QUOTED_WITHOUT_MODEL = "quoted_without_model"  # answered from the evidence alone, no model loaded
 
 
 MESSAGES: dict[Message, dict[str, str]] = {
@@ -95,6 +105,41 @@ MESSAGES: dict[Message, dict[str, str]] = {
     Message.NOT_KEPT: {
         "pt": "Entendi, mas não consegui guardar isso agora.",
         "en": "Understood, but I could not keep it now.",
+    },
+    Message.ANSWER_LINE: {"pt": "Resposta: {answer}", "en": "Answer: {answer}"},
+    Message.CLOSEST_PASSAGE: {
+        "pt": "Nenhuma resposta afirmada: nada do que li confirma uma. O trecho mais próximo da pergunta:",
+        "en": "No answer stated: nothing I read confirms one. The passage closest to the question:",
+    },
+    Message.TOO_UNSURE: {
+        "pt": "(a resposta mais provável da árvore, {guess}, está certa com probabilidade {chance} segundo o "
+        "verificador, baixa demais para afirmá-la)",
+        "en": "(the tree's most likely answer, {guess}, is right with probability {chance} by the verifier, too low "
+        "to state it)",
+    },
+    Message.READ_BY_MODEL: {
+        "pt": "(lida por {model} nas fontes{where}; probabilidade {chance})",
+        "en": "(read by {model} in the evidence{where}; its probability {chance})",
+    },
+    Message.VERIFIED: {
+        "pt": "(gerada; certa com probabilidade {chance} segundo o verificador; apoiada pelas fontes{where})",
+        "en": "(generated; right with probability {chance} by the verifier; supported by the evidence{where})",
+    },
+    Message.OWN_KNOWLEDGE_NOTE: {
+        "pt": "(o que o próprio modelo leitor sabe, probabilidade {chance}: nenhum trecho lido afirma isso)",
+        "en": "(the reader model's own knowledge, probability {chance}: no passage it read states it)",
+    },
+    Message.TREE_GUESS: {
+        "pt": "(a resposta mais provável da árvore, {guess}, está certa com probabilidade {chance})",
+        "en": "(the tree's most likely answer, {guess}, is right with probability {chance})",
+    },
+    Message.WRITTEN_NOTE: {
+        "pt": "(escrita a partir das fontes; cada frase conferida com o trecho que cita)",
+        "en": "(written from the sources; every sentence checked against the passage it cites)",
+    },
+    Message.QUOTED_WITHOUT_MODEL: {
+        "pt": "(citado das fontes — {where}; nenhum modelo foi executado)",
+        "en": "(quoted from the evidence — {where}; no model was run)",
     },
 }
 

@@ -226,12 +226,17 @@ def decide_by_model(
             described,
             model,
             quote,
+            read_by_model=True,
         )
     if own_knowledge and recall is not None:
         own, p = recall(reading.question, language)
         described.append({"text": own or "", "answer": own, "p": round(p, 4), "own_knowledge": True})
         if own is not None and p >= OWN_KNOWLEDGE_MIN_P:
             text = said(Message.OWN_KNOWLEDGE, language, answer=own)
-            return GroundedAnswer(text, AnswerKind.UNSOURCED, [], None, own, rejected, p, described, model)
+            return GroundedAnswer(
+                text, AnswerKind.UNSOURCED, [], None, own, rejected, p, described, model, read_by_model=True
+            )
     text = said(Message.NO_ANSWER, language)
-    return GroundedAnswer(text, AnswerKind.NO_ANSWER, [], None, reading.answer, rejected, reading.p, described, model)
+    return GroundedAnswer(
+        text, AnswerKind.NO_ANSWER, [], None, reading.answer, rejected, reading.p, described, model, read_by_model=True
+    )

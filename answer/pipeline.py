@@ -59,9 +59,9 @@ from rqrag.answer.readers import Readers
 from rqrag.answer.results import AnswerSettings, EvidenceSource, PipelineAnswer, Prepared
 from rqrag.answer.source_view import SourceView, could_not_search, read_steps, searching_step, told_back
 from rqrag.answer.source_view import quoted_sentence as quote_of
-from rqrag.answer.without_tree import quoted_answer
+from rqrag.answer.without_tree import quoted_answer, quotes_only
 from rqrag.answer.written_answer import Writing
-from rqrag.inference.decoding.decode_config import DecodeConfig, quotes_only
+from rqrag.inference.decoding.decode_config import DecodeConfig
 from rqrag.inference.decoding.failures import Failure, FailureKind
 from rqrag.inference.decoding.search_first import outside_documents, search_question_first
 from rqrag.inference.decoding.tree import Question, QuestionResult

@@ -95,14 +95,21 @@ class AnsweringPolicy:
         self,
         questions: Sequence[Question],
         source: EvidenceSource,
+        settings: AnswerSettings | None = None,
         *,
         on_event=None,
         run_tree=None,
         **choices,
     ) -> list[PipelineAnswer]:
-        """One answer per question, in order (`AnswerPipeline.answer`), with the settings of `choices` (the
-        keywords of `settings`)."""
-        settings = self.settings(source, **choices)
+        """One answer per question, in order (`AnswerPipeline.answer`): the one way every surface answers. The
+        settings are those of `choices` (the keywords of `settings`), or `settings` already made by this policy for
+        a surface that needs them before it answers (the server's scheduler groups questions by them, a study
+        makes a cell's once for all its batches). `on_event`: the decode's events as they happen; `run_tree`: how
+        the surface runs the tree (the server's scheduler), else the decoder's own."""
+        if settings is None:
+            settings = self.settings(source, **choices)
+        elif choices:
+            raise TypeError(f"settings made already: {sorted(choices)} would be ignored")
         return self.pipeline.answer(questions, source, settings, on_event=on_event, run_tree=run_tree)
 
     def decide(self, prepared: Prepared, result: QuestionResult, language: str | None = None) -> PipelineAnswer:

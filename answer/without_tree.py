@@ -3,6 +3,7 @@ sentence of the question's own search, quoted with its source, or, with a model 
 that states it.
 
     answer = quoted_answer(pipeline, prepared, settings)    # a PipelineAnswer, kind quoted or no_answer
+    quotes_only("auto", "pt")                               # True: the shipped model answers English only
 """
 
 from __future__ import annotations
@@ -12,6 +13,17 @@ from rqrag.answer.messages import AnswerKind, Message, said
 from rqrag.answer.results import AnswerSettings, PipelineAnswer, Prepared
 from rqrag.answer.source_view import quoted_sentence as quote_of
 from rqrag.answer.source_view import told_back
+
+
+# The languages the shipped model was trained to refine and answer in (English trajectories only): with
+# `answerer: auto` a question in any other language is answered by quoting its own search, no model at all.
+MODEL_LANGUAGES = frozenset({"en"})
+
+
+def quotes_only(answerer: str, language: str | None) -> bool:
+    """Whether a question in `language` is answered without the tree (quoted or written from its own search)
+    under `--answerer`."""
+    return answerer == "extractive" or (answerer == "auto" and (language or "en") not in MODEL_LANGUAGES)
 
 
 def quoted_answer(pipeline, p: Prepared, settings: AnswerSettings | None = None) -> PipelineAnswer:

@@ -35,7 +35,8 @@ from typing import Any
 
 from tqdm.auto import tqdm
 
-from rqrag.answer.pipeline import AnswerPipeline, AnswerSettings, EvidenceSource, PipelineAnswer
+from rqrag.answer.pipeline import AnswerSettings, EvidenceSource, PipelineAnswer
+from rqrag.answer.policy import AnsweringPolicy
 from rqrag.inference.decoding.tree import Question, QuestionResult
 from rqrag.resumable import ResumableJsonl
 
@@ -62,9 +63,10 @@ class StudyQuestion:
 
 @dataclass(frozen=True)
 class Answerer:
-    """How one cell answers: the pipeline (its decoder), where evidence comes from, and this cell's settings."""
+    """How one cell answers: the answering policy (its decoder), where evidence comes from, and this cell's settings
+    (made by the policy)."""
 
-    pipeline: AnswerPipeline
+    policy: AnsweringPolicy
     source: EvidenceSource
     settings: AnswerSettings
 
@@ -94,7 +96,7 @@ class Study(ABC):
 
     @abstractmethod
     def answerer(self, cell: StudyCell) -> Answerer:
-        """The pipeline, evidence source and settings `cell` answers with (called on the cell's own thread)."""
+        """The policy, evidence source and settings `cell` answers with (called on the cell's own thread)."""
 
     @abstractmethod
     def records(
@@ -155,7 +157,7 @@ class _StudyRun:
         for start in range(0, len(questions), size):
             batch = questions[start : start + size]
             started = time.perf_counter()
-            answers = answerer.pipeline.answer([q.question for q in batch], answerer.source, answerer.settings)
+            answers = answerer.policy.answer([q.question for q in batch], answerer.source, answerer.settings)
             seconds = (time.perf_counter() - started) / len(batch)
             records = self.study.records(cell, batch, answers, seconds)
             with self.lock:

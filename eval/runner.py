@@ -171,7 +171,7 @@ class BenchmarkStudy(Study):
         system = BENCHMARK_SYSTEMS[cell.cell_id]
         policy = AnsweringPolicy.for_decoder(self.decoder, self.decode)
         source = EvidenceSource(self.decoder.retriever, retriever_name=self.decode.retriever)
-        return Answerer(policy.pipeline, source, answer_settings(system, policy, source, language="en"))
+        return Answerer(policy, source, answer_settings(system, policy, source, language="en"))
 
     def records(self, cell, batch, answers, seconds) -> list[dict]:
         records = []

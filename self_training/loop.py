@@ -258,7 +258,7 @@ class SelfTrainStudy(Study):
         policy = AnsweringPolicy.for_decoder(self.decoder, self.decode)
         source = EvidenceSource(self.decoder.retriever, retriever_name="candidates")
         settings = policy.settings(source, language="en", search_first=False, grounded=False)
-        return Answerer(policy.pipeline, source, settings)
+        return Answerer(policy, source, settings)
 
     def records(self, cell, batch, answers, seconds) -> list[dict]:
         return [self.record(q.item[0], q.item[1], answer.result) for q, answer in zip(batch, answers)]

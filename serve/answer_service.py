@@ -334,7 +334,10 @@ class AnswerService:
             run_tree = functools.partial(self._run_tree, batch, user)
             try:
                 (answer,) = await asyncio.to_thread(
-                    self.pipeline.answer, [question], source, settings, self._dispatch, run_tree
+                    functools.partial(self.policy.answer, on_event=self._dispatch, run_tree=run_tree),
+                    [question],
+                    source,
+                    settings,
                 )
             except (asyncio.CancelledError, concurrent.futures.CancelledError, ServiceError):
                 raise  # a refusal (Busy: too many of this user's questions waiting) is the client's to read

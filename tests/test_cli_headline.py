@@ -4,15 +4,14 @@ from __future__ import annotations
 
 from types import SimpleNamespace
 
-from rqrag.answer import AnswerKind
-from rqrag.cli.commands.ask import headline
+from rqrag.answer import AnswerKind, headline
 
 
 DESESSARD = "He represents Paris and is a member of Europe Écologie–The Greens."
 
 
 def _answer(kind, text, confidence, generated, quote=None, verifier="verifier"):
-    grounded = SimpleNamespace(generated=generated, verifier=verifier, quote_dict=lambda: quote)
+    grounded = SimpleNamespace(generated=generated, verifier=verifier, quote_dict=lambda: quote, read_by_model=False)
     sources = [{"title": "Jean Desessard", "cited": True}]
     return SimpleNamespace(kind=kind, text=text, confidence=confidence, grounded=grounded, sources=sources)
 
@@ -36,3 +35,18 @@ def test_a_stated_answer_comes_first_with_the_sentence_that_states_it():
 def test_the_models_own_knowledge_is_said_to_be_its_own():
     lines = headline(_answer(AnswerKind.UNSOURCED, "Paris — from the model's own knowledge", 0.9, None))
     assert lines[0].startswith("Answer: Paris") and "own knowledge" in lines[1] and "no passage" in lines[1]
+
+
+def test_a_portuguese_answer_is_printed_in_portuguese():
+    answer = _answer(AnswerKind.QUOTED, "O servidor fica na sala 12.", 0.2, "sala 12")
+    answer.language = "pt"
+    lines = headline(answer)
+    assert lines[0].startswith("Nenhuma resposta afirmada") and "baixa demais" in lines[2]
+    answer.kind, answer.text = AnswerKind.GENERATED, "sala 12"
+    assert headline(answer)[0] == "Resposta: sala 12" and "apoiada pelas fontes" in headline(answer)[-1]
+
+
+def test_an_answer_a_reader_model_decided_names_the_model():
+    answer = _answer(AnswerKind.GENERATED, "Paris", 0.7, "Paris", verifier="qwen2.5-0.5b")
+    answer.grounded.read_by_model = True
+    assert headline(answer)[-1].startswith("  (read by qwen2.5-0.5b in the evidence")

@@ -22,8 +22,8 @@ class Killed(Exception):
     """What stops the run in the middle, as a kill would."""
 
 
-class ScriptedPipeline:
-    """The call of `AnswerPipeline` the engine makes (`answer`); `fail(qid)` says how a question fails this time."""
+class ScriptedPolicy:
+    """The call of `AnsweringPolicy` the engine makes (`answer`); `fail(qid)` says how a question fails this time."""
 
     def __init__(self, log: list, fail=lambda qid: None):
         self.log = log
@@ -70,7 +70,7 @@ class ScriptedStudy(Study):
         self.opened += 1
 
     def answerer(self, cell):
-        return Answerer(ScriptedPipeline(self.log, self.fail), None, None)
+        return Answerer(ScriptedPolicy(self.log, self.fail), None, None)
 
     def records(self, cell, batch, answers, seconds):
         return [{"id": self.record_id(cell, q), "answer": a.text, "item": q.item} for q, a in zip(batch, answers)]

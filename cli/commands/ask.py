@@ -22,9 +22,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from rqrag.answer import AnswerKind, DecodeConfig
+from rqrag.answer import AnswerKind, DecodeConfig, cite_source, headline, quoted_without_model, written_lines
 from rqrag.config_loader import log_config, make_parser, parse, save_resolved_config
-from rqrag.retrieval.citations import cite_pages
 
 
 @dataclass
@@ -59,66 +58,9 @@ def _print_trajectory(t, indent: str = "  ") -> None:
             print(f"{indent}     evidence: " + " | ".join(_cite(h) for h in step.evidence))
 
 
-def _cite_source(source: dict) -> str:
-    """A source dict's name (its file for a chunk of the user's documents), with its page span when it has one."""
-    name = source.get("file") or source.get("title") or source.get("docid", "")
-    if "page_start" not in source:
-        return name
-    return f"{name} {cite_pages(range(source['page_start'], source['page_end'] + 1))}"
-
-
 def _cite(hit) -> str:
     """A hit's title, with its page span when it is a chunk of the user's documents (`rqrag docs add`)."""
-    return _cite_source({**hit.extra, "title": hit.title, "file": None})
-
-
-def headline(answer) -> list[str]:
-    """What `rqrag ask` prints first for an answer the model decided: the answer and what it stands on.
-
-    A quoted answer is a passage no model confirmed (the verifier found no answer sure enough to state), so it is
-    printed as the closest passage, never after "Answer:": a person must not read "He represents Paris…" as the
-    answer to "What is the capital of France?"."""
-    cited = next((s for s in answer.sources if s.get("cited")), None)
-    where = f" — {_cite_source(cited)}" if cited else ""
-    chance = "" if answer.confidence is None else f"{answer.confidence:.0%}"
-    best_answer = answer.grounded.generated if answer.grounded else None
-    if answer.kind is AnswerKind.WRITTEN:
-        return written_lines(answer)
-    if answer.kind is AnswerKind.QUOTED:
-        return [
-            "No answer stated: nothing I read confirms one. The passage closest to the question:",
-            f"  “{answer.text}”{where}",
-            f"  (the tree's most likely answer, {best_answer!r}, is right with probability {chance} by the verifier, "
-            "too low to state it)",
-        ]
-    lines = [f"Answer: {answer.text}"]
-    quote = answer.grounded.quote_dict() if answer.grounded else None
-    if quote and quote["text"] != answer.text:  # the sentence that states it, read after the short answer
-        lines.append(f"  “{quote['text']}” — {_cite_source(quote)}")
-    if answer.kind is AnswerKind.GENERATED and answer.grounded and answer.grounded.verifier.startswith("qwen"):
-        lines.append(f"  (read by {answer.grounded.verifier} in the evidence{where}; its probability {chance})")
-    elif answer.kind is AnswerKind.GENERATED:
-        lines.append(
-            f"  (generated; right with probability {chance} by the verifier; supported by the evidence{where})"
-        )
-    elif answer.kind is AnswerKind.UNSOURCED:
-        lines.append(f"  (the reader model's own knowledge, probability {chance}: no passage it read states it)")
-    else:
-        lines.append(f"  (the tree's most likely answer, {best_answer!r}, is right with probability {chance})")
-    return lines
-
-
-def written_lines(answer) -> list[str]:
-    """A written answer as `rqrag ask` prints it: the short answer first, the checked sentences with their [n]
-    marks, then each cited source's sentence, verbatim, with where it is."""
-    lines = [f"Answer: {answer.short_answer}", ""] if answer.short_answer else []
-    body = answer.text.split("\n\n", 1)[-1] if answer.short_answer else answer.text
-    lines.append(body)
-    for number, source in enumerate(answer.sources, 1):
-        if source.get("cited") and source.get("quote"):
-            lines.append(f"  [{number}] “{source['quote']}” — {_cite_source(source)}")
-    lines.append("  (written from the sources; every sentence checked against the passage it cites)")
-    return lines
+    return cite_source({**hit.extra, "title": hit.title, "file": None})
 
 
 def _report(answer, decoder, seconds: float, show_tree: bool) -> None:
@@ -131,10 +73,7 @@ def _report(answer, decoder, seconds: float, show_tree: bool) -> None:
         print(f"\nTime: {seconds:.1f} s total; written, no tree decoded.")
         return
     if result is None:  # answered without the model: quoted from the evidence only
-        print(f"Answer: {answer.text}")
-        cited = next((s for s in answer.sources if s.get("cited")), None)
-        if cited:
-            print(f"  (quoted from the evidence — {_cite_source(cited)}; no model was run)")
+        print("\n".join(quoted_without_model(answer)))
         print(f"\nTime: {seconds:.1f} s total; {answer.kind.value}, no model loaded.")
         return
     best = result.best

@@ -224,7 +224,7 @@ class ExperimentRunner(Study):
         policy = AnsweringPolicy.for_decoder(TreeDecoder(decode, generator, tokenizer, retriever), decode)
         source = EvidenceSource(retriever, retriever_name="documents")
         settings = answer_settings(cell_system(design_cell), policy, source, language=self.config.language)
-        return Answerer(policy.pipeline, source, settings)
+        return Answerer(policy, source, settings)
 
     # ------------------------------------------------------------------------------------------ running
 

@@ -163,13 +163,3 @@ class DecodeConfig(BaselinesConfig, WritingConfig, SelectionConfig, RetrievalCon
             raise ValueError("stop_confidence compares token confidences: it needs chat_logprobs")
         if self.chat_concurrency < 1:
             raise ValueError("chat_concurrency must be at least 1")
-
-
-# The languages the shipped model was trained to refine and answer in (English trajectories only): with
-# `answerer: auto` a question in any other language is answered by quoting its own search, no model at all.
-MODEL_LANGUAGES = frozenset({"en"})
-
-
-def quotes_only(answerer: str, language: str | None) -> bool:
-    """Whether a question in `language` is answered by the extractive path under `--answerer`."""
-    return answerer == "extractive" or (answerer == "auto" and (language or "en") not in MODEL_LANGUAGES)
