@@ -15,7 +15,6 @@ from rqrag.answer.grounding import check_answer
 from rqrag.answer.messages import AnswerKind, Message, said
 from rqrag.answer.pipeline import AnswerPipeline, AnswerSettings, EvidenceSource, PipelineAnswer, Prepared
 from rqrag.answer.policy import AnsweringPolicy, searches_first
-from rqrag.answer.printed import cite_source, headline, quoted_without_model, written_lines
 from rqrag.inference.build import build_decoder, retriever_for
 from rqrag.inference.decoding.decode_config import DecodeConfig
 from rqrag.inference.decoding.failures import Failure, FailureKind
@@ -42,11 +41,7 @@ __all__ = [
     "answerer_for",
     "build_decoder",
     "check_answer",
-    "cite_source",
-    "headline",
-    "quoted_without_model",
     "retriever_for",
     "said",
     "searches_first",
-    "written_lines",
 ]

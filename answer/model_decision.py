@@ -18,7 +18,7 @@ Three outcomes, and no fourth:
   and never tuned.
 
 With a *judge* fitted for the reader model (`judge_for`: `models/reader/<model>/verifier.json`, fitted by
-scripts/fit_model_decision.py on training ids, with questions given another question's evidence as the cases the
+rqrag fit decision on training ids, with questions given another question's evidence as the cases the
 library does not hold), for questions in a language it was fitted on (its report's `languages`), the yes/no check
 above is replaced: a found answer is shown when the judge's calibrated
 p(right) over `READING_FEATURES` reaches its threshold, and that p is the confidence shown with it.

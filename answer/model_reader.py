@@ -86,7 +86,7 @@ VERIFY_TASK = {
     "pt": 'Frases:\n{sentences}\nPergunta: {question}\nEstas frases mostram que a resposta é "{answer}"?',
 }
 # What the decision on a reading is fitted over (`rqrag.answer.model_decision.decision_features`; the fit:
-# scripts/fit_model_decision.py on training ids): how sure the model was of its answer's tokens, whether a sentence it
+# rqrag fit decision on training ids): how sure the model was of its answer's tokens, whether a sentence it
 # cited holds the answer or only one it did not cite, how far down the extractive ranking that sentence was, the
 # model's own yes/no check of the quote, the answer's length, whether the question is a yes/no one, and how much of
 # the question the quote (with its page's title) and the quote's whole passage speak of: a 1.5B model names an answer

@@ -2,7 +2,7 @@
 
 The tree finds the right page far more often than a 135M model says what is on it. The reader reads every passage
 any path read (and the question's own search) for the question, in two learned steps, both fitted on training ids
-by `scripts/fit_reader.py` and saved as `models/reader/reader.json`:
+by `rqrag fit reader` and saved as `models/reader/reader.json`:
 
 1. **sentences** — every quotable sentence (`extractive.ExtractiveAnswerer`'s candidates: no heading, no question,
    nothing that only says the question back) gets a logit from a logistic model over `SENTENCE_FEATURES`
@@ -13,7 +13,7 @@ by `scripts/fit_reader.py` and saved as `models/reader/reader.json`:
 A `Reading` is one span with its p and the quote that states it: the best sentence holding it, whole (never cut below
 the clause that holds the answer), with the sentence before it when that one names what "it" is. The reader never
 writes: its answers are the evidence's own words. Both models are `rqrag.logistic.LogisticScorer`s, as the verifier:
-scoring needs numpy only; the fit (`rqrag.training.logistic_fit`) uses scikit-learn.
+scoring needs numpy only; the fit (`rqrag.fit.logistic`) uses scikit-learn.
 
     reader = Reader.default()
     readings = reader.read(["Who did the 39th Vice President serve under?"], [hits], ["en"])[0]

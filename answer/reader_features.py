@@ -1,7 +1,7 @@
 """What the reader knows of a sentence and of a span, as numbers: the two feature tables its scorers are fitted on.
 
 Both tables are computed from the question and the evidence alone (no tree, no model): the reader reads the same
-way behind the tree, over a user's documents and in the training script (`scripts/fit_reader.py`), so what it
+way behind the tree, over a user's documents and in the training script (`rqrag fit reader`), so what it
 learned on training ids is what it does at run time.
 
 A **sentence** (`SENTENCE_FEATURES`) is judged by how well it answers: its e5 similarity and BM25 against the

@@ -2,7 +2,7 @@
 above which it is shown as `generated`.
 
 A logistic regression over the candidate features of `rqrag.answer.candidates` (standardised), fitted
-by `scripts/fit_verifier.py` on the model's own trees over *training* ids of HotpotQA, 2Wiki and MuSiQue with
+by `rqrag fit verifier` on the model's own trees over *training* ids of HotpotQA, 2Wiki and MuSiQue with
 their gold answers, and saved beside the model as `verifier/verifier.json`:
 
     {"features": [...], "mean": [...], "scale": [...], "coef": [...], "intercept": b,

@@ -65,6 +65,10 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
         "rqrag.cli.commands.users",
         "the people who may use a server, each with their own API key (`rqrag users add NAME --file users.json`)",
     ),
+    "fit": (
+        "rqrag.cli.commands.fit",
+        "fit a learned part from its recipe: verifier, reader, decision, memory-floor (`rqrag fit --help`)",
+    ),
     "model": (
         "rqrag.cli.commands.model",
         "materialise the default model and print its folder (`rqrag model materialize`)",

@@ -26,7 +26,7 @@ from rqrag.answer.pipeline import AnswerPipeline, Prepared
 from rqrag.answer.policy import AnsweringPolicy
 from rqrag.answer_text import answer_f1
 from rqrag.eval.metrics import holds_gold
-from rqrag.eval.verifier_fit import calibration, golds, question_search
+from rqrag.eval.saved_trees import calibration, golds, question_search
 from rqrag.inference.decoding.decode_config import DecodeConfig
 from rqrag.inference.decoding.tree import Question, QuestionResult
 

@@ -33,7 +33,7 @@ class EvalConfig:
         default="eval",
         metadata={
             "help": "eval: held-out ids only (never trained on); train: training ids only (trees to fit the "
-            "answer verifier on: scripts/fit_verifier.py); all: every question of data_file"
+            "answer verifier on: rqrag fit verifier); all: every question of data_file"
         },
     )
     limit: int | None = field(default=None, metadata={"help": "first N questions of the split (file order)"})

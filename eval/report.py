@@ -86,7 +86,7 @@ def shown_summary(rows: Sequence[dict]) -> dict | None:
 
     from rqrag.answer.candidates import is_correct
     from rqrag.eval.metrics import holds_gold
-    from rqrag.eval.verifier_fit import calibration
+    from rqrag.eval.saved_trees import calibration
 
     decided = [r for r in rows if r.get("grounded")]
     if not decided:

@@ -3,7 +3,7 @@
 The tree's verifier (`rqrag.answer.verifier`), the model reader's judge (the same file format) and the reader's
 sentence and span models (`rqrag.answer.reader`) are all this shape: a row of named features is standardised with
 the training mean and scale, weighted, and the logit turned into a probability. They are fitted by
-`rqrag.training.logistic_fit.fit_logistic`; scoring needs numpy only, so nothing at run time imports scikit-learn.
+`rqrag.fit.logistic.fit_logistic`; scoring needs numpy only, so nothing at run time imports scikit-learn.
 
     scorer = LogisticScorer.from_dict(data, known=FEATURES, what="verifier")
     scorer.probability({"votes": 3.0, "log_p": -0.4})        # one row

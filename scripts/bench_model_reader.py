@@ -26,7 +26,7 @@ def replay(records: list[dict], reader_spec: str, out: Path, judge: bool = True)
     from rqrag.answer.model_decision import decide_by_model, judge_for
     from rqrag.answer.model_reader import ModelReader
     from rqrag.answer_text import answer_f1
-    from rqrag.eval.model_decision_fit import pooled_hits
+    from rqrag.fit.decision_fit import pooled_hits
 
     model, _, sentences = reader_spec.partition(":")
     reader = ModelReader(model, int(sentences or 12))

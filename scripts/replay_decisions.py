@@ -48,7 +48,7 @@ def today_scores(records: list[dict], commit: str) -> list[float]:
     relevant-sentence narrowing off)."""
     from rqrag.answer.extractive import ExtractiveAnswerer
     from rqrag.answer_text import answer_f1
-    from rqrag.eval.verifier_fit import golds
+    from rqrag.eval.saved_trees import golds
     from rqrag.inference.decoding.tree import QuestionResult
 
     ground = today_rule(commit)
@@ -92,7 +92,7 @@ def main(argv: list[str] | None = None) -> int:
     for predictions in sorted(p for run in args.runs for p in Path(run).rglob("predictions.jsonl")):
         task = predictions.parent.parent.name
         records = list(read_records(predictions))
-        from rqrag.eval.reader_fit import own_searches
+        from rqrag.fit.reader_fit import own_searches
 
         searched = {} if args.no_reader else own_searches([(task, r) for r in records], 3)
         rows = replay(records, pipeline, min_confidence=args.min_confidence, searched=searched)

@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
 # The trees the answer verifier learns from and is judged on, for one model: its tree on the *training* ids of
-# HotpotQA, 2Wiki and MuSiQue (to fit on: scripts/fit_verifier.py), and on the held-out eval ids (HotpotQA-200,
+# HotpotQA, 2Wiki and MuSiQue (to fit on: rqrag fit verifier), and on the held-out eval ids (HotpotQA-200,
 # 2Wiki-100, MuSiQue-100: to report on), with the shipped decode settings (decompose, depth 2, greedy queries,
 # BM25 over each question's candidates, 3 per search). Training ids need the full benchmark files
 # (`rqrag data fetch all`, or RQRAG_BENCHMARKS_DIR pointing at a copy). Resumes; every record keeps the whole tree,
 # so a new decision rule is replayed on these files without decoding again (scripts/replay_decisions.py).
 #   bash scripts/verifier_trees.sh rqrag-smollm2-135m-selftrain runs/verifier/selftrain
-#   python scripts/fit_verifier.py runs/verifier/selftrain --out models/rqrag-smollm2-135m-selftrain/verifier
+#   rqrag fit verifier runs/verifier/selftrain --out models/rqrag-smollm2-135m-selftrain/verifier
 set -euo pipefail
 cd "$(dirname "$0")/.."
 MODEL=${1:?model: a name or a training output folder}

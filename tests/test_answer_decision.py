@@ -16,14 +16,8 @@ from rqrag.answer.extractive import ExtractiveAnswerer, Weights
 from rqrag.answer.grounding import decide
 from rqrag.answer.messages import AnswerKind
 from rqrag.answer.verifier import Verifier
-from rqrag.eval.verifier_fit import (
-    CandidateTable,
-    calibration,
-    choose_threshold,
-    fit_verifier,
-    precision_coverage,
-    refuse_eval_ids,
-)
+from rqrag.eval.saved_trees import calibration, refuse_eval_ids
+from rqrag.fit.verifier_fit import CandidateTable, choose_threshold, fit_verifier, precision_coverage
 from rqrag.inference.decoding.tree import FinishedTrajectory, QuestionResult
 from rqrag.retrieval.base import Hit
 from rqrag.trajectory import Action, Step, Trajectory

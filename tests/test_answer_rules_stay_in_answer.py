@@ -12,7 +12,18 @@ import pytest
 
 
 ROOT = Path(__file__).resolve().parents[1]
-OUTSIDE = ("rqrag", "data_construction", "training", "inference", "serve", "review", "eval", "self_training", "cli")
+OUTSIDE = (
+    "rqrag",
+    "data_construction",
+    "training",
+    "inference",
+    "serve",
+    "review",
+    "eval",
+    "self_training",
+    "fit",
+    "cli",
+)
 ANSWERS = {"PipelineAnswer", "GroundedAnswer"}
 WORDING = {"said", "MESSAGES", "Message"}
 RULES = {"quotes_only", "MODEL_LANGUAGES"}

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from types import SimpleNamespace
 
-from rqrag.answer import AnswerKind, headline
+from rqrag.answer import AnswerKind
+from rqrag.answer.printed import headline
 
 
 DESESSARD = "He represents Paris and is a member of Europe Écologie–The Greens."

@@ -12,7 +12,18 @@ from pathlib import Path
 
 
 ROOT = Path(__file__).resolve().parents[1]
-STAGES = ("data_construction", "training", "inference", "answer", "serve", "review", "eval", "self_training", "cli")
+STAGES = (
+    "data_construction",
+    "training",
+    "inference",
+    "answer",
+    "serve",
+    "review",
+    "eval",
+    "self_training",
+    "fit",
+    "cli",
+)
 FOLDERS = ("rqrag", *STAGES, "scripts", "tests")
 OTHER_TOP = ("docs", "configs", "data", "models", ".ci")
 PATH = re.compile(r"`((?:[A-Za-z_.]+/)+[A-Za-z0-9_]+\.py)")

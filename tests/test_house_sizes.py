@@ -10,7 +10,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGE_FOLDERS = [
-    "rqrag", "data_construction", "training", "inference", "answer", "review", "serve", "eval", "self_training", "cli",
+    "rqrag", "data_construction", "training", "inference", "answer", "review", "serve", "eval", "self_training", "fit", "cli",
 ]  # fmt: skip
 OTHER_FOLDERS = ["scripts", "tests", "configs", "docs"]  # read by people too, so held to the same limits
 MAX_FILE_LINES = 400

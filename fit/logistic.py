@@ -1,9 +1,9 @@
 """Fitting the one logistic scorer (`rqrag.logistic.LogisticScorer`): standardise, then scikit-learn's L2 logistic
 regression. Every learned decider of the answer step is fitted here:
 
-* the tree's verifier — `rqrag.eval.verifier_fit` (`cross_fit`, `fit_verifier`, called by scripts/fit_verifier.py);
-* the model reader's judge — `rqrag.eval.model_decision_fit.fit_judge`, through `fit_verifier`;
-* the reader's sentence and span models — `rqrag.eval.reader_fit.fit_scorer` (scripts/fit_reader.py).
+* the tree's verifier — `rqrag.fit.verifier_fit` (`cross_fit`, `fit_verifier`, called by rqrag fit verifier);
+* the model reader's judge — `rqrag.fit.decision_fit.fit_judge`, through `fit_verifier`;
+* the reader's sentence and span models — `rqrag.fit.reader_fit.fit_scorer` (rqrag fit reader).
 
 It sits in the training stage, below the answer step and eval, so it knows nothing of candidates or readers: a
 matrix, its labels and its column names in, a scorer out. scikit-learn is imported only when fitting.

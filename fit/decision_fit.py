@@ -9,7 +9,7 @@ The reader model (`rqrag.answer.model_reader`) reads the pooled evidence of each
   training data only; the held-out outside-the-library set (tests/data/library_edges) is never seen here.
 
 Each reading whose answer a sentence holds (`model_decision.stating`) becomes a row of `READING_FEATURES` with its
-label; `rqrag.eval.verifier_fit.fit_verifier` then fits the same logistic form as the tree's verifier, with
+label; `rqrag.fit.verifier_fit.fit_verifier` then fits the same logistic form as the tree's verifier, with
 out-of-fold p for the threshold (the precision target) and the calibration. Readings are cached one JSON line each
 (resumable: a rerun reads only what is missing).
 
@@ -29,7 +29,8 @@ from tqdm import tqdm
 
 from rqrag.answer.candidates import is_correct
 from rqrag.answer.model_reader import READING_FEATURES
-from rqrag.eval.verifier_fit import CandidateTable, cross_fit, fit_verifier, golds, refuse_eval_ids
+from rqrag.eval.saved_trees import golds, refuse_eval_ids
+from rqrag.fit.verifier_fit import CandidateTable, cross_fit, fit_verifier
 from rqrag.retrieval.base import Hit
 
 

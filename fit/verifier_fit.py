@@ -8,7 +8,7 @@ each tree is decided again here by the same code the answer pipeline runs (`deci
    A record whose question is an *eval* id of its benchmark is refused: the verifier never sees held-out questions.
 2. `cross_fit` — out-of-fold p for every candidate (5 folds grouped by question, stratified by benchmark), so
    every training question is also a held-back one; the final model is then fitted on all of them.
-   Every fit is `rqrag.training.logistic_fit.fit_logistic` (the one recipe of the verifier, judge and reader).
+   Every fit is `rqrag.fit.logistic.fit_logistic` (the one recipe of the verifier, judge and reader).
 3. `choose_threshold` — the lowest p at which the shown (top) candidates of held-back questions reach the
    precision target (80 %); `calibration` — expected calibration error and the reliability bins.
 
@@ -18,8 +18,9 @@ each tree is decided again here by the same code the answer pipeline runs (`deci
 
 from __future__ import annotations
 
+import gzip
 import json
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -28,10 +29,9 @@ from tqdm import tqdm
 
 from rqrag.answer.candidates import FEATURES, is_correct
 from rqrag.answer.verifier import Verifier
-from rqrag.benchmarks.splits import load_split
+from rqrag.eval.saved_trees import calibration, golds, question_search, refuse_eval_ids
+from rqrag.fit.logistic import fit_logistic
 from rqrag.inference.decoding.tree import QuestionResult
-from rqrag.records import read_records
-from rqrag.training.logistic_fit import fit_logistic
 
 
 PRECISION_TARGET = 0.8
@@ -57,37 +57,27 @@ class CandidateTable:
     def y(self) -> np.ndarray:
         return np.asarray(self.labels, dtype=int)
 
+    def save(self, path: Path) -> Path:
+        """The table as gzipped JSON lines (a header with the feature names, then a row per candidate): the data a
+        fit read, kept beside what it wrote so that `rqrag fit verifier --table` refits it exactly."""
+        with gzip.open(path, "wt", encoding="utf-8") as f:
+            f.write(json.dumps({"features": list(self.features)}) + "\n")
+            for row in zip(self.qids, self.tasks, self.rows, self.labels, self.texts):
+                f.write(json.dumps(dict(zip(("qid", "task", "x", "y", "text"), row)), ensure_ascii=False) + "\n")
+        return path
 
-def load_trees(folders: Iterable[str | Path]) -> list[tuple[str, dict]]:
-    """(benchmark, record) for every `predictions.jsonl` under `folders` (a folder per benchmark run)."""
-    out = []
-    for folder in folders:
-        for path in sorted(Path(folder).rglob("predictions.jsonl")):
-            for record in read_records(path):
-                task = record["id"].split(":", 1)[0]
-                out.append((task, record))
-    return out
-
-
-def refuse_eval_ids(trees: Sequence[tuple[str, dict]]) -> None:
-    """Raises if any record's question is a held-out (eval) id of its benchmark."""
-    for task, record in trees:
-        split = load_split(task)
-        source_id = record["id"].split(":", 1)[1]
-        if split is not None and source_id in split.eval:
-            raise ValueError(f"{record['id']} is an eval id of {task}: the verifier is fitted on training ids only")
-
-
-def golds(record: dict) -> list[str]:
-    gold = record.get("gold", {})
-    return list(gold.get("answers") or gold.get("aliases") or ([gold["answer"]] if "answer" in gold else []))
-
-
-def question_search(record: dict) -> list:
-    """The question's own search, as recorded (`question_search`), or [] for records made before it was kept."""
-    from rqrag.retrieval.base import Hit
-
-    return [Hit.from_dict(h) for h in record.get("question_search", [])]
+    @classmethod
+    def load(cls, path: Path) -> CandidateTable:
+        with gzip.open(path, "rt", encoding="utf-8") as f:
+            header, *rows = [json.loads(line) for line in f]
+        return cls(
+            [r["qid"] for r in rows],
+            [r["task"] for r in rows],
+            [r["x"] for r in rows],
+            [r["y"] for r in rows],
+            [r["text"] for r in rows],
+            tuple(header["features"]),
+        )
 
 
 def candidate_table(
@@ -178,21 +168,6 @@ def choose_threshold(p: np.ndarray, y: np.ndarray, target: float = PRECISION_TAR
             break
         chosen = point["threshold"]
     return chosen
-
-
-def calibration(p: np.ndarray, y: np.ndarray, bins: int = 10) -> dict:
-    """Expected calibration error over equal-width bins, and each bin's mean p, accuracy and count."""
-    edges = np.linspace(0, 1, bins + 1)
-    rows, ece = [], 0.0
-    for low, high in zip(edges[:-1], edges[1:]):
-        inside = (p >= low) & ((p < high) if high < 1 else (p <= high))
-        if inside.any():
-            mean_p, accuracy = float(p[inside].mean()), float(y[inside].mean())
-            ece += inside.sum() / len(p) * abs(mean_p - accuracy)
-            rows.append(
-                {"low": float(low), "high": float(high), "p": mean_p, "accuracy": accuracy, "n": int(inside.sum())}
-            )
-    return {"ece": float(ece), "bins": rows}
 
 
 def fit_verifier(

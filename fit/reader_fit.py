@@ -12,7 +12,7 @@ Eval ids are refused, as for the verifier. `cross_read` gives out-of-fold figure
 folds): how often the top sentence, and the top span, hold the answer when the evidence does.
 
     items = tree_items(load_trees(["runs/trees/train"]))       # (question, hits, golds) per training question
-    report, model = fit_reader(items)                          # ReaderModel, saved by scripts/fit_reader.py
+    report, model = fit_reader(items)                          # ReaderModel, saved by rqrag fit reader
 """
 
 from __future__ import annotations
@@ -29,12 +29,12 @@ from rqrag.answer.grounding import all_hits
 from rqrag.answer.reader import Reader, ReaderModel, ReadQuestion
 from rqrag.answer.reader_features import SENTENCE_FEATURES, SPAN_FEATURES
 from rqrag.answer_text import answer_f1, normalize_answer
-from rqrag.eval.verifier_fit import golds, question_search, refuse_eval_ids
+from rqrag.eval.saved_trees import golds, question_search, refuse_eval_ids
+from rqrag.fit.logistic import fit_logistic
 from rqrag.inference.decoding.tree import QuestionResult
 from rqrag.logistic import LogisticScorer
 from rqrag.retrieval.base import Hit
 from rqrag.text_quality import fold, words
-from rqrag.training.logistic_fit import fit_logistic
 
 
 logger = logging.getLogger(__name__)

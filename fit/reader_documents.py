@@ -14,7 +14,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from rqrag.eval.golden import load_questions
-from rqrag.eval.reader_fit import ReadItem
+from rqrag.fit.reader_fit import ReadItem
 
 
 ROOT = Path(__file__).resolve().parents[1]
