@@ -20,13 +20,11 @@ from pathlib import Path
 import yaml
 
 from rqrag.config_loader import RESOLVED_CONFIG_NAME, former_names
-from rqrag.inference.decoding.decode_config_concerns import (
-    BackendConfig,
-    BaselinesConfig,
-    RetrievalConfig,
-    SelectionConfig,
-    TreeConfig,
-)
+from rqrag.inference.decoding.backend_config import BackendConfig
+from rqrag.inference.decoding.baselines_config import BaselinesConfig
+from rqrag.inference.decoding.retrieval_config import RetrievalConfig
+from rqrag.inference.decoding.selection_config import SelectionConfig
+from rqrag.inference.decoding.tree_config import TreeConfig
 from rqrag.trajectory import Action
 from rqrag.writing_config import WritingConfig
 
@@ -110,7 +108,7 @@ def _recorded_evidence_max_words(path: str, _mtime_ns: int) -> int | None:
 @_accepts_former_names
 @dataclass
 class DecodeConfig(BaselinesConfig, WritingConfig, SelectionConfig, RetrievalConfig, TreeConfig, BackendConfig):
-    """Every knob of the tree decoder; each concern's fields are declared in decode_config_concerns.py."""
+    """Every knob of the tree decoder; each concern's fields are declared in its own module (backend_config.py, tree_config.py, retrieval_config.py, selection_config.py, baselines_config.py)."""
 
     def __post_init__(self):
         WritingConfig.__post_init__(self)
