@@ -10,9 +10,10 @@ every message has exactly those. A language outside them reads English.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from enum import Enum
 
-from rqrag.languages import ANSWER_LANGUAGES
+from rqrag.languages import ANSWER_LANGUAGES, question_language
 
 
 class AnswerKind(str, Enum):
@@ -148,3 +149,15 @@ def said(message: Message, language: str | None, **fields: str) -> str:
     """`message` in `language` (English for a language without wording), its `{fields}` filled in."""
     table = MESSAGES[message]
     return table.get(language if language in ANSWER_LANGUAGES else "en", table["en"]).format(**fields)
+
+
+def answer_language(
+    question: str, requested: str | None = None, library: str | None = None, earlier: Sequence[str] = ()
+) -> str:
+    """The language of an answer, and of any reply (the one rule, on every surface): the one the request asks for,
+    else the library's, else the question's own, else that of the conversation's earlier messages (a reply to "Moro
+    em Lisboa." after Portuguese turns), else English."""
+    if requested or library or not earlier:
+        return question_language(question, given=requested or library)
+    own = question_language(question, default="")
+    return own or question_language(" ".join(earlier))

@@ -53,11 +53,18 @@ from rqrag.answer.grounding import (
     pooled_evidence,
     trajectory_hits,
 )
-from rqrag.answer.messages import AnswerKind, Message, said
+from rqrag.answer.messages import AnswerKind, Message, answer_language, said
 from rqrag.answer.on_topic import TopicCheck
 from rqrag.answer.readers import Readers
 from rqrag.answer.results import AnswerSettings, EvidenceSource, PipelineAnswer, Prepared
-from rqrag.answer.source_view import SourceView, could_not_search, read_steps, searching_step, told_back
+from rqrag.answer.source_view import (
+    SOURCE_CHARS,
+    SourceView,
+    could_not_search,
+    read_steps,
+    searching_step,
+    told_back,
+)
 from rqrag.answer.source_view import quoted_sentence as quote_of
 from rqrag.answer.without_tree import quoted_answer, quotes_only
 from rqrag.answer.written_answer import Writing
@@ -65,7 +72,6 @@ from rqrag.inference.decoding.decode_config import DecodeConfig
 from rqrag.inference.decoding.failures import Failure, FailureKind
 from rqrag.inference.decoding.search_first import outside_documents, search_question_first
 from rqrag.inference.decoding.tree import Question, QuestionResult
-from rqrag.languages import question_language
 from rqrag.retrieval.base import Hit, RetrieverError
 
 
@@ -80,7 +86,7 @@ class AnswerPipeline:
         self,
         decoder=None,
         quoter: Callable[..., object | None] | None = None,
-        max_source_chars: int = 600,
+        max_source_chars: int | None = None,
         verifier=None,
         reader=None,
         *,
@@ -96,8 +102,8 @@ class AnswerPipeline:
         self._build_decoder = build_decoder
         self._model = model if model is not None else getattr(getattr(decoder, "config", None), "model", None)
         self.quoter: Quoter = ExtractiveQuoter() if quoter is None else QuoteFunction(quoter)
-        self.max_source_chars = max_source_chars
-        self.shown = SourceView(max_source_chars)
+        self.max_source_chars = SOURCE_CHARS if max_source_chars is None else max_source_chars
+        self.shown = SourceView(self.max_source_chars)
         self.readers = Readers(self.quoter, self._model, verifier, reader)
         self.on_topic = TopicCheck()
         self.writing = Writing(self.readers.rank_sentences, self.shown)
@@ -187,7 +193,8 @@ class AnswerPipeline:
         library_language = getattr(getattr(source.library, "settings", None), "language", None) or None
         prepared: list[Prepared] = []
         for q in questions:
-            language = question_language(q.text, given=settings.language or library_language)
+            earlier = [m.get("content") or "" for m in q.messages[:-1] if m.get("role") == "user"]
+            language = answer_language(q.text, settings.language, library_language, earlier)
             p = Prepared(dataclasses.replace(q, language=language), language)
             try:
                 if source.library and source.not_found and outside_documents(source.library, q.text):

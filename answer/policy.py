@@ -29,7 +29,7 @@ import datetime as dt
 import uuid
 from collections.abc import Sequence
 
-from rqrag.answer.messages import AnswerKind, Message, said
+from rqrag.answer.messages import AnswerKind, Message, answer_language, said
 from rqrag.answer.pipeline import AnswerPipeline
 from rqrag.answer.results import AnswerSettings, EvidenceSource, PipelineAnswer, Prepared
 from rqrag.inference.decoding.decode_config import DecodeConfig
@@ -122,9 +122,14 @@ class AnsweringPolicy:
         return answer
 
     @staticmethod
-    def acknowledge(question: str, memory: dict, language: str) -> PipelineAnswer:
+    def acknowledge(
+        question: str, memory: dict, language: str | None = None, earlier: Sequence[str] = ()
+    ) -> PipelineAnswer:
         """The reply to a message that only told something (`kind: remembered`): noted (or not, if storing
-        failed), and the day it was understood to have happened when that is not the day it was told."""
+        failed), and the day it was understood to have happened when that is not the day it was told. In the
+        language every answer is in (`answer_language`: the request's, else the message's own, else that of the
+        conversation's `earlier` messages)."""
+        language = answer_language(question, language, earlier=earlier)
         if not memory.get("stored"):
             text = said(Message.NOT_KEPT, language)
             return PipelineAnswer(uuid.uuid4().hex, question, text, AnswerKind.REMEMBERED, language, strategy="")

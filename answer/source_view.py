@@ -27,9 +27,14 @@ SOURCE_LOCATION = ("doc_id", "file", "page_start", "page_end", "origin", "memory
 SOURCE_LOCATION += ("period_of_day", "conversation_id", "happened_first", "happened_last", "told_at")
 
 
+# How much of a passage every surface shows (the CLI, the API, the server, eval records): enough for the quoted
+# sentence and its neighbours, the cut kept around the quote (`_around`).
+SOURCE_CHARS = 600
+
+
 @dataclass(frozen=True)
 class SourceView:
-    max_source_chars: int = 600
+    max_source_chars: int = SOURCE_CHARS
 
     def source(self, hit: Hit, quote: str | None = None) -> dict:
         """A passage as shown. With `quote` (the sentence an answer quotes from it), the cut keeps the quote in

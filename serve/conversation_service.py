@@ -235,10 +235,12 @@ class ConversationService:
         return await self._keep(turn, decision)
 
     def _language(self, turn: Turn) -> str:
-        from rqrag.languages import ANSWER_LANGUAGES, question_language
+        """The turn's language by the answer step's one rule (the request's, else the message's own, else the
+        conversation's earlier messages'): its reply, the memory's reading of dates."""
+        from rqrag.answer import answer_language
 
-        # the chat page's users write Portuguese: a question too short to tell is taken as theirs
-        return question_language(turn.question, given=turn.options.language, default="pt", among=ANSWER_LANGUAGES)
+        earlier = [m.get("content") or "" for m in turn.messages[:-1] if m.get("role") == "user"]
+        return answer_language(turn.question, turn.options.language, earlier=earlier)
 
     async def _decide(self, turn: Turn, answer_text: str):
         """The judge's (or the rule's) decision on the exchange; None when deciding failed."""

@@ -110,7 +110,10 @@ class RequestLimitsConfig:
         default_factory=lambda: ["corpus", "web"],
         metadata={"help": "retriever kinds requests may choose (the first is the default)"},
     )
-    max_source_chars: int = field(default=1000, metadata={"help": "evidence text returned per source"})
+    max_source_chars: int | None = field(
+        default=None,
+        metadata={"help": "evidence text returned per source (default: every surface's cut, 600 characters)"},
+    )
 
 
 @concern(

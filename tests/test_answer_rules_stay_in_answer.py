@@ -6,6 +6,8 @@ one (`said(...)`, the message table) and none holds an answer's rule (`quotes_on
 from __future__ import annotations
 
 import ast
+import datetime as dt
+import time
 from pathlib import Path
 
 import pytest
@@ -93,3 +95,32 @@ def test_each_breach_is_seen(source):
 def test_what_surfaces_may_do_is_not_a_breach():
     allowed = "answers = self.policy.answer(q, source, settings)\nshown = answer.text if answer.kind.states_an_answer else ''"
     assert breaches(ast.parse(allowed)) == []
+
+
+def test_the_server_cuts_a_source_where_every_other_surface_does():
+    """The served answer's sources were cut at 1,000 characters and every other surface's at 600: one cut now, the
+    answer step's, unless a server is told otherwise (`--max_source_chars`)."""
+    from rqrag.answer.pipeline import AnswerPipeline
+    from rqrag.answer.source_view import SOURCE_CHARS, SourceView
+    from rqrag.serve.serve_config import ServeConfig
+
+    served = AnswerPipeline(None, max_source_chars=ServeConfig().max_source_chars)
+    assert served.max_source_chars == AnswerPipeline(None).max_source_chars == SourceView().max_source_chars
+    assert served.shown.max_source_chars == SOURCE_CHARS
+    assert AnswerPipeline(None, max_source_chars=1000).shown.max_source_chars == 1000
+
+
+def test_one_language_rule_for_answers_and_replies():
+    """The server answered a message too short to tell in Portuguese and the pipeline in English; one rule now: the
+    request's language, else the library's, else the message's own, else the conversation's earlier messages'."""
+    from rqrag.answer import AnsweringPolicy, answer_language
+
+    assert answer_language("Moro em Lisboa.") == "en"  # nothing to tell by: English, as every surface
+    assert answer_language("Moro em Lisboa.", earlier=["Meu cachorro se chama Bolinha e gosta de passear."]) == "pt"
+    assert answer_language("Moro em Lisboa.", requested="pt") == "pt"
+    assert answer_language("Where is the server?", library="pt") == "pt"
+    told = time.time()
+    day = dt.date.fromtimestamp(told).isoformat()  # it happened the day it was told: no date said
+    noted = {"stored": True, "told_at": told, "happened_first": day, "happened_last": day}
+    reply = AnsweringPolicy.acknowledge("Moro em Lisboa.", noted, earlier=["Ontem à noite eu jantei com a Marta."])
+    assert reply.text == "Anotado, vou me lembrar disso." and reply.language == "pt"
