@@ -4,7 +4,7 @@ what it says.
 A small local model picks the right page and then writes something else — the question said back, a section
 heading, the bridge entity instead of its attribute ("Shirley Temple" for "which government position did she
 hold"). So the tree's answers are first grouped into candidates with pooled evidence
-(`rqrag.answer.candidates`), a learned verifier gives each a calibrated p(correct)
+(`rqrag.answer.candidate_answers`), a learned verifier gives each a calibrated p(correct)
 (`rqrag.answer.verifier`), and `decide` shows:
 
 1. **generated** — the candidate with the highest p, when p reaches the verifier's threshold (chosen for >= 80 %
@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 from typing import Protocol
 
 from rqrag.answer.answer_check import MIN_SUPPORT, Verdict, check_answer  # noqa: F401  (re-exported)
-from rqrag.answer.candidates import gather, trajectory_hits
+from rqrag.answer.candidate_answers import gather, trajectory_hits
 from rqrag.answer.extractive import Quote, answerer_for, lexical_answerer_for
 from rqrag.answer.messages import AnswerKind, Message, said
 from rqrag.answer.sentence_cues import share_held

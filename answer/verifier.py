@@ -1,7 +1,7 @@
 """The answer verifier: a calibrated probability that a candidate answer of the tree is right, and the threshold
 above which it is shown as `generated`.
 
-A logistic regression over the candidate features of `rqrag.answer.candidates` (standardised), fitted
+A logistic regression over the candidate features of `rqrag.answer.candidate_answers` (standardised), fitted
 by `rqrag fit verifier` on the model's own trees over *training* ids of HotpotQA, 2Wiki and MuSiQue with
 their gold answers, and saved beside the model as `verifier/verifier.json`:
 
@@ -25,7 +25,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from rqrag.answer.candidates import FEATURES, AnswerCandidate
+from rqrag.answer.candidate_answers import FEATURES, AnswerCandidate
 from rqrag.answer.model_reader import READING_FEATURES
 from rqrag.logistic import LogisticScorer, require_known
 

@@ -5,7 +5,7 @@ Examples go through in chunks; within a chunk every LLM call runs concurrently (
 semaphore), every search of the chunk is one batched retrieval call, and the finished records are appended
 in input order. Kept records go to `data.jsonl`, final drops to `dropped.jsonl` (see `output.py` for why a
 killed run resumes without loss or duplicates); examples whose endpoint was unreachable are left for the
-next run. `report.py` summarises both files at the end.
+next run. `run_report.py` summarises both files at the end.
 """
 
 from __future__ import annotations
@@ -31,7 +31,7 @@ from rqrag.llm_client import ChatClient, LLMUnavailable
 from rqrag.records import ReadStats, read_records
 from rqrag.resumable import ResumableJsonl
 from rqrag.retrieval.base import Hit, Retriever, RetrieverUnavailable
-from rqrag.retrieval.candidates import candidate_docid
+from rqrag.retrieval.candidate_paragraphs import candidate_docid
 from rqrag.trajectory import Action, Step, Trajectory
 from rqrag.trajectory_render import chat_frame, format_evidence, render_assistant
 

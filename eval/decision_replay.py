@@ -20,7 +20,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from rqrag.answer.candidates import is_correct
+from rqrag.answer.candidate_answers import is_correct
 from rqrag.answer.messages import AnswerKind
 from rqrag.answer.pipeline import AnswerPipeline, Prepared
 from rqrag.answer.policy import AnsweringPolicy

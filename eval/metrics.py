@@ -109,7 +109,7 @@ def ci95_half_width(values: Sequence[float]) -> float | None:
 def holds_gold(text: str, golds: Sequence[str], question: str = "") -> bool:
     """Whether a person reading `text` reads a gold answer: it is right (`answer_candidates.is_correct`: token F1
     >= 0.5, the gold inside it, the right option of a comparison), or it holds a gold answer whole."""
-    from rqrag.answer.candidates import is_correct
+    from rqrag.answer.candidate_answers import is_correct
     from rqrag.answer_text import normalize_answer
 
     if not text:

@@ -28,9 +28,9 @@ from rqrag.answer.pipeline import EvidenceSource
 from rqrag.answer.policy import AnsweringPolicy
 from rqrag.config_loader import ConfigError, save_resolved_config
 from rqrag.eval import metrics
+from rqrag.eval.benchmark_report import summarize_task, write_reports
 from rqrag.eval.engine import Answerer, Study, StudyCell, StudyQuestion, run_study
 from rqrag.eval.eval_config import EvalConfig
-from rqrag.eval.report import summarize_task, write_reports
 from rqrag.eval.systems import BENCHMARK_SYSTEMS, answer_settings
 from rqrag.eval.tasks import EvalExample, Task, get_task
 from rqrag.inference.decoding.decode_config import DecodeConfig

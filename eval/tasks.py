@@ -31,7 +31,7 @@ from rqrag.benchmarks.sources import SourceExample, parse_records
 from rqrag.benchmarks.splits import load_split
 from rqrag.eval import metrics
 from rqrag.records import ReadStats, read_records
-from rqrag.retrieval.candidates import candidate_docid
+from rqrag.retrieval.candidate_paragraphs import candidate_docid
 
 
 @dataclass(frozen=True)

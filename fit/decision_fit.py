@@ -27,7 +27,7 @@ from pathlib import Path
 import numpy as np
 from tqdm import tqdm
 
-from rqrag.answer.candidates import is_correct
+from rqrag.answer.candidate_answers import is_correct
 from rqrag.answer.model_reader import READING_FEATURES
 from rqrag.eval.saved_trees import golds, refuse_eval_ids
 from rqrag.fit.verifier_fit import CandidateTable, cross_fit, fit_verifier

@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 import numpy as np
 from tqdm.auto import tqdm
 
-from rqrag.answer.candidates import is_correct
+from rqrag.answer.candidate_answers import is_correct
 from rqrag.answer.grounding import all_hits
 from rqrag.answer.reader import Reader, ReaderModel, ReadQuestion
 from rqrag.answer.reader_features import SENTENCE_FEATURES, SPAN_FEATURES

@@ -18,7 +18,7 @@ import json
 import logging
 from pathlib import Path
 
-from rqrag.answer.candidates import FEATURES
+from rqrag.answer.candidate_answers import FEATURES
 from rqrag.config_loader import save_resolved_config
 from rqrag.eval.saved_trees import load_trees
 from rqrag.fit.verifier_fit import PRECISION_TARGET, CandidateTable, candidate_table, fit_verifier, save_report

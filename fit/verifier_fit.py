@@ -27,7 +27,7 @@ from pathlib import Path
 import numpy as np
 from tqdm import tqdm
 
-from rqrag.answer.candidates import FEATURES, is_correct
+from rqrag.answer.candidate_answers import FEATURES, is_correct
 from rqrag.answer.verifier import Verifier
 from rqrag.eval.saved_trees import calibration, golds, question_search, refuse_eval_ids
 from rqrag.fit.logistic import fit_logistic

@@ -2,5 +2,5 @@
 
 `review_config.py` (its settings), `sources.py` (the library or index searched, and its language), `reviewer.py`
 (chunks grouped by document, the model's prompt, schema and reply), `check.py` (each field checked against the
-document's excerpts, or quoted from them), `report.py` (review.md) and `run.py` (search, model, check, write).
+document's excerpts, or quoted from them), `review_markdown.py` (review.md) and `run.py` (search, model, check, write).
 """

@@ -23,7 +23,6 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from rqrag.config_loader import ConfigError, save_resolved_config
-from rqrag.review.report import render_markdown
 from rqrag.review.review_config import (
     ENDPOINT_TIMEOUT_S,
     LOCAL_CONTEXT_TOKENS,
@@ -31,6 +30,7 @@ from rqrag.review.review_config import (
     LOCAL_TIMEOUT_S,
     ReviewConfig,
 )
+from rqrag.review.review_markdown import render_markdown
 from rqrag.review.sources import hit_extras, index_language, library_source, open_source, review_language
 
 

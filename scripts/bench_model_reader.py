@@ -66,7 +66,7 @@ def replay(records: list[dict], reader_spec: str, out: Path, judge: bool = True)
 
 
 def summary(rows: list[dict]) -> dict:
-    from rqrag.eval.report import shown_summary
+    from rqrag.eval.benchmark_report import shown_summary
 
     shown = shown_summary(rows) or {}
     f1 = [r["scores"]["grounded"]["f1"] for r in rows if "grounded" in r.get("scores", {})]

@@ -107,7 +107,7 @@ def run(backend_name: str, schedule: str, merge: bool, args, questions, records,
     from rqrag.inference.backends.base import GenerationRequest, SamplingParams
     from rqrag.inference.decoding.decode_config import DecodeConfig
     from rqrag.inference.decoding.decoder import TreeDecoder
-    from rqrag.retrieval.candidates import CandidateRetriever
+    from rqrag.retrieval.candidate_paragraphs import CandidateRetriever
 
     config = DecodeConfig(
         model=args.model,

@@ -5,7 +5,7 @@
 # each); raise the limits below to use more, the runs resume.
 #   bash scripts/eval_small.sh                # ~2.5 h from scratch on 2 CPU cores (hf backend, float32); resumes,
 #                                             # and a finished set only rebuilds its summaries (~30 s)
-#   python -m rqrag.eval.report runs/eval_small/*   # the table again
+#   python -m rqrag.eval.benchmark_report runs/eval_small/*   # the table again
 #   MODELS=trained TASKS="hotpotqa 2wikimultihopqa" bash scripts/eval_small.sh    # a subset
 # CPU budget, stated in docs/eval.md: one refinement kind per task family (decompose for multi-hop, rewrite for
 # single-hop), depth 2 everywhere (the paper uses 4 for 2Wiki/MuSiQue and all three kinds), greedy queries.
@@ -38,4 +38,4 @@ run 2wikimultihopqa 100 decompose
 run musique 100 decompose
 run arc_challenge 50 rewrite
 run openbookqa 50 rewrite
-"$BIN/python" -m rqrag.eval.report "${runs[@]}" --plot "${PLOT:-docs/eval_cpu.png}"   # the table and chart of docs/eval.md
+"$BIN/python" -m rqrag.eval.benchmark_report "${runs[@]}" --plot "${PLOT:-docs/eval_cpu.png}"   # the table and chart of docs/eval.md

@@ -4,7 +4,7 @@
 #   bash scripts/iterative_baselines.sh                     # the shipped model, then its plain instruct base
 #   MODELS=shipped SYSTEMS="ircot iter_retgen" bash scripts/iterative_baselines.sh
 # The tree runs with the CPU settings of scripts/heldout_eval.sh (decompose, depth 2, greedy queries); the iterative
-# systems ignore those flags. Tables: python -m rqrag.eval.report runs/iterative/*  (F1, model calls and tokens per
+# systems ignore those flags. Tables: python -m rqrag.eval.benchmark_report runs/iterative/*  (F1, model calls and tokens per
 # question for every system).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -23,4 +23,4 @@ for which in $MODELS; do
     "$BIN/rqrag" eval --config configs/eval/hotpotqa.yaml "${flags[@]}" --systems $SYSTEMS --limit "$LIMIT" \
         --actions decompose --query_temperature 0 --output_dir "$OUT/hotpotqa_$which" --resume
 done
-"$BIN/python" -m rqrag.eval.report "$OUT"/*
+"$BIN/python" -m rqrag.eval.benchmark_report "$OUT"/*

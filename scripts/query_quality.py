@@ -35,7 +35,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from rqrag.answer_text import word_jaccard
-from rqrag.eval.report import mean_present
+from rqrag.eval.benchmark_report import mean_present
 from rqrag.eval.significance import paired_bootstrap
 from rqrag.inference.decoding.select import STRATEGIES
 from rqrag.records import read_records

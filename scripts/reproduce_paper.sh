@@ -16,7 +16,7 @@
 # FlashRAG's row (HotpotQA F1 with one generator: RQ-RAG 33.5, IRCoT 41.5, Iter-RetGen 38.3, standard RAG 35.3) used
 # Llama3-8B-Instruct and e5 over Wikipedia, top 5; the baselines run here with GENERATOR over each question's
 # candidates, 5 per search, so the cells compare methods on one footing, not with FlashRAG's retrieval.
-# Each run resumes where it stopped (--resume); tables: python -m rqrag.eval.report runs/paper/*
+# Each run resumes where it stopped (--resume); tables: python -m rqrag.eval.benchmark_report runs/paper/*
 set -euo pipefail
 cd "$(dirname "$0")/.."
 BIN=${BIN:-.venv/bin}
@@ -47,4 +47,4 @@ done
 "$BIN/rqrag" eval --config configs/eval/hotpotqa.yaml --model "$GENERATOR" --prompting prompted --backend vllm \
     --systems standard_rag ircot iter_retgen --split all --docs_per_search 5 --evidence_max_words 0 \
     --label "iterative ($GENERATOR)" --output_dir "$OUT/iterative_hotpotqa" --resume
-"$BIN/python" -m rqrag.eval.report "$OUT"/*
+"$BIN/python" -m rqrag.eval.benchmark_report "$OUT"/*

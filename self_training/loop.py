@@ -44,15 +44,15 @@ from rqrag.inference.decoding.tree import Question, QuestionResult
 from rqrag.records import ReadStats, read_records
 from rqrag.resumable import ResumableJsonl
 from rqrag.retrieval.base import Hit
-from rqrag.retrieval.candidates import candidate_docid
-from rqrag.self_training.report import (  # the output files, and the report over them (re-exported here)
+from rqrag.retrieval.candidate_paragraphs import candidate_docid
+from rqrag.self_training.run_report import (  # the output files, and the report over them (re-exported here)
     DATA_FILE,
     DIRECT_FILE,
     DROPPED_FILE,
     REPORT_FILE,
     build_report,
 )
-from rqrag.self_training.report import (
+from rqrag.self_training.run_report import (
     format_report as format_report,
 )
 from rqrag.self_training.selection import (

@@ -51,7 +51,7 @@ class FakeGenerator:
 def sure_of_supported_answers():
     """A verifier sure of an answer its evidence holds (p 0.88 when every new word is in a passage, 0.12 when none
     is) and of nothing else: for tests of the answer pipeline's steps, not of the fitted verifier's weights."""
-    from rqrag.answer.candidates import FEATURES
+    from rqrag.answer.candidate_answers import FEATURES
     from rqrag.answer.verifier import Verifier
 
     n = len(FEATURES)

@@ -1,4 +1,4 @@
-"""One decision over the whole tree (rqrag.answer.candidates, verifier, grounding.decide): answers grouped
+"""One decision over the whole tree (rqrag.answer.candidate_answers, verifier, grounding.decide): answers grouped
 and their evidence pooled, judged against the question's type, shown as generated only when the verifier is sure,
 else the evidence span of the asked type, quoted. The trees are the ones a new user met in the issue that asked
 for this; the verifier here is written by hand so each test says which signal it is about (the fitted one is
@@ -11,7 +11,7 @@ import math
 import numpy as np
 import pytest
 
-from rqrag.answer.candidates import FEATURES, gather, is_correct
+from rqrag.answer.candidate_answers import FEATURES, gather, is_correct
 from rqrag.answer.extractive import ExtractiveAnswerer, Weights
 from rqrag.answer.grounding import decide
 from rqrag.answer.messages import AnswerKind

@@ -11,21 +11,11 @@ import time
 from pathlib import Path
 
 import pytest
+from house import PACKAGE_FOLDERS
 
 
 ROOT = Path(__file__).resolve().parents[1]
-OUTSIDE = (
-    "rqrag",
-    "data_construction",
-    "training",
-    "inference",
-    "serve",
-    "review",
-    "eval",
-    "self_training",
-    "fit",
-    "cli",
-)
+OUTSIDE = tuple(folder for folder in PACKAGE_FOLDERS if folder != "answer")
 ANSWERS = {"PipelineAnswer", "GroundedAnswer"}
 WORDING = {"said", "MESSAGES", "Message"}
 RULES = {"quotes_only", "MODEL_LANGUAGES"}

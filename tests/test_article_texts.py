@@ -117,7 +117,7 @@ def test_the_texts_reach_review_md_the_bibtex_and_the_csv(tmp_path):
     from rqrag.review.article_passages import article_passages
     from rqrag.review.article_review import review_article
     from rqrag.review.bibliography import write_bibliography
-    from rqrag.review.report import render_markdown
+    from rqrag.review.review_markdown import render_markdown
     from rqrag.review.reviewer import DocumentGroup, review_record
 
     ingested = ingest_path(Path(__file__).parent / "data" / "articles" / "tuning" / "pt_markdown" / "article.md")

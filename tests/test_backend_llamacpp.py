@@ -89,7 +89,7 @@ def test_the_tree_decoder_runs_on_llamacpp():
     from rqrag.inference.decoding.decode_config import DecodeConfig
     from rqrag.inference.decoding.tree import Question
     from rqrag.models import DEFAULT_MODEL
-    from rqrag.retrieval.candidates import CandidateRetriever
+    from rqrag.retrieval.candidate_paragraphs import CandidateRetriever
 
     records = [
         {

@@ -25,7 +25,7 @@ import pytest
 from rqrag.benchmarks.files import slice_path
 from rqrag.data_construction.data_config import DataBuildConfig
 from rqrag.data_construction.pipeline import DATA_FILE, DROPPED_FILE, load_examples, run_build
-from rqrag.data_construction.report import write_report
+from rqrag.data_construction.run_report import write_report
 from rqrag.trajectory import Action, parse_trajectory
 
 

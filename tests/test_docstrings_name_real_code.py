@@ -10,20 +10,11 @@ import re
 from functools import cache
 from pathlib import Path
 
+from house import PACKAGE_FOLDERS
+
 
 ROOT = Path(__file__).resolve().parents[1]
-STAGES = (
-    "data_construction",
-    "training",
-    "inference",
-    "answer",
-    "serve",
-    "review",
-    "eval",
-    "self_training",
-    "fit",
-    "cli",
-)
+STAGES = PACKAGE_FOLDERS[1:]  # the stage folders, mapped into rqrag (rqrag.answer is answer/)
 FOLDERS = ("rqrag", *STAGES, "scripts", "tests")
 OTHER_TOP = ("docs", "configs", "data", "models", ".ci")
 PATH = re.compile(r"`((?:[A-Za-z_.]+/)+[A-Za-z0-9_]+\.py)")

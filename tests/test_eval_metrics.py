@@ -120,7 +120,7 @@ def test_choice_label_keyword_is_case_insensitive_but_the_label_is_not():
 
 
 def test_mean_present_skips_the_records_without_the_score():
-    from rqrag.eval.report import mean_present
+    from rqrag.eval.benchmark_report import mean_present
 
     assert mean_present([1.0, None, 0.0]) == 0.5
     assert mean_present(v for v in (None, None)) is None

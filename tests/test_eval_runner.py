@@ -14,8 +14,8 @@ from fakes import FakeGenerator
 from killing import kill_after_first_line
 
 from rqrag.config_loader import ConfigError
+from rqrag.eval.benchmark_report import markdown_table
 from rqrag.eval.eval_config import EvalConfig
-from rqrag.eval.report import markdown_table
 from rqrag.eval.runner import run_eval
 from rqrag.inference.decoding.decode_config import DecodeConfig
 from rqrag.inference.decoding.decoder import TreeDecoder

@@ -1,4 +1,4 @@
-"""The experiment report (`eval/experiments/report.py`) on scores with a known structure: the ART ANOVA (question as
+"""The experiment report (`eval/experiments/experiment_report.py`) on scores with a known structure: the ART ANOVA (question as
 subject) finds the effect that is there and not the one that is not, contrasts follow, NaNs are counted."""
 
 from __future__ import annotations
@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from rqrag.eval.experiments.report import analyse_metric, describe, per_question, write_report
+from rqrag.eval.experiments.experiment_report import analyse_metric, describe, per_question, write_report
 
 
 def scores(seed: int = 0) -> pd.DataFrame:

@@ -34,7 +34,7 @@ def test_the_help_lists_every_learned_part_and_each_recipe_answers_to_its_name(c
 def _table(path: Path, questions: int = 60, seed: int = 0) -> Path:
     """A candidate table in the recipe's own format: three candidates per question over the verifier's features,
     each right with a probability that rises with two of them (so the fit has something to find)."""
-    from rqrag.answer.candidates import FEATURES
+    from rqrag.answer.candidate_answers import FEATURES
     from rqrag.fit.verifier_fit import CandidateTable
 
     rng = np.random.default_rng(seed)

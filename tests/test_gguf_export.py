@@ -94,7 +94,7 @@ def test_the_tree_runs_the_trained_model_on_llamacpp():
     from rqrag.inference.build import build_decoder
     from rqrag.inference.decoding.decode_config import DecodeConfig
     from rqrag.inference.decoding.tree import Question
-    from rqrag.retrieval.candidates import CandidateRetriever
+    from rqrag.retrieval.candidate_paragraphs import CandidateRetriever
 
     records = [
         {

@@ -25,7 +25,7 @@ def test_a_module_the_page_does_not_know_makes_it_stale(tmp_path, monkeypatch):
     (package / "__init__.py").write_text('"""The core."""\n')
     (package / "old.py").write_text('"""An old module. More words."""\n')
     monkeypatch.setattr(layout_page, "ROOT", tmp_path)
-    monkeypatch.setattr(layout_page, "PACKAGES", ("rqrag",))
+    monkeypatch.setattr(layout_page, "package_folders", lambda: ("rqrag",))
     monkeypatch.setattr(layout_page, "PAGE", tmp_path / "layout.md")
     layout_page.PAGE.write_text(f"# Layout\n\n{layout_page.BEGIN}\n{layout_page.END}\n")
     assert layout_page.main([]) == 0 and "| `old.py` | An old module. |" in layout_page.PAGE.read_text()

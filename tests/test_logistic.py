@@ -87,7 +87,7 @@ def test_the_reader_spread_is_numpys_and_a_constant_feature_keeps_scale_one():
 
 
 def test_the_verifier_and_the_reader_score_a_row_through_the_same_scorer():
-    from rqrag.answer.candidates import AnswerCandidate
+    from rqrag.answer.candidate_answers import AnswerCandidate
     from rqrag.answer.reader_features import SPAN_FEATURES
     from rqrag.answer.verifier import Verifier
 

@@ -79,7 +79,7 @@ def test_gold_and_silver_build_with_the_filter_on_real_records(smollm2_tokenizer
 
     from rqrag.data_construction.data_config import DataBuildConfig
     from rqrag.data_construction.pipeline import DATA_FILE, DROPPED_FILE, run_build
-    from rqrag.data_construction.report import format_report, write_report
+    from rqrag.data_construction.run_report import format_report, write_report
 
     config = DataBuildConfig(
         out_dir=str(tmp_path),

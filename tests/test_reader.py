@@ -194,7 +194,7 @@ def test_a_value_is_a_signed_number_and_a_name_with_a_digit_is_not():
 
 
 def test_a_reading_is_not_swallowed_by_the_question_given_back_around_it():
-    from rqrag.answer.candidates import _adds_little
+    from rqrag.answer.candidate_answers import _adds_little
 
     question = "Que valor de tempo limite esconde o menu iPXE dos clientes LTSP?"
     echo = "que valor de tempo limite de 1 e usado para ocultar"
@@ -335,7 +335,7 @@ def test_a_config_base_is_followed_and_a_loop_refused(tmp_path):
 
 
 def test_the_eval_summary_scores_what_a_person_reads():
-    from rqrag.eval.report import shown_summary
+    from rqrag.eval.benchmark_report import shown_summary
 
     def record(answer, kind, quote, gold, p, best):
         grounded = {"answer": answer, "kind": kind, "quote": {"text": quote} if quote else None, "confidence": p}

@@ -10,7 +10,7 @@ import pytest
 
 from rqrag.records import MalformedLine, ReadStats, jsonl_objects, read_records
 from rqrag.resumable import ResumableJsonl
-from rqrag.retrieval.candidates import CandidateRetriever
+from rqrag.retrieval.candidate_paragraphs import CandidateRetriever
 from rqrag.retrieval.passages import read_passages
 
 

@@ -52,7 +52,7 @@ def test_the_released_checkpoint_runs_every_paper_task_in_the_original_format(tm
     assert {d.max_depth for d, c in released if c.task in {"2wikimultihopqa", "musique"}} == {4}  # App. B.3
     iterative = [(d, c) for d, c in parsed if set(c.systems) == {"standard_rag", "ircot", "iter_retgen"}]
     assert len(iterative) == 1 and iterative[0][0].prompting == "prompted" and iterative[0][0].docs_per_search == 5
-    assert commands[-1][:3] == ["python", "-m", "rqrag.eval.report"]
+    assert commands[-1][:3] == ["python", "-m", "rqrag.eval.benchmark_report"]
 
 
 def test_a_model_trained_here_runs_the_same_tasks_in_the_native_format(tmp_path):

@@ -9,7 +9,7 @@ import pytest
 
 from rqrag.retrieval.base import RetrieverError
 from rqrag.retrieval.bm25 import BM25Retriever
-from rqrag.retrieval.candidates import CandidateRetriever
+from rqrag.retrieval.candidate_paragraphs import CandidateRetriever
 
 
 # Two questions whose pools both talk about rivers; q2's pool matches "river Danube" far better, so a

@@ -10,7 +10,7 @@ import pytest
 from rqrag.cli.commands import review as command
 from rqrag.retrieval.base import Hit
 from rqrag.retrieval.citations import page_ranges
-from rqrag.review.report import render_markdown
+from rqrag.review.review_markdown import render_markdown
 from rqrag.review.reviewer import (
     REVIEW_FILE_SCHEMA,
     MalformedReview,

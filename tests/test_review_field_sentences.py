@@ -1,6 +1,6 @@
 """A review's fields read as sentences: never a heading, a contents line, a caption or a reference-list entry, and
 always from a sentence's start, a sentence a page break or a footnote split joined again; a field nothing fits is
-said to be missing, not filled (review/field_sentences.py, review/article_fields.py, review/report.py).
+said to be missing, not filled (review/field_sentences.py, review/article_fields.py, review/review_markdown.py).
 
 The bad examples are what a user found on a Portuguese bachelor's thesis: its "Principal resultado" was a line of
 its table of contents and its method started mid-sentence. The last tests read every article of
@@ -20,7 +20,7 @@ import pytest
 from rqrag.ingest.article import Article, Section
 from rqrag.review.article_fields import FIELDS, extract_fields, score_field
 from rqrag.review.field_sentences import is_field_sentence, joined_paragraphs, why_not_field_sentence
-from rqrag.review.report import render_markdown
+from rqrag.review.review_markdown import render_markdown
 
 
 ARTICLES = Path(__file__).resolve().parents[1] / "tests" / "data" / "articles"

@@ -5,7 +5,7 @@ from __future__ import annotations
 from rqrag.inference.decoding.search_first import search_question_first
 from rqrag.inference.decoding.tree import Question
 from rqrag.retrieval.bm25 import BM25Retriever
-from rqrag.retrieval.candidates import CandidateRetriever
+from rqrag.retrieval.candidate_paragraphs import CandidateRetriever
 from rqrag.retrieval.passages import Passage
 from rqrag.trajectory import Action, Step
 

@@ -182,7 +182,7 @@ def test_nothing_finished_is_its_own_reason():
 
 def test_the_report_reads_records_kept_before_refinement_was_named(tmp_path):
     """A resumed run's earlier records call their refinement `kind`; the report counts them with today's."""
-    from rqrag.self_training.report import build_report
+    from rqrag.self_training.run_report import build_report
 
     def kept(uid: str, key: str, refinement: str) -> dict:
         metadata = {"source": "hotpotqa", key: refinement, "by_kind": {refinement: {"finished": 1, "passed": 1}}}

@@ -213,7 +213,7 @@ def test_a_memory_is_read_with_its_day_and_a_document_with_its_page():
 
 
 def test_the_eval_reads_every_quote_under_a_written_answer_and_scores_its_short_answer():
-    from rqrag.eval.report import shown_summary
+    from rqrag.eval.benchmark_report import shown_summary
 
     record = {
         "question": "What government position did she hold?",

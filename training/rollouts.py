@@ -35,7 +35,7 @@ from rqrag.benchmarks.splits import load_split
 from rqrag.prompt_formats import NATIVE
 from rqrag.records import read_records
 from rqrag.retrieval.base import Hit, shorten_hits
-from rqrag.retrieval.candidates import CandidateRetriever
+from rqrag.retrieval.candidate_paragraphs import CandidateRetriever
 from rqrag.trajectory import EOS, SPECIAL_TOKENS, Action, clean_text
 from rqrag.trajectory_render import Segment, as_messages, chat_frame, tokenize_segments
 

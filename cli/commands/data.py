@@ -42,7 +42,7 @@ def build(argv: Sequence[str]) -> int:
     save_resolved_config(out_dir, "rqrag data build", config)
 
     from rqrag.data_construction.pipeline import run_build
-    from rqrag.data_construction.report import format_report, write_report
+    from rqrag.data_construction.run_report import format_report, write_report
     from rqrag.models import load_tokenizer
 
     tokenizer = load_tokenizer(config.tokenizer, add_rqrag_tokens=True)

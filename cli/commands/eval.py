@@ -8,7 +8,7 @@
 Runs the tree decoder and the baselines (no retrieval; standard RAG: one search with the question) on a
 benchmark's held-out questions and writes, under --output_dir, one predictions.jsonl per system (appended
 question by question), summary.json (every selection strategy, the upper bound, retrieval recall),
-strategies.png and resolved_config.yaml. `python -m rqrag.eval.report DIR...` prints the table of several runs.
+strategies.png and resolved_config.yaml. `python -m rqrag.eval.benchmark_report DIR...` prints the table of several runs.
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     decode, config, _ = parse(parser, argv)
     log_config("rqrag eval", decode, config)
 
-    from rqrag.eval.report import markdown_table, shown_table
+    from rqrag.eval.benchmark_report import markdown_table, shown_table
     from rqrag.eval.runner import run_eval
 
     summary = run_eval(config, decode)

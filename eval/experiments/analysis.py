@@ -5,7 +5,7 @@
 
 * **report** reads `records.jsonl` (one line per cell and question) and writes `report.md` with descriptive
   statistics, histograms, interaction plots, the ART ANOVA per metric and ART-C contrasts of the significant
-  effects, with CSVs beside it (`eval/experiments/report.py`), plus the resolved config it was made from.
+  effects, with CSVs beside it (`eval/experiments/experiment_report.py`), plus the resolved config it was made from.
 * **queries** evaluates retrieval without the golden set: one generated query per page of each corpus document
   (`eval/generated_queries.py`), ranked by every search mode over each chunking's index, into
   `generated_queries.csv` and `retrieval_on_generated_queries.csv`.
@@ -19,8 +19,8 @@ from pathlib import Path
 import pandas as pd
 
 from rqrag.eval.experiments.experiment_config import ExperimentConfig, chunking_label, resolve_path
+from rqrag.eval.experiments.experiment_report import write_report
 from rqrag.eval.experiments.metrics import BASE_METRICS, flatten_records
-from rqrag.eval.experiments.report import write_report
 from rqrag.retrieval.registry import SEARCH_MODES
 
 

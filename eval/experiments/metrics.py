@@ -29,8 +29,8 @@ from typing import Any
 import numpy as np
 
 from rqrag.eval import metrics
+from rqrag.eval.benchmark_report import mean_present
 from rqrag.eval.experiments.experiment_config import RAGAS_JUDGED
-from rqrag.eval.report import mean_present
 
 
 logger = logging.getLogger(__name__)

@@ -22,7 +22,7 @@ from rqrag.retrieval.registry import RETRIEVER_KINDS, SEARCH_MODES, build_retrie
 if TYPE_CHECKING:
     from rqrag.retrieval.bm25 import BM25Retriever
     from rqrag.retrieval.cache import CachedRetriever
-    from rqrag.retrieval.candidates import CandidateRetriever
+    from rqrag.retrieval.candidate_paragraphs import CandidateRetriever
     from rqrag.retrieval.corpus_index import CorpusIndex, build_index_from_file
     from rqrag.retrieval.dense import DenseRetriever, load_encoder, packaged_minilm_path
     from rqrag.retrieval.embedded import embedded_corpus_path, load_embedded_index

@@ -100,7 +100,7 @@ def build_retriever(
                 index = CorpusIndex.load(index_dir)
             retriever = index.retriever(mode, **kwargs)
     elif retriever_kind == "candidates":
-        from rqrag.retrieval.candidates import CandidateRetriever
+        from rqrag.retrieval.candidate_paragraphs import CandidateRetriever
 
         if mode == "hybrid":
             # Candidate pools support bm25 and dense; hybrid is said out loud, not swapped silently.

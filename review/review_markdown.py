@@ -2,7 +2,7 @@
 where it comes from (generated and checked, quoted from the document with its pages, or judged by the topic's
 words). Written by `rqrag review` from the record `reviewer.review_record` makes.
 
-    from rqrag.review.report import render_markdown
+    from rqrag.review.review_markdown import render_markdown
     Path("review.md").write_text(render_markdown(record))
 """
 
