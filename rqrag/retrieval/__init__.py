@@ -34,7 +34,7 @@ if TYPE_CHECKING:
 _LAZY = {
     "BM25Retriever": "bm25",
     "CachedRetriever": "cache",
-    "CandidateRetriever": "candidates",
+    "CandidateRetriever": "candidate_paragraphs",
     "CorpusIndex": "corpus_index",
     "build_index_from_file": "corpus_index",
     "DenseRetriever": "dense",
