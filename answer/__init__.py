@@ -12,7 +12,7 @@ checks it. Imports stay cheap: nothing here loads a model.
 
 from rqrag.answer.extractive import answerer_for
 from rqrag.answer.grounding import check_answer
-from rqrag.answer.messages import AnswerKind, Message, answer_language, said
+from rqrag.answer.messages import AnswerKind, Message, answer_language, earlier_messages, said
 from rqrag.answer.pipeline import AnswerPipeline, AnswerSettings, EvidenceSource, PipelineAnswer, Prepared
 from rqrag.answer.policy import AnsweringPolicy, searches_first
 from rqrag.inference.build import build_decoder, retriever_for
@@ -42,6 +42,7 @@ __all__ = [
     "answerer_for",
     "build_decoder",
     "check_answer",
+    "earlier_messages",
     "retriever_for",
     "said",
     "searches_first",

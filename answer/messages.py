@@ -157,7 +157,10 @@ def answer_language(
     """The language of an answer, and of any reply (the one rule, on every surface): the one the request asks for,
     else the library's, else the question's own, else that of the conversation's earlier messages (a reply to "Moro
     em Lisboa." after Portuguese turns), else English."""
-    if requested or library or not earlier:
-        return question_language(question, given=requested or library)
-    own = question_language(question, default="")
-    return own or question_language(" ".join(earlier))
+    own = question_language(question, given=requested or library, default="")
+    return own or question_language(" ".join(earlier))  # nothing earlier: English
+
+
+def earlier_messages(messages: Sequence[dict]) -> list[str]:
+    """What the user wrote before the last message of a conversation (`answer_language`'s `earlier`)."""
+    return [m.get("content") or "" for m in messages[:-1] if m.get("role") == "user"]

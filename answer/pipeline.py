@@ -53,7 +53,7 @@ from rqrag.answer.grounding import (
     pooled_evidence,
     trajectory_hits,
 )
-from rqrag.answer.messages import AnswerKind, Message, answer_language, said
+from rqrag.answer.messages import AnswerKind, Message, answer_language, earlier_messages, said
 from rqrag.answer.on_topic import TopicCheck
 from rqrag.answer.readers import Readers
 from rqrag.answer.results import AnswerSettings, EvidenceSource, PipelineAnswer, Prepared
@@ -193,8 +193,7 @@ class AnswerPipeline:
         library_language = getattr(getattr(source.library, "settings", None), "language", None) or None
         prepared: list[Prepared] = []
         for q in questions:
-            earlier = [m.get("content") or "" for m in q.messages[:-1] if m.get("role") == "user"]
-            language = answer_language(q.text, settings.language, library_language, earlier)
+            language = answer_language(q.text, settings.language, library_language, earlier_messages(q.messages))
             p = Prepared(dataclasses.replace(q, language=language), language)
             try:
                 if source.library and source.not_found and outside_documents(source.library, q.text):

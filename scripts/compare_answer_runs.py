@@ -20,18 +20,16 @@ from pathlib import Path
 # each field compared where either record has it: rqrag eval records (the tree's answer, the answer shown and its
 # kind and confidence) and document answers (the answer shown, its kind, the model's answer)
 COMPARED = ("prediction", "grounded.text", "grounded.kind", "answer", "answer_kind", "generated_answer")
-CONFIDENCE = ("grounded.confidence",)
+CONFIDENCE = "grounded.confidence"
 TOLERANCE = 1e-6
 
 
-def _field(record: dict, names: tuple[str, ...]):
-    for name in names:
-        value = record
-        for part in name.split("."):
-            value = value.get(part) if isinstance(value, dict) else None
-        if value is not None:
-            return value
-    return None
+def _field(record: dict, name: str):
+    """`record`'s value at a dotted `name` ("grounded.kind"), None where it has none."""
+    value = record
+    for part in name.split("."):
+        value = value.get(part) if isinstance(value, dict) else None
+    return value
 
 
 def records(folder: Path) -> dict[tuple[str, str], dict]:
@@ -49,8 +47,8 @@ def differences(before: dict, after: dict) -> list[str]:
     for key in sorted(before.keys() & after.keys()):
         old, new = before[key], after[key]
         for name in COMPARED:
-            if _field(old, (name,)) != _field(new, (name,)):
-                found.append(f"{key}: {name} {_field(old, (name,))!r} -> {_field(new, (name,))!r}")
+            if _field(old, name) != _field(new, name):
+                found.append(f"{key}: {name} {_field(old, name)!r} -> {_field(new, name)!r}")
         p, q = _field(old, CONFIDENCE), _field(new, CONFIDENCE)
         if (p is None) != (q is None) or (p is not None and abs(p - q) > TOLERANCE):
             found.append(f"{key}: confidence {p} -> {q}")

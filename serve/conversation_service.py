@@ -237,10 +237,9 @@ class ConversationService:
     def _language(self, turn: Turn) -> str:
         """The turn's language by the answer step's one rule (the request's, else the message's own, else the
         conversation's earlier messages'): its reply, the memory's reading of dates."""
-        from rqrag.answer import answer_language
+        from rqrag.answer import answer_language, earlier_messages
 
-        earlier = [m.get("content") or "" for m in turn.messages[:-1] if m.get("role") == "user"]
-        return answer_language(turn.question, turn.options.language, earlier=earlier)
+        return answer_language(turn.question, turn.options.language, earlier=earlier_messages(turn.messages))
 
     async def _decide(self, turn: Turn, answer_text: str):
         """The judge's (or the rule's) decision on the exchange; None when deciding failed."""
