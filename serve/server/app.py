@@ -45,6 +45,7 @@ from rqrag.serve.memory.setup import memory_judge, open_memories
 from rqrag.serve.serve_config import ServeConfig
 from rqrag.serve.server.answer_routes import answer_router
 from rqrag.serve.server.auth import Authenticator, is_public
+from rqrag.serve.server.body_limit import UploadBodyLimit
 from rqrag.serve.server.chat_routes import chat_router
 from rqrag.serve.server.dependencies import RequestCaller
 from rqrag.serve.server.documents_routes import documents_router
@@ -54,7 +55,6 @@ from rqrag.serve.server.metrics import ServerMetrics
 from rqrag.serve.server.review_routes import review_router
 from rqrag.serve.server.schema import APIError
 from rqrag.serve.server.source_routes import source_router
-from rqrag.serve.server.upload_checks import UploadBodyLimit
 
 
 logger = logging.getLogger(__name__)

@@ -4,7 +4,8 @@ A `Content-Length` header over the limit is refused before anything is read. A b
 (`Transfer-Encoding: chunked`) is counted chunk by chunk as the app reads it; at the first chunk past the limit
 the client gets 413 and the app is told the client disconnected, so memory holds at most the limit plus one chunk, whatever the client
 sends. A malformed `Content-Length` gets 400. Only this middleware produces those answers: an error raised
-anywhere else (a `ValueError` in a handler included) keeps its own status.
+anywhere else (a `ValueError` in a handler included) keeps its own status. `UploadBodyLimit` gives
+`POST /v1/documents` a larger limit than every other request (the file plus its multipart envelope).
 """
 
 from __future__ import annotations
@@ -12,6 +13,10 @@ from __future__ import annotations
 import json
 
 from rqrag.serve.server.schema import APIError
+
+
+UPLOAD_PATH = "/v1/documents"
+MULTIPART_ENVELOPE_BYTES = 64 * 1024  # boundaries, part headers and the `index` field around the file
 
 
 class BodySizeLimit:
@@ -76,3 +81,20 @@ class BodySizeLimit:
             }
         )
         await send({"type": "http.response.body", "body": body})
+
+
+class UploadBodyLimit:
+    """`BodySizeLimit` with a larger limit on `POST /v1/documents` (the file plus its multipart envelope)."""
+
+    def __init__(self, app, max_bytes: int, upload_max_bytes: int, upload_path: str = UPLOAD_PATH):
+        self.default = BodySizeLimit(app, max_bytes)
+        self.uploads = BodySizeLimit(app, upload_max_bytes + MULTIPART_ENVELOPE_BYTES)
+        self.upload_path = upload_path
+
+    async def __call__(self, scope, receive, send):
+        upload = (
+            scope["type"] == "http"
+            and scope.get("method") == "POST"
+            and scope.get("path", "").rstrip("/") == self.upload_path
+        )
+        await (self.uploads if upload else self.default)(scope, receive, send)

@@ -54,9 +54,10 @@ from fastapi.responses import JSONResponse, Response
 from rqrag.ingest.library import public_record
 from rqrag.ingest.upload_precheck import precheck
 from rqrag.serve.documents.service import storage_faults
+from rqrag.serve.server.body_limit import UPLOAD_PATH
 from rqrag.serve.server.dependencies import DocumentsServiceDep, RequestCaller
 from rqrag.serve.server.schema import APIError
-from rqrag.serve.server.upload_checks import UPLOAD_PATH, _status_for, safe_filename
+from rqrag.serve.server.upload_checks import _status_for, safe_filename
 
 
 logger = logging.getLogger(__name__)

@@ -27,9 +27,9 @@ from fastapi import APIRouter, Query
 from fastapi.responses import Response
 
 from rqrag.serve.documents.service import storage_faults
+from rqrag.serve.server.body_limit import UPLOAD_PATH
 from rqrag.serve.server.dependencies import DocumentsServiceDep, RequestCaller
 from rqrag.serve.server.schema import APIError
-from rqrag.serve.server.upload_checks import UPLOAD_PATH
 
 
 CACHED_PAGES = 48  # ~0.3-0.5 MB each: a few answers' worth of pages

@@ -1,17 +1,11 @@
 """Checks on an uploaded document before anything is stored: a safe file name, and the HTTP status of what
-`rqrag.ingest.upload_precheck` finds (run in a file worker: it opens the user's file); plus the body-size limit
-that lets uploads be larger than other requests. Used by `serve/server/documents_routes.py`."""
+`rqrag.ingest.upload_precheck` finds (run in a file worker: it opens the user's file). Used by
+`serve/server/documents_routes.py`; the larger body limit of uploads is `serve/server/body_limit.py`'s."""
 
 from __future__ import annotations
 
 import os
 import unicodedata
-
-from rqrag.serve.server.body_limit import BodySizeLimit
-
-
-UPLOAD_PATH = "/v1/documents"
-MULTIPART_ENVELOPE_BYTES = 64 * 1024  # boundaries, part headers and the `index` field around the file
 
 
 def safe_filename(raw: str | None) -> str:
@@ -31,20 +25,3 @@ def _status_for(reason: str) -> int:
     if reason in (ARCHIVE_TOO_LARGE, COMPRESSION_RATIO):
         return 413  # too large once unpacked, as a file over the upload limit is too large as sent
     return 415 if reason == UNSUPPORTED else 422
-
-
-class UploadBodyLimit:
-    """`BodySizeLimit` with a larger limit on `POST /v1/documents` (the file plus its multipart envelope)."""
-
-    def __init__(self, app, max_bytes: int, upload_max_bytes: int, upload_path: str = UPLOAD_PATH):
-        self.default = BodySizeLimit(app, max_bytes)
-        self.uploads = BodySizeLimit(app, upload_max_bytes + MULTIPART_ENVELOPE_BYTES)
-        self.upload_path = upload_path
-
-    async def __call__(self, scope, receive, send):
-        upload = (
-            scope["type"] == "http"
-            and scope.get("method") == "POST"
-            and scope.get("path", "").rstrip("/") == self.upload_path
-        )
-        await (self.uploads if upload else self.default)(scope, receive, send)
