@@ -3,7 +3,7 @@
 A question, the tree's trajectories and the evidence they read, to the answer a person reads: `policy.py` (the
 one answering policy every surface calls, `AnsweringPolicy`), `pipeline.py` (its steps, `AnswerPipeline.answer`), `grounding.py` (the answer checked against its evidence,
 or a quote instead), `candidate_answers.py` (the answers the tree's leaves offer), `verifier.py` (how likely each holds),
-`reader*.py` (short spans read out of all the evidence), `extractive.py` and `sentence_cues.py` (quoting a sentence).
+`reading/` (who reads the short answer out of all the evidence), `extractive.py` and `sentence_cues.py` (quoting a sentence).
 
 This module is the package's public API: the served application (`rqrag.serve`) imports from here only, never from
 the tree's internals (`rqrag.inference.*`) or this package's modules; an import-linter contract in pyproject.toml

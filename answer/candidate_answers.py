@@ -64,7 +64,7 @@ FEATURES = (
     "sentence_overlap",  # of the evidence sentences holding it, the largest share of the question's content words
     "sentence_rank",  # 1 / rank of the best evidence sentence holding it, among all the tree's sentences (0: none)
     "top_sentence",  # it is in one of the 3 evidence sentences that best answer the question
-    # the reader's view (rqrag.answer.reader): 0 for every reader feature when no reader ran
+    # the reader's view (rqrag.answer.reading.span_reader): 0 for every reader feature when no reader ran
     "reader_p",  # the reader's p that this span of the evidence is the answer (0: the reader did not find it)
     "reader_top",  # it is the reader's most probable span
     "reader_sentence",  # the reader's p of the sentence that states it

@@ -182,7 +182,7 @@ def decide(
 ) -> GroundedAnswer:
     """What to show for a decoded question (`QuestionResult`), decided over its candidate answers (module
     docstring). `quoter` ranks the tree's evidence sentences for the verifier and quotes the evidence when no
-    answer is shown; `min_confidence` replaces the verifier's threshold. `reader` (`rqrag.answer.reader.Reader`)
+    answer is shown; `min_confidence` replaces the verifier's threshold. `reader` (`rqrag.answer.reading.span_reader.Reader`)
     reads every passage any path read plus the question's own search (`searched`): its spans join the tree's
     answers as candidates, and its quotes state the answer shown."""
     threshold = verifier.threshold if min_confidence is None else min_confidence

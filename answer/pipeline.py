@@ -55,7 +55,7 @@ from rqrag.answer.grounding import (
 )
 from rqrag.answer.messages import AnswerKind, Message, answer_language, earlier_messages, said
 from rqrag.answer.on_topic import TopicCheck
-from rqrag.answer.readers import Readers
+from rqrag.answer.reading.registry import Readers
 from rqrag.answer.results import AnswerSettings, EvidenceSource, PipelineAnswer, Prepared
 from rqrag.answer.source_view import (
     SOURCE_CHARS,

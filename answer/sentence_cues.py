@@ -1,6 +1,6 @@
 """What a sentence holds and what a question asks for, in the cue words of a manual and of a general question: an
 address, a path, a number, a command; a "how do I..." question and the numbered steps that answer it. Shared by
-the extractive answerer (`extractive.py`) and the reader's features (`reader_features.py`).
+the extractive answerer (`extractive.py`) and the reader's features (`reading/span_features.py`).
 """
 
 from __future__ import annotations

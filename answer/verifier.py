@@ -26,8 +26,27 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from rqrag.answer.candidate_answers import FEATURES, AnswerCandidate
-from rqrag.answer.model_reader import READING_FEATURES
 from rqrag.logistic import LogisticScorer, require_known
+
+
+# The features a verifier may score besides the tree's candidates' (`FEATURES`): a model reading's, what the
+# decision on a reading is fitted over (`rqrag.answer.reading.model_decision.decision_features`; the fit:
+# rqrag fit decision on training ids): how sure the model was of its answer's tokens, whether a sentence it
+# cited holds the answer or only one it did not cite, how far down the extractive ranking that sentence was, the
+# model's own yes/no check of the quote, the answer's length, whether the question is a yes/no one, and how much of
+# the question the quote (with its page's title) and the quote's whole passage speak of: a 1.5B model names an answer
+# from evidence about something else as surely as from the right page, so whether the quote is *about* the question
+# must come from the words.
+READING_FEATURES = (
+    "log_p",
+    "cited_holds",
+    "quote_rank",
+    "verified",
+    "answer_words",
+    "yes_no",
+    "quote_overlap",
+    "passage_overlap",
+)
 
 
 VERIFIER_DIR = "verifier"

@@ -8,7 +8,7 @@ The records come from `rqrag eval --split train` (training ids; eval ids are ref
 pooled evidence, and the evidence of another training question (the library does not hold the answer there); the
 readings are cached under --work (resumable). A logistic regression over `READING_FEATURES` is fitted with 5-fold
 out-of-fold p: the threshold is the lowest p whose shown answers reach --target precision on held-back questions.
-Writes `verifier.json` (what `rqrag.answer.model_decision.judge_for` loads) and `report.json` to --out, the
+Writes `verifier.json` (what `rqrag.answer.reading.model_decision.judge_for` loads) and `report.json` to --out, the
 reliability diagram and precision/coverage curve to --work, and `resolved_config.yaml` to both.
 """
 
@@ -64,7 +64,7 @@ def main(argv=None, prog: str = "rqrag fit decision") -> None:
     parser.add_argument("--out", default=None, help="where verifier.json goes (default: only --work)")
     args = parser.parse_args(argv)
 
-    from rqrag.answer.model_reader import ModelReader
+    from rqrag.answer.reading.model_reader import ModelReader
     from rqrag.fit.decision_fit import collect, fit_judge
 
     records = [json.loads(line) for path in args.predictions for line in open(path) if line.strip()]

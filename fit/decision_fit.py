@@ -1,6 +1,6 @@
 """Fitting the judge of a model reader's answers on training ids: when is the answer it found shown?
 
-The reader model (`rqrag.answer.model_reader`) reads the pooled evidence of each *training* tree twice:
+The reader model (`rqrag.answer.reading.model_reader`) reads the pooled evidence of each *training* tree twice:
 
 * **its own evidence** (every passage the tree read and the question's own search): the answer is right or wrong
   against the gold (`is_correct`, the verifier's label);
@@ -28,7 +28,7 @@ import numpy as np
 from tqdm import tqdm
 
 from rqrag.answer.candidate_answers import is_correct
-from rqrag.answer.model_reader import READING_FEATURES
+from rqrag.answer.verifier import READING_FEATURES
 from rqrag.eval.saved_trees import golds, refuse_eval_ids
 from rqrag.fit.verifier_fit import CandidateTable, cross_fit, fit_verifier
 from rqrag.retrieval.base import Hit
@@ -56,7 +56,7 @@ def reading_row(
 ) -> dict:
     """One reading of `hits` for `question`, decided without a judge, with its features when an answer was found
     (`verify`: also ask the reader's yes/no check, the "verified" feature; else it reads 0.5)."""
-    from rqrag.answer.model_decision import decide_by_model
+    from rqrag.answer.reading.model_decision import decide_by_model
 
     reading = reader.read(question, hits, language, rank=lambda q, h: quoter.rank_sentences(q, h, language))
     shown = decide_by_model(reading, language, model=reader.name, verify=reader.verify if verify else None)

@@ -40,7 +40,7 @@ def main(argv=None, prog: str = "rqrag fit reader") -> int:
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
 
-    from rqrag.answer.reader import Reader
+    from rqrag.answer.reading.span_reader import Reader
     from rqrag.eval.saved_trees import load_trees
     from rqrag.fit.reader_fit import featurise, fit_reader, load_reads, own_searches, save_reads, tree_items
 

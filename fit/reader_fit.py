@@ -26,8 +26,8 @@ from tqdm.auto import tqdm
 
 from rqrag.answer.candidate_answers import is_correct
 from rqrag.answer.grounding import all_hits
-from rqrag.answer.reader import Reader, ReaderModel, ReadQuestion
-from rqrag.answer.reader_features import SENTENCE_FEATURES, SPAN_FEATURES
+from rqrag.answer.reading.span_features import SENTENCE_FEATURES, SPAN_FEATURES
+from rqrag.answer.reading.span_reader import Reader, ReaderModel, ReadQuestion
 from rqrag.answer_text import answer_f1, normalize_answer
 from rqrag.eval.saved_trees import golds, question_search, refuse_eval_ids
 from rqrag.fit.logistic import fit_logistic

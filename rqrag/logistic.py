@@ -1,7 +1,7 @@
 """The one scorer every learned decider of the answer step shares: standardised features -> logistic regression.
 
 The tree's verifier (`rqrag.answer.verifier`), the model reader's judge (the same file format) and the reader's
-sentence and span models (`rqrag.answer.reader`) are all this shape: a row of named features is standardised with
+sentence and span models (`rqrag.answer.reading.span_reader`) are all this shape: a row of named features is standardised with
 the training mean and scale, weighted, and the logit turned into a probability. They are fitted by
 `rqrag.fit.logistic.fit_logistic`; scoring needs numpy only, so nothing at run time imports scikit-learn.
 

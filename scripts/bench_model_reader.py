@@ -5,7 +5,7 @@
 
 Reads the records of one `rqrag eval` run (each keeps its trajectories' evidence and the question's own search),
 gives every reader the same pooled evidence (every passage any path read, then the question's own search) and
-decides as the pipeline does (`rqrag.answer.model_decision`: the quote judged, the model's own knowledge labelled).
+decides as the pipeline does (`rqrag.answer.reading.model_decision`: the quote judged, the model's own knowledge labelled).
 Prints, per reader, what a person reads: how often the answer or its quote holds the gold, how often a stated answer is right and how many are stated, shown F1, ECE, and
 seconds a question, with ratios against the feature reader of the same records. Each reader's records go to
 `--out/<reader>.jsonl` (resumable: a rerun skips the ids already there), its summary to `--out/summary.json`.
@@ -23,8 +23,8 @@ from tqdm import tqdm
 
 def replay(records: list[dict], reader_spec: str, out: Path, judge: bool = True) -> list[dict]:
     from rqrag.answer.grounding import ExtractiveQuoter
-    from rqrag.answer.model_decision import decide_by_model, judge_for
-    from rqrag.answer.model_reader import ModelReader
+    from rqrag.answer.reading.model_decision import decide_by_model, judge_for
+    from rqrag.answer.reading.model_reader import ModelReader
     from rqrag.answer_text import answer_f1
     from rqrag.fit.decision_fit import pooled_hits
 

@@ -30,7 +30,7 @@ def main(argv=None) -> int:
     args = parser.parse_args(argv)
 
     from rqrag.answer.pipeline import AnswerPipeline
-    from rqrag.answer.reader import Reader
+    from rqrag.answer.reading.span_reader import Reader
     from rqrag.fit.reader_fit import own_searches
     from rqrag.records import read_records
 

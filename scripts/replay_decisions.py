@@ -77,7 +77,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--no_reader", action="store_true", help="decide without the reader (the rule before it)")
     args = parser.parse_args(argv)
     verifier = Verifier.load(args.verifier) if args.verifier else Verifier.for_model(None)
-    from rqrag.answer.reader import Reader, ReaderModel
+    from rqrag.answer.reading.span_reader import Reader, ReaderModel
 
     reader = Reader(ReaderModel.load(args.reader)) if args.reader else Reader.default()
     pipeline = AnswerPipeline(None, verifier=verifier, reader=False if args.no_reader else reader)

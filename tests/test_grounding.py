@@ -94,7 +94,7 @@ def test_the_readers_long_quote_is_shown_whole_never_cut_to_a_clause():
 
     from rqrag.answer.extractive import Quote
     from rqrag.answer.grounding import _quoted
-    from rqrag.answer.reader import Reading
+    from rqrag.answer.reading.span_reader import Reading
     from rqrag.answer_types import DATE
 
     sentence = (

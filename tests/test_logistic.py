@@ -88,7 +88,7 @@ def test_the_reader_spread_is_numpys_and_a_constant_feature_keeps_scale_one():
 
 def test_the_verifier_and_the_reader_score_a_row_through_the_same_scorer():
     from rqrag.answer.candidate_answers import AnswerCandidate
-    from rqrag.answer.reader_features import SPAN_FEATURES
+    from rqrag.answer.reading.span_features import SPAN_FEATURES
     from rqrag.answer.verifier import Verifier
 
     # two features both the tree's candidates and the reader's spans compute
@@ -104,8 +104,8 @@ def test_the_verifier_and_the_reader_score_a_row_through_the_same_scorer():
 
 
 def test_the_shipped_verifier_judge_and_reader_load_and_save_back_the_same_bytes(tmp_path):
-    from rqrag.answer.model_decision import judge_for
-    from rqrag.answer.reader import Reader, ReaderModel, default_reader_path
+    from rqrag.answer.reading.model_decision import judge_for
+    from rqrag.answer.reading.span_reader import Reader, ReaderModel, default_reader_path
     from rqrag.answer.verifier import Verifier
 
     verifier = Verifier.for_model(None)  # the default model's

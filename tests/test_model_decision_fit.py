@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from rqrag.answer.model_reader import READING_FEATURES
+from rqrag.answer.verifier import READING_FEATURES
 from rqrag.fit.decision_fit import collect, fit_judge, pooled_hits, table_of
 
 
@@ -78,7 +78,7 @@ def test_pooled_hits_keep_each_passage_once_then_the_question_search():
 def test_the_shipped_judge_of_the_15b_refuses_a_sure_answer_from_a_page_about_something_else():
     import math
 
-    from rqrag.answer.model_decision import judge_for
+    from rqrag.answer.reading.model_decision import judge_for
 
     judge = judge_for("qwen2.5-1.5b")
     assert judge is not None and set(judge.features) <= set(READING_FEATURES) and 0 < judge.threshold < 1

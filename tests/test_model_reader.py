@@ -10,8 +10,8 @@ from __future__ import annotations
 import pytest
 
 from rqrag.answer.messages import AnswerKind, Message, said
-from rqrag.answer.model_decision import decide_by_model, holds
-from rqrag.answer.model_reader import (
+from rqrag.answer.reading.model_decision import decide_by_model, holds
+from rqrag.answer.reading.model_reader import (
     ModelReader,
     ModelReading,
     Numbered,
@@ -176,8 +176,7 @@ def test_portuguese_answers_are_not_refused_by_the_yes_no_check():
 
 
 def _judge(weight_on_log_p: float, threshold: float = 0.5, features=("log_p", "cited_holds")):
-    from rqrag.answer.model_reader import READING_FEATURES
-    from rqrag.answer.verifier import Verifier
+    from rqrag.answer.verifier import READING_FEATURES, Verifier
 
     assert set(features) <= set(READING_FEATURES)
     coef = [weight_on_log_p] + [0.0] * (len(features) - 1)
@@ -217,7 +216,7 @@ def test_a_judge_without_the_yes_no_feature_asks_no_yes_no_question():
 
 
 def test_the_features_say_how_much_of_the_question_the_quote_speaks_of():
-    from rqrag.answer.model_decision import decision_features, stating
+    from rqrag.answer.reading.model_decision import decision_features, stating
 
     on_topic = _reading("Sentence: 1\nAnswer: Paris", [EIFFEL, PARIS])  # the Eiffel Tower sentence names Paris
     features = decision_features(on_topic, stating(on_topic), None)

@@ -67,7 +67,7 @@ def benchmark_items(task: str, split: str):
 @pytest.mark.slow
 @pytest.mark.heavy
 def test_the_reader_trains_on_training_ids_with_real_embeddings_and_reads_what_it_learned(tmp_path):
-    from rqrag.answer.reader import Reader, ReaderModel
+    from rqrag.answer.reading.span_reader import Reader, ReaderModel
     from rqrag.fit.reader_fit import featurise, fit_reader, sentence_label
 
     items = benchmark_items("hotpotqa", "train") + benchmark_items("2wikimultihopqa", "train")
@@ -112,7 +112,7 @@ def test_no_eval_id_reaches_the_readers_training_data():
 
 @pytest.mark.slow
 def test_the_shipped_reader_reads_the_answer_and_the_sentence_that_states_it():
-    from rqrag.answer.reader import Reader
+    from rqrag.answer.reading.span_reader import Reader
     from rqrag.answer_text import normalize_answer
 
     readings = Reader.default().read(
@@ -130,7 +130,7 @@ def test_the_shipped_reader_reads_the_answer_and_the_sentence_that_states_it():
 def test_a_comparison_is_answered_with_one_of_its_options():
     from rqrag.answer.grounding import ExtractiveQuoter, decide
     from rqrag.answer.messages import AnswerKind
-    from rqrag.answer.reader import Reader
+    from rqrag.answer.reading.span_reader import Reader
     from rqrag.answer.verifier import Verifier
     from rqrag.inference.decoding.tree import QuestionResult
 
@@ -181,7 +181,7 @@ GOSA = Hit(
 
 
 def test_a_value_is_a_signed_number_and_a_name_with_a_digit_is_not():
-    from rqrag.answer.reader_spans import candidate_spans
+    from rqrag.answer.reading.candidate_spans import candidate_spans
     from rqrag.answer_types import NUMBER, asked_type, fits
 
     assert asked_type("Que valor de tempo limite esconde o menu iPXE dos clientes LTSP?") == NUMBER
@@ -208,7 +208,7 @@ def test_a_value_asked_in_portuguese_is_shown_with_the_sentence_that_gives_it():
     """The CI failure of the chat page (the answer quoted the sentence with the question's words, not the value):
     the model's answer gives the question back around "-1", and the reader's "-1" must not share its low p."""
     from rqrag.answer.grounding import ExtractiveQuoter, decide
-    from rqrag.answer.reader import Reader
+    from rqrag.answer.reading.span_reader import Reader
     from rqrag.answer.verifier import Verifier
     from rqrag.inference.decoding.tree import QuestionResult
 
@@ -356,7 +356,7 @@ def test_the_eval_summary_scores_what_a_person_reads():
 
 
 def test_a_comparison_by_time_is_read_off_each_options_own_page():
-    from rqrag.answer.reader_compare import compare_by_years
+    from rqrag.answer.reading.year_comparison import compare_by_years
 
     bridges = [
         Hit(

@@ -3,7 +3,7 @@
 Each is made on first need and kept.
 
     readers = Readers(ExtractiveQuoter(), model="rqrag-smollm2-135m-selftrain")
-    readers.features                      # the shipped feature reader (rqrag.answer.reader), or None
+    readers.features                      # the shipped feature reader (rqrag.answer.reading.span_reader), or None
     readers.model_reader(settings)        # a ModelReader when settings.decode.reader names one, else None
     readers.read_by_model(reader, question, hits, "en", settings)   # the GroundedAnswer a person reads
 """
@@ -29,33 +29,33 @@ class Readers:
 
     @property
     def features(self):
-        """The reader of everything found (`rqrag.answer.reader`): the shipped one unless given; None when no
+        """The reader of everything found (`rqrag.answer.reading.span_reader`): the shipped one unless given; None when no
         reader is shipped or the pipeline was made with `reader=False` (the tree's answers and the quoter alone
         decide)."""
         if self._features is False:
             return None
         if self._features is None:
-            from rqrag.answer.reader import Reader
+            from rqrag.answer.reading.span_reader import Reader
 
             self._features = Reader.default()
         return self._features if self._features.model is not None else None
 
     def model_reader(self, settings: AnswerSettings):
-        """The language model that reads the pooled evidence (`rqrag.answer.model_reader`) when the settings name
+        """The language model that reads the pooled evidence (`rqrag.answer.reading.model_reader`) when the settings name
         one (`--reader qwen2.5-1.5b`), made once per model and sentence count; None for the feature reader."""
         name = settings.decode.reader
         if name in ("features", "", None):
             return None
         key = (name, settings.decode.reader_sentences)
         if key not in self._model_readers:
-            from rqrag.answer.model_reader import ModelReader
+            from rqrag.answer.reading.model_reader import ModelReader
 
             self._model_readers[key] = ModelReader(name, settings.decode.reader_sentences)
         return self._model_readers[key]
 
     def read_by_model(self, reader, question: str, hits, language: str, settings, path_of=None) -> GroundedAnswer:
-        """The answer decided over what the model reader says of `hits` (`rqrag.answer.model_decision`)."""
-        from rqrag.answer.model_decision import decide_by_model, judge_for
+        """The answer decided over what the model reader says of `hits` (`rqrag.answer.reading.model_decision`)."""
+        from rqrag.answer.reading.model_decision import decide_by_model, judge_for
 
         reading = reader.read(question, hits, language, rank=self.rank_sentences(language))
         return decide_by_model(

@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from rqrag.answer.reader_spans import candidate_spans, name_runs
+from rqrag.answer.reading.candidate_spans import candidate_spans, name_runs
 from rqrag.answer_text import normalize_answer
 from rqrag.answer_types import OPTION, OTHER, asked_type, entities, fits, holds_type, options
 from rqrag.text_quality import IDENTIFIER, content_words, echoes, fold, stem, words

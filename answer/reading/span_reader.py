@@ -6,9 +6,9 @@ by `rqrag fit reader` and saved as `models/reader/reader.json`:
 
 1. **sentences** — every quotable sentence (`extractive.ExtractiveAnswerer`'s candidates: no heading, no question,
    nothing that only says the question back) gets a logit from a logistic model over `SENTENCE_FEATURES`
-   (`rqrag.answer.reader_features`): e5 and BM25 similarity, the question's words and names, the asked type;
+   (`rqrag.answer.reading.span_features`): e5 and BM25 similarity, the question's words and names, the asked type;
 2. **spans** — in the best sentences, every name, date, number, quoted phrase and identifier
-   (`rqrag.answer.reader_spans`) gets a calibrated p(right) from a second logistic model over `SPAN_FEATURES`.
+   (`rqrag.answer.reading.candidate_spans`) gets a calibrated p(right) from a second logistic model over `SPAN_FEATURES`.
 
 A `Reading` is one span with its p and the quote that states it: the best sentence holding it, whole (never cut below
 the clause that holds the answer), with the sentence before it when that one names what "it" is. The reader never
@@ -32,15 +32,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from rqrag.answer.extractive import ExtractiveAnswerer, Quote, _language
-from rqrag.answer.reader_compare import compare_by_years
-from rqrag.answer.reader_features import (
+from rqrag.answer.reading.candidate_spans import candidate_spans
+from rqrag.answer.reading.span_features import (
     SENTENCE_FEATURES,
     SPAN_FEATURES,
     SentenceRow,
     sentence_features,
     span_features,
 )
-from rqrag.answer.reader_spans import candidate_spans
+from rqrag.answer.reading.year_comparison import compare_by_years
 from rqrag.answer_text import normalize_answer
 from rqrag.answer_types import OPTION, asked_type, options
 from rqrag.logistic import LogisticScorer, sigmoid

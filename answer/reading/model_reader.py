@@ -9,7 +9,7 @@ each after its page's title, and replies in two lines:
     Answer: Paris
 
 or `Answer: none` when the sentences do not state it. What a person reads is decided from that reply
-(`rqrag.answer.model_decision`): the answer, then the cited sentence *as it stands in the evidence* (never the
+(`rqrag.answer.reading.model_decision`): the answer, then the cited sentence *as it stands in the evidence* (never the
 model's words), shown only when that sentence holds the answer; otherwise the library does not hold it.
 
     reader = ModelReader("qwen2.5-1.5b")
@@ -85,23 +85,6 @@ VERIFY_TASK = {
     "en": 'Sentences:\n{sentences}\nQuestion: {question}\nDo these sentences show that the answer is "{answer}"?',
     "pt": 'Frases:\n{sentences}\nPergunta: {question}\nEstas frases mostram que a resposta é "{answer}"?',
 }
-# What the decision on a reading is fitted over (`rqrag.answer.model_decision.decision_features`; the fit:
-# rqrag fit decision on training ids): how sure the model was of its answer's tokens, whether a sentence it
-# cited holds the answer or only one it did not cite, how far down the extractive ranking that sentence was, the
-# model's own yes/no check of the quote, the answer's length, whether the question is a yes/no one, and how much of
-# the question the quote (with its page's title) and the quote's whole passage speak of: a 1.5B model names an answer
-# from evidence about something else as surely as from the right page, so whether the quote is *about* the question
-# must come from the words.
-READING_FEATURES = (
-    "log_p",
-    "cited_holds",
-    "quote_rank",
-    "verified",
-    "answer_words",
-    "yes_no",
-    "quote_overlap",
-    "passage_overlap",
-)
 _UNKNOWN = re.compile(r"^\s*(unknown|desconhecido|i don.t know|não sei)", re.IGNORECASE)
 _ANSWER_LINE = re.compile(r"^\s*\**\s*(answer|resposta)\s*\**\s*:\s*(.*)$", re.IGNORECASE | re.MULTILINE)
 _SENTENCES_LINE = re.compile(r"^\s*\**\s*(sentences?|frases?)\s*\**\s*:\s*(.*)$", re.IGNORECASE | re.MULTILINE)

@@ -1,6 +1,6 @@
 """The short answers a sentence can give: every name, title, date, number and quoted phrase in it, as verbatim spans.
 
-The reader (`rqrag.answer.reader`) scores these spans; it never writes text of its own, so whatever it shows is
+The reader (`rqrag.answer.reading.span_reader`) scores these spans; it never writes text of its own, so whatever it shows is
 in the evidence word for word. What counts as a span is deliberately generous, and the learned span scorer decides:
 
 * a **name run** — capitalised words, joined by the small words names hold ("Chief of Protocol of the United

@@ -1,4 +1,4 @@
-"""What a person reads when a language model read the evidence (`rqrag.answer.model_reader`).
+"""What a person reads when a language model read the evidence (`rqrag.answer.reading.model_reader`).
 
 Three outcomes, and no fourth:
 
@@ -36,7 +36,7 @@ from collections.abc import Sequence
 from rqrag.answer.extractive import Quote
 from rqrag.answer.grounding import GroundedAnswer
 from rqrag.answer.messages import AnswerKind, Message, said
-from rqrag.answer.model_reader import ModelReading, Numbered
+from rqrag.answer.reading.model_reader import ModelReading, Numbered
 from rqrag.answer.verifier import VERIFIER_FILE, Verifier
 from rqrag.answer_text import normalize_answer
 
