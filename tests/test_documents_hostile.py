@@ -48,7 +48,7 @@ def wait_until(client, job_id: str, ready, timeout: float = 120) -> dict:
     ("case", "settings", "code"),
     [
         ("the reported bomb, default limits", {}, "compression_ratio"),
-        ("plain words over a lowered limit", {"max_uncompressed_bytes": 1_000_000}, "archive_too_large"),
+        ("plain words over a lowered limit", {"max_upload_uncompressed_bytes": 1_000_000}, "archive_too_large"),
     ],
 )
 def test_an_archive_that_unpacks_too_far_is_refused_at_upload(make_app, case, settings, code):
@@ -64,7 +64,7 @@ def test_an_archive_that_unpacks_too_far_is_refused_at_upload(make_app, case, se
 
 def test_a_document_over_the_chunk_cap_fails_its_job_with_the_reason(make_app):
     # A bomb small enough to pass lowered archive limits still cannot become thousands of chunks.
-    app, service, _ = make_app(ingest=False, max_compression_ratio=1000, max_chunks_per_document=50)
+    app, service, _ = make_app(ingest=False, max_upload_compression_ratio=1000, max_chunks_per_document=50)
     client = TestClient(app)
     accepted = upload(client, docx_bomb(1_000_000), "bomba.docx")
     assert accepted.status_code == 202, accepted.text
@@ -152,7 +152,7 @@ def test_the_cancel_endpoint_and_the_limits_are_in_the_openapi_schema(make_app):
 
 
 def test_one_user_filling_their_queue_leaves_room_for_another(make_app):
-    app, service, _ = make_app(ingest=False, max_queued_jobs_per_user=2, max_queued_jobs=3)
+    app, service, _ = make_app(ingest=False, max_queued_uploads_per_user=2, max_queued_uploads=3)
     alice, bob, carol = (TestClient(app, headers={"X-Rqrag-User": name}) for name in ("alice", "bob", "carol"))
     jobs = []
     with FileLock(service.library().lock_path):  # the first job waits after reading; the others queue behind it

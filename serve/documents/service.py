@@ -1,6 +1,6 @@
 """The documents service: the server's named document libraries and the background ingestion of uploads.
 
-    service = DocumentsService(DocumentsSettings(documents_dir="libraries", language="pt"))
+    service = DocumentsService(DocumentsSettings(documents_dir="libraries", documents_language="pt"))
     job = service.submit(service.index_name(None), "manual.pdf", data, content_doc_id(data))
     service.job(job.id).status                       # JobStatus: queued -> running -> done | failed
     service.retriever()                              # what the `documents` retriever searches
@@ -31,7 +31,7 @@ import re
 import threading
 import uuid
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -40,6 +40,7 @@ from rqrag.serve.documents.job_queue import JobQueue
 from rqrag.serve.documents.jobs import IngestionJob, JobCancelled, JobStatus
 from rqrag.serve.documents.review_jobs import ReviewJobs
 from rqrag.serve.errors import BadRequest, Forbidden, NotFound, Unavailable
+from rqrag.serve.serve_config import DocumentsConfig
 
 
 if TYPE_CHECKING:
@@ -48,98 +49,63 @@ if TYPE_CHECKING:
 
 logger = logging.getLogger(__name__)
 
-WORKER_SETTINGS = (
-    "file_workers",
-    "file_worker_memory_mb",
-    "file_worker_cpu_seconds",
-    "file_worker_seconds",
-    "page_draw_seconds",
-    "max_page_pixels",
-)
 _INDEX_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,63}")
 PRIVATE_PREFIX = "user__"  # + the user's name: a private library (request-given names may not contain "__")
 
 
 @dataclass
-class DocumentsSettings:
-    """What the document endpoints need from the server's config (`from_serve` reads the `ServeConfig` fields)."""
+class DocumentsSettings(DocumentsConfig):
+    """What the documents service runs with: the server's documents config (`DocumentsConfig`, the same fields
+    under the same names) and the four facts it takes from the rest of the server (`from_serve`)."""
 
-    default_index: str = "documents"
-    documents_dir: str | None = None  # folder of the named libraries; None: the rq-rag cache's indexes/
-    database_url: str | None = None  # PostgreSQL + pgvector instead of folders
-    max_upload_bytes: int = 50 * 1024 * 1024
-    language: str | None = None  # for libraries the server creates (None: detected from the first upload's text)
-    embedding_model: str | None = None
-    chunk_size: int | None = None  # of libraries the server creates (None: `ChunkingConfig`'s default)
-    chunk_overlap: int | None = None
     retrieval_mode: str = "hybrid"
-    max_queued_jobs: int = 8  # all users together; each waiting job holds its file in memory
-    max_queued_jobs_per_user: int = 3  # one user's full quota leaves the others room (jobs.py)
     jobs_database_url: str | None = None  # where the job queue is kept (the server's database; None: in memory)
     job_lease_s: float = 30.0  # a job whose server stopped renewing for this long is taken over by another
-    # What one file may cost (`rqrag.ingest.limits`, which says how the defaults were chosen).
-    max_uncompressed_bytes: int = 100 * 1024 * 1024  # an archive (DOCX, ...) unpacked, all members together
-    max_compression_ratio: float = 100.0  # one archive member over 1 MiB: unpacked / packed size
-    max_chunks_per_document: int = 5000
-    # The worker processes that open users' files (`rqrag.ingest.file_workers`), and what one file may cost there.
-    file_workers: int = 2
-    file_worker_memory_mb: int = 1024
-    file_worker_cpu_seconds: float = 120.0
-    file_worker_seconds: float = 180.0
-    page_draw_seconds: float = 20.0
-    max_page_pixels: int = 6_000_000
     users: bool = False  # keys name users: private libraries plus the shared ones
-    shared_libraries: list[str] = field(default_factory=list)  # default: [default_index]
 
     def __post_init__(self):
-        self.shared_libraries = list(self.shared_libraries or [self.default_index])
+        self.shared_libraries = list(self.shared_libraries or [self.documents_index])
 
     @classmethod
     def from_serve(cls, serve: Any) -> DocumentsSettings:
-        names = {
-            "default_index": "documents_index",
-            "documents_dir": "documents_dir",
-            "database_url": "documents_database_url",
-            "max_upload_bytes": "max_upload_bytes",
-            "language": "documents_language",
-            "embedding_model": "documents_embedding_model",
-            "chunk_size": "documents_chunk_size",
-            "chunk_overlap": "documents_chunk_overlap",
-            "shared_libraries": "shared_libraries",
-            "max_queued_jobs": "max_queued_uploads",
-            "max_queued_jobs_per_user": "max_queued_uploads_per_user",
-            "jobs_database_url": "database_url",
-            "job_lease_s": "job_lease_seconds",
-            "max_uncompressed_bytes": "max_upload_uncompressed_bytes",
-            "max_compression_ratio": "max_upload_compression_ratio",
-            "max_chunks_per_document": "max_chunks_per_document",
-            **{name: name for name in WORKER_SETTINGS},
-        }
-        defaults = cls()
-        values = {ours: getattr(serve, theirs, getattr(defaults, ours)) for ours, theirs in names.items()}
-        jobs_url = values["jobs_database_url"]
-        if values["database_url"] is None and values["documents_dir"] is None and jobs_url and is_postgres(jobs_url):
+        values = {f.name: getattr(serve, f.name) for f in fields(DocumentsConfig)}
+        jobs_url = getattr(serve, "database_url", None)
+        if (
+            values["documents_database_url"] is None
+            and values["documents_dir"] is None
+            and jobs_url
+            and is_postgres(jobs_url)
+        ):
             # servers sharing one PostgreSQL share their libraries too (unless told to keep them in a folder)
-            values["database_url"] = jobs_url
-        return cls(**values, users=bool(getattr(serve, "users", None)))
+            values["documents_database_url"] = jobs_url
+        return cls(
+            **values,
+            jobs_database_url=jobs_url,
+            job_lease_s=getattr(serve, "job_lease_seconds", 30.0),
+            users=bool(getattr(serve, "users", None)),
+        )
 
     def chunking(self):
         """The chunking of a library the server creates: the library default, with the sizes the config gives."""
-        if self.chunk_size is None and self.chunk_overlap is None:
+        if self.documents_chunk_size is None and self.documents_chunk_overlap is None:
             return None
         from rqrag.ingest.chunking import ChunkingConfig
 
         default = ChunkingConfig()
         return ChunkingConfig(
-            chunk_size=self.chunk_size or default.chunk_size,
-            chunk_overlap=self.chunk_overlap if self.chunk_overlap is not None else default.chunk_overlap,
+            chunk_size=self.documents_chunk_size or default.chunk_size,
+            chunk_overlap=self.documents_chunk_overlap
+            if self.documents_chunk_overlap is not None
+            else default.chunk_overlap,
         )
 
     def ingest_limits(self) -> IngestLimits:
         """What one upload may cost, for `precheck` and the library's `add` (`rqrag.ingest.limits.IngestLimits`)."""
         from rqrag.ingest.limits import IngestLimits
 
-        return IngestLimits(self.max_uncompressed_bytes, self.max_compression_ratio, self.max_chunks_per_document)
+        return IngestLimits(
+            self.max_upload_uncompressed_bytes, self.max_upload_compression_ratio, self.max_chunks_per_document
+        )
 
     def worker_limits(self):
         """The file workers' pool: its size and what one file may cost in it (`rqrag.ingest.file_workers`)."""
@@ -188,8 +154,8 @@ class DocumentsService:
         self._libraries: dict[str, Any] = {}
         self.queue: JobQueue[IngestionJob] = JobQueue(
             IngestionJob,
-            self.settings.max_queued_jobs,
-            self.settings.max_queued_jobs_per_user,
+            self.settings.max_queued_uploads,
+            self.settings.max_queued_uploads_per_user,
             database_url=self.settings.jobs_database_url,
             lease_s=self.settings.job_lease_s,
         )
@@ -203,7 +169,7 @@ class DocumentsService:
 
     def index_name(self, name: str | None) -> str:
         """A library name a request gave (or the default one), checked: a plain name, never a path."""
-        name = (name or "").strip() or self.settings.default_index
+        name = (name or "").strip() or self.settings.documents_index
         if not _INDEX_NAME.fullmatch(name) or "__" in name:
             raise BadRequest(
                 "index must be a plain name: letters, digits, '-' and '_' (at most 64, no '__')", param="index"
@@ -266,18 +232,18 @@ class DocumentsService:
         name = name if private else self.index_name(name)
         with self._libraries_lock:
             if name not in self._libraries:
-                if self.settings.database_url:
+                if self.settings.documents_database_url:
                     where = name
                 elif self.settings.documents_dir:
                     where = str(Path(self.settings.documents_dir).expanduser() / name)
                 else:
                     where = str(library_path(name))
-                options = {"database_url": self.settings.database_url, "encoder": self._encoder}
+                options = {"database_url": self.settings.documents_database_url, "encoder": self._encoder}
                 try:
                     library = open_library(
                         where,
-                        language=self.settings.language,
-                        embedding_model=self.settings.embedding_model,
+                        language=self.settings.documents_language,
+                        embedding_model=self.settings.documents_embedding_model,
                         chunking=self.settings.chunking(),
                         **options,
                     )

@@ -18,10 +18,10 @@ Checks, all answered before anything is queued or stored:
   the place of the server-wide `BodySizeLimit`), and the file part is counted again as it is read: 413.
 * type, from the bytes (`detect_file_type`'s magic numbers), never from the extension: a PNG named .pdf gets 415.
 * archives (DOCX): judged from the central directory before anything is unpacked (`rqrag.ingest.limits`): over
-  `max_uncompressed_bytes` unpacked (`archive_too_large`) or a member over `max_compression_ratio` (a zip bomb:
+  `max_upload_uncompressed_bytes` unpacked (`archive_too_large`) or a member over `max_upload_compression_ratio` (a zip bomb:
   `compression_ratio`) get 413. A document over `max_chunks_per_document` chunks fails its job (`too_many_chunks`).
-* the queue: each user may have `max_queued_jobs_per_user` uploads waiting (`too_many_jobs_for_user`), everyone
-  together `max_queued_jobs` (`too_many_jobs`): 429.
+* the queue: each user may have `max_queued_uploads_per_user` uploads waiting (`too_many_jobs_for_user`), everyone
+  together `max_queued_uploads` (`too_many_jobs`): 429.
 * PDFs are opened: password-protected, damaged, page-less, or without text on any page (a scan with no text layer)
   get 422 whose `code` is the reason (`encrypted`, `corrupt`, `empty`). The scan for text stops at the first page
   that has some (usually page 1) or after `PRECHECK_SECONDS`; a file whose first text lies further in is left to
@@ -70,8 +70,8 @@ UPLOAD_ERRORS = {
     403: {"description": "a user who is not an admin named a shared library"},
     413: {
         "description": "over `max_upload_bytes` as sent (`file_too_large`, `request_too_large`), or an archive "
-        "(DOCX) over `max_uncompressed_bytes` unpacked (`archive_too_large`) or with a member over "
-        "`max_compression_ratio` (`compression_ratio`: a zip bomb)"
+        "(DOCX) over `max_upload_uncompressed_bytes` unpacked (`archive_too_large`) or with a member over "
+        "`max_upload_compression_ratio` (`compression_ratio`: a zip bomb)"
     },
     415: {"description": "not a PDF, DOCX, HTML, Markdown or UTF-8 text file (`unsupported`)"},
     422: {"description": "a PDF that is encrypted, damaged or has no text (`encrypted`, `corrupt`, `empty`)"},
