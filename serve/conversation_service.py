@@ -34,6 +34,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from rqrag.answer import PipelineAnswer
+from rqrag.serve.answer_options import AnswerOptions
 from rqrag.serve.answer_service import AnswerService, Batch
 from rqrag.serve.errors import BadRequest, NotFound, ServiceFailure, Unavailable
 from rqrag.serve.memory.conversations import ConversationStore, UnknownConversation, conversation_window
@@ -45,16 +46,6 @@ from rqrag.serve.serve_config import ServeConfig
 logger = logging.getLogger(__name__)
 
 TITLE_CHARS = 80  # a conversation is titled by the start of its first question
-
-
-@dataclass(frozen=True)
-class AnswerOptions:
-    """What a request may choose about how it is answered (None: the server's default)."""
-
-    retriever: str | None = None
-    strategy: str | None = None
-    max_depth: int | None = None
-    language: str | None = None
 
 
 @dataclass

@@ -42,7 +42,7 @@ def answer_router(serve: ServeConfig) -> APIRouter:
         # Checked before a stream starts: a bad option is a JSON 4xx, not an error chunk.
         turn = conversations.open_completion(
             [m.model_dump() for m in body.messages],
-            options.answer_options(),
+            options,
             user,
         )
         completion_id = f"chatcmpl-{uuid.uuid4().hex}"
@@ -65,7 +65,7 @@ def answer_router(serve: ServeConfig) -> APIRouter:
 
     @app.post("/v1/ask")
     async def ask(body: AskRequest, conversations: ConversationServiceDep, user: RequestUser):
-        turn = await conversations.open_turn(user, body.question, body.conversation_id, body.answer_options())
+        turn = await conversations.open_turn(user, body.question, body.conversation_id, body)
         reply = await conversations.ask(turn)
         answer = reply.answer
         return {

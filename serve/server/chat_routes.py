@@ -100,7 +100,7 @@ def chat_router(serve: ServeConfig) -> APIRouter:
     @router.post("/v1/chat")
     async def chat(body: ChatRequest, conversations: ConversationServiceDep, user: RequestUser):
         # Checked here, before the stream starts: a bad option or an unknown conversation is a JSON 4xx.
-        turn = await conversations.open_turn(user, body.question, body.conversation_id, body.answer_options())
+        turn = await conversations.open_turn(user, body.question, body.conversation_id, body)
         return event_stream(_page_events(conversations, turn))
 
     return router

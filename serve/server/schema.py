@@ -8,28 +8,14 @@ from __future__ import annotations
 
 from typing import Annotated, Literal
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from rqrag.answer import StrategyName
-from rqrag.languages import ANSWER_LANGUAGES
-from rqrag.serve.conversation_service import AnswerOptions
+from rqrag.serve.answer_options import AnswerOptions, ShortName, Text
 from rqrag.serve.errors import BadRequest, Busy, Forbidden, NotFound, ServiceError, Timeout, Unavailable
 
 
-def unicode_text(value: str) -> str:
-    """Text that is valid Unicode: JSON may carry a lone surrogate ("\\ud800"), which Python keeps in a str
-    and every tokenizer, database and encoder then fails on; refused here, at the edge, as a 400."""
-    try:
-        value.encode("utf-8")
-    except UnicodeEncodeError:
-        raise ValueError("must be valid Unicode text (a lone surrogate such as \\ud800 is not)") from None
-    return value
-
-
-Text = Annotated[str, AfterValidator(unicode_text)]
 # A conversation id as the server makes them (uuid4 hex); anything else cannot name a conversation.
 ConversationId = Annotated[str, Field(min_length=1, max_length=64, pattern=r"^[A-Za-z0-9_-]+$")]
-ShortName = Annotated[Text, Field(max_length=200)]  # model, retriever: names, not text
 
 
 class ChatMessage(BaseModel):
@@ -50,22 +36,7 @@ class ChatMessage(BaseModel):
         return value
 
 
-class AnswerRequestOptions(BaseModel):
-    """How a request wants its question answered, the same on every route that answers (None: the server's
-    default): at the top of a `/v1/ask` or `/v1/chat` body, under `rqrag` in a `/v1/chat/completions` one."""
-
-    model_config = ConfigDict(extra="forbid")  # a misspelt option is an error, not silently ignored
-
-    retriever: ShortName | None = None
-    strategy: StrategyName | None = None
-    max_depth: int | None = Field(default=None, ge=0, le=64)
-    language: Literal[ANSWER_LANGUAGES] | None = None  # the answer's; None: the library's, else the question's
-
-    def answer_options(self) -> AnswerOptions:
-        return AnswerOptions(self.retriever, self.strategy, self.max_depth, self.language)
-
-
-class RQRAGOptions(AnswerRequestOptions):
+class RQRAGOptions(AnswerOptions):
     """Our extension of a chat request (the openai client sends it with `extra_body={"rqrag": {...}}`)."""
 
     return_trajectories: bool = False
@@ -80,7 +51,7 @@ class ChatCompletionRequest(BaseModel):
     rqrag: RQRAGOptions = Field(default_factory=RQRAGOptions)
 
 
-class AskRequest(AnswerRequestOptions):
+class AskRequest(AnswerOptions):
     """`POST /v1/ask`, the plain endpoint: one question, of a conversation if `conversation_id` names one."""
 
     question: Text
@@ -88,7 +59,7 @@ class AskRequest(AnswerRequestOptions):
     return_trajectories: bool = False
 
 
-class ChatRequest(AnswerRequestOptions):
+class ChatRequest(AnswerOptions):
     """`POST /v1/chat`, the chat page's: one question of a conversation."""
 
     # Its length is the server's `max_question_chars` / `max_question_tokens`, checked by the conversation
