@@ -26,7 +26,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from rqrag.retrieval.base import Hit
-from rqrag.text_quality import (
+from rqrag.text.text_quality import (
     content_words,
     echoes,
     fold,

@@ -23,8 +23,7 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from rqrag.answer_text import normalize_answer
-from rqrag.answer_types import (
+from rqrag.answer.answer_types import (
     OPTION,
     OTHER,
     asked_type,
@@ -36,7 +35,8 @@ from rqrag.answer_types import (
 )
 from rqrag.inference.decoding.select import Scored
 from rqrag.retrieval.base import Hit
-from rqrag.text_quality import content_words, echoes, fold, guess_language, loops, new_content, stem
+from rqrag.text.answer_text import normalize_answer
+from rqrag.text.text_quality import content_words, echoes, fold, guess_language, loops, new_content, stem
 from rqrag.trajectory import ParseStatus
 
 
@@ -116,7 +116,7 @@ def group_key(answer: str, question: str, choices: Sequence[tuple[str, str]] = (
     """What makes two answers the same candidate before containment merging: the option picked, yes/no, or the
     normalised text."""
     if choices:
-        from rqrag.answer_text import choice_label
+        from rqrag.text.answer_text import choice_label
 
         label = choice_label(answer, choices)
         if label is not None:
@@ -149,7 +149,7 @@ def gather(
     groups = _merge_contained(groups)
     queries = [q for t in result.trajectories for _, q in t.trajectory.queries]
     if sentences is None:
-        from rqrag.sentences import split_sentences
+        from rqrag.text.sentences import split_sentences
 
         sentences = [
             (0.0, s)
@@ -351,7 +351,7 @@ def is_correct(text: str, golds: Sequence[str], question: str = "") -> bool:
     """The label the verifier learns and its precision is measured by: token F1 >= 0.5 against a gold answer, or
     a gold answer inside the text (whole normalised words). On a comparison the option picked must be the gold's:
     "Battle of Manila" shares two of three words with "Battle of Guam" and is still the wrong one."""
-    from rqrag.answer_text import answer_f1
+    from rqrag.text.answer_text import answer_f1
 
     if question and options(question):
         picked, gold = picked_option(text, question), [picked_option(g, question) for g in golds]

@@ -32,8 +32,8 @@ from dataclasses import dataclass
 
 from rqrag.answer.claim_terms import key_terms, name_runs, ordinal
 from rqrag.retrieval.base import Hit
-from rqrag.sentences import split_sentences
-from rqrag.text_quality import content_words, fold, identifiers, stem
+from rqrag.text.sentences import split_sentences
+from rqrag.text.text_quality import content_words, fold, identifiers, stem
 
 
 CHECK_MODES = ("words", "align", "judge", "align_judge", "align_cloze", "ordered", "ordered_cloze")

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 
-from rqrag.text_quality import content_words, fold, identifiers, words
+from rqrag.text.text_quality import content_words, fold, identifiers, words
 
 
 _QUOTED = re.compile(r"[\"“«]([^\"”»]{2,80})[\"”»]")  # not ' : an apostrophe (Guns N' Roses) quotes nothing

@@ -19,7 +19,7 @@ import re
 from collections.abc import Callable
 
 from rqrag.answer.claim_terms import name_runs, ordinal
-from rqrag.text_quality import content_words, fold, identifiers
+from rqrag.text.text_quality import content_words, fold, identifiers
 
 
 MAX_BLANKS = 3  # a sentence's first three names or numbers: enough to pin who, what and when

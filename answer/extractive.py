@@ -35,6 +35,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from rqrag.answer.answer_types import OTHER, holds_type
 from rqrag.answer.sentence_cues import (  # noqa: F401  (wanted_patterns, _holds_new: re-exported)
     _DANGLING_NUMBER,
     PROCEDURE_MAX_WORDS,
@@ -47,11 +48,10 @@ from rqrag.answer.sentence_cues import (  # noqa: F401  (wanted_patterns, _holds
     share_held,
     wanted_patterns,
 )
-from rqrag.answer_text import normalize_answer
-from rqrag.answer_types import OTHER, holds_type
 from rqrag.retrieval.base import Hit
-from rqrag.sentences import is_title, split_sentences
-from rqrag.text_quality import IDENTIFIER, is_question
+from rqrag.text.answer_text import normalize_answer
+from rqrag.text.sentences import is_title, split_sentences
+from rqrag.text.text_quality import IDENTIFIER, is_question
 
 
 @dataclass(frozen=True)
@@ -153,7 +153,7 @@ class ExtractiveAnswerer:
         answers: Sequence[str] = (),
         trust: float = 1.0,
     ) -> Quote | None:
-        """The best quote of `hits` for `question`. `asked` (an `rqrag.answer_types` type): only a window with a
+        """The best quote of `hits` for `question`. `asked` (an `rqrag.answer.answer_types` type): only a window with a
         sentence that holds such a thing may be quoted (None when none does); `answers`: the tree's best answer's
         phrases, a sentence holding them counts up to `weights.answer` x `trust` (the verifier's p) more. A
         question of no particular type (a manual's "how do I...") may be quoted in `max_sentences` sentences;

@@ -26,15 +26,15 @@ from dataclasses import dataclass, field
 from typing import Protocol
 
 from rqrag.answer.answer_check import MIN_SUPPORT, Verdict, check_answer  # noqa: F401  (re-exported)
+from rqrag.answer.answer_types import OPTION, asked_type, entities, options
 from rqrag.answer.candidate_answers import gather, trajectory_hits
 from rqrag.answer.extractive import Quote, answerer_for, lexical_answerer_for
 from rqrag.answer.messages import AnswerKind, Message, said
 from rqrag.answer.sentence_cues import share_held
-from rqrag.answer_text import normalize_answer
-from rqrag.answer_types import OPTION, asked_type, entities, options
 from rqrag.inference.decoding.failures import FailureKind
 from rqrag.retrieval.base import Hit
-from rqrag.sentences import split_sentences
+from rqrag.text.answer_text import normalize_answer
+from rqrag.text.sentences import split_sentences
 from rqrag.trajectory import ParseStatus
 
 

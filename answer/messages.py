@@ -4,7 +4,7 @@
     said(Message.NOT_FOUND, "pt")                         # "Não encontrei nos seus documentos ..."
     said(Message.COULD_NOT_SEARCH, "en", reason="web search is unavailable")
 
-One table, keyed by the languages the assistant has wording for (`rqrag.languages.ANSWER_LANGUAGES`); a test checks
+One table, keyed by the languages the assistant has wording for (`rqrag.text.languages.ANSWER_LANGUAGES`); a test checks
 every message has exactly those. A language outside them reads English.
 """
 
@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from enum import Enum
 
-from rqrag.languages import ANSWER_LANGUAGES, question_language
+from rqrag.text.languages import ANSWER_LANGUAGES, question_language
 
 
 class AnswerKind(str, Enum):

@@ -8,8 +8,8 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from rqrag.answer_types import DATE, NUMBER, POSITION
-from rqrag.text_quality import IDENTIFIER, fold, is_question, new_content
+from rqrag.answer.answer_types import DATE, NUMBER, POSITION
+from rqrag.text.text_quality import IDENTIFIER, fold, is_question, new_content
 
 
 # Types a sentence can be checked for on its own (a year, a number, a position word): only these filter what may

@@ -29,7 +29,7 @@ from dataclasses import dataclass, field, replace
 
 from rqrag.answer.claim_check import ClaimCheck, ClaimVerdict
 from rqrag.retrieval.base import Hit
-from rqrag.text_quality import fold, new_content
+from rqrag.text.text_quality import fold, new_content
 
 
 MAX_SENTENCES = 3
@@ -152,7 +152,7 @@ def parse_line(line: str) -> tuple[str, str | list[WrittenSentence] | None]:
     found = _ANSWER.match(text)
     if found:
         return "short", _MARKS.sub("", found.group(2)).strip().rstrip(".").strip()
-    from rqrag.sentences import split_sentences
+    from rqrag.text.sentences import split_sentences
 
     text = _MARK_AFTER_STOP.sub(lambda m: f" {m.group(2).strip()}{m.group(1)} ", text).strip()
     parts = [_marked(s) for s in split_sentences(_MARK_THEN_SPACE.sub(r"\1. ", text)) if s.strip(" .")]
@@ -369,7 +369,7 @@ def _only(hit: Hit, sentences: Sequence[str]) -> Hit:
 
 def cut_passage(hit: Hit, around: str | None, max_words: int) -> Hit:
     """`hit` with its text cut to about `max_words` words, from the sentence before `around` on (whole sentences)."""
-    from rqrag.sentences import split_sentences
+    from rqrag.text.sentences import split_sentences
 
     if len(hit.text.split()) <= max_words:
         return hit

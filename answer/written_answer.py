@@ -30,7 +30,7 @@ from rqrag.answer.on_topic import found
 from rqrag.answer.results import PipelineAnswer
 from rqrag.answer.source_view import SourceView
 from rqrag.retrieval.base import Hit
-from rqrag.text_quality import content_words, fold, stem
+from rqrag.text.text_quality import content_words, fold, stem
 from rqrag.writing_config import writes
 
 

@@ -18,7 +18,7 @@ import re
 
 from rqrag.benchmarks.sources import SourceExample
 from rqrag.data_construction.prompts import FormatError, PromptBook, Refusal, parse_answer, parse_queries
-from rqrag.llm_client import ChatClient, LLMRejected, Reply
+from rqrag.llm.client import ChatClient, LLMRejected, Reply
 
 
 class DropExample(Exception):

@@ -27,7 +27,7 @@ from rqrag.data_construction.annotate import Annotator, DropExample, answer_agre
 from rqrag.data_construction.data_config import DataBuildConfig
 from rqrag.data_construction.prompts import PromptBook
 from rqrag.data_construction.query_filter import filter_new_evidence, filter_text
-from rqrag.llm_client import ChatClient, LLMUnavailable
+from rqrag.llm.client import ChatClient, LLMUnavailable
 from rqrag.records import ReadStats, read_records
 from rqrag.resumable import ResumableJsonl
 from rqrag.retrieval.base import Hit, Retriever, RetrieverUnavailable

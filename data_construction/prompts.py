@@ -20,7 +20,7 @@ from pathlib import Path
 from string import Template
 from typing import Any
 
-from rqrag.llm_client import NotAJSONObject, load_json_object
+from rqrag.llm.client import NotAJSONObject, load_json_object
 from rqrag.trajectory import clean_text
 
 

@@ -18,9 +18,9 @@ import re
 from collections import Counter
 from collections.abc import Sequence
 
-from rqrag.answer_text import normalize_answer, word_jaccard
 from rqrag.retrieval.base import Hit, new_docids
-from rqrag.text_quality import RESTATEMENT_JACCARD, restates  # noqa: F401  (the core predicate, used here too)
+from rqrag.text.answer_text import normalize_answer, word_jaccard
+from rqrag.text.text_quality import RESTATEMENT_JACCARD, restates  # noqa: F401  (the core predicate, used here too)
 
 
 MAX_QUERY_WORDS = 40

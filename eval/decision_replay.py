@@ -24,11 +24,11 @@ from rqrag.answer.candidate_answers import is_correct
 from rqrag.answer.messages import AnswerKind
 from rqrag.answer.pipeline import AnswerPipeline, Prepared
 from rqrag.answer.policy import AnsweringPolicy
-from rqrag.answer_text import answer_f1
 from rqrag.eval.metrics import holds_gold
 from rqrag.eval.saved_trees import calibration, golds, question_search
 from rqrag.inference.decoding.decode_config import DecodeConfig
 from rqrag.inference.decoding.tree import Question, QuestionResult
+from rqrag.text.answer_text import answer_f1
 
 
 def replay(

@@ -64,7 +64,7 @@ def rule_query(text: str, min_words: int = MIN_WORDS, max_words: int = MAX_WORDS
 
 
 async def _model_queries(client, texts: Sequence[str], language: str) -> list[str | None]:
-    from rqrag.llm_client import load_json_object
+    from rqrag.llm.client import load_json_object
 
     async def one(text: str) -> str | None:
         prompt = _PROMPT.get(language, _PROMPT["en"]).format(text=" ".join(text.split()[:600]))

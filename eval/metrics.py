@@ -19,7 +19,7 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable, Sequence
 
-from rqrag.answer_text import answer_f1, choice_label, normalize_answer
+from rqrag.text.answer_text import answer_f1, choice_label, normalize_answer
 
 
 __all__ = [
@@ -43,7 +43,7 @@ def exact_match(prediction: str, golds: Sequence[str]) -> float:
     return float(any(norm == normalize_answer(g) for g in golds))
 
 
-f1 = answer_f1  # token F1 against the best gold: the core's one definition (`rqrag.answer_text`)
+f1 = answer_f1  # token F1 against the best gold: the core's one definition (`rqrag.text.answer_text`)
 
 
 def match(prediction: str, golds: Sequence[str]) -> float:
@@ -110,7 +110,7 @@ def holds_gold(text: str, golds: Sequence[str], question: str = "") -> bool:
     """Whether a person reading `text` reads a gold answer: it is right (`answer_candidates.is_correct`: token F1
     >= 0.5, the gold inside it, the right option of a comparison), or it holds a gold answer whole."""
     from rqrag.answer.candidate_answers import is_correct
-    from rqrag.answer_text import normalize_answer
+    from rqrag.text.answer_text import normalize_answer
 
     if not text:
         return False

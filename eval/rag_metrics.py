@@ -191,7 +191,7 @@ def judge_endpoint(config: RagMetricsConfig, log_dir: Path) -> Iterator[str]:
     if config.judge_base_url:
         yield config.judge_base_url
         return
-    from rqrag.local_server import start_openai_server
+    from rqrag.local_servers.local_server import start_openai_server
     from rqrag.models import resolve_model
 
     with start_openai_server(

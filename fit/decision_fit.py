@@ -45,7 +45,7 @@ def pooled_hits(record: dict) -> list[Hit]:
 
 def without_answer(hits: Sequence[Hit], answers: Sequence[str]) -> list[Hit]:
     """The passages that hold none of `answers` (normalised, as whole words)."""
-    from rqrag.answer_text import normalize_answer
+    from rqrag.text.answer_text import normalize_answer
 
     wanted = [f" {normalize_answer(a)} " for a in answers if normalize_answer(a)]
     return [h for h in hits if not any(w in f" {normalize_answer(h.title + ' ' + h.text)} " for w in wanted)]

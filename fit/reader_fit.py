@@ -28,13 +28,13 @@ from rqrag.answer.candidate_answers import is_correct
 from rqrag.answer.grounding import all_hits
 from rqrag.answer.reading.span_features import SENTENCE_FEATURES, SPAN_FEATURES
 from rqrag.answer.reading.span_reader import Reader, ReaderModel, ReadQuestion
-from rqrag.answer_text import answer_f1, normalize_answer
 from rqrag.eval.saved_trees import golds, question_search, refuse_eval_ids
 from rqrag.fit.logistic import fit_logistic
 from rqrag.inference.decoding.tree import QuestionResult
 from rqrag.logistic import LogisticScorer
 from rqrag.retrieval.base import Hit
-from rqrag.text_quality import fold, words
+from rqrag.text.answer_text import answer_f1, normalize_answer
+from rqrag.text.text_quality import fold, words
 
 
 logger = logging.getLogger(__name__)

@@ -72,10 +72,10 @@ def build_generator(config: DecodeConfig):
 def gguf_file_for(model: str):
     """The GGUF file llama.cpp runs for `model`: a packaged base model's own file, a reader model's joined file
     (`rqrag.gguf_files`), a .gguf path, or for a trained model (an adapter, merged as for the hf backend, or a full
-    checkpoint folder) a float16 GGUF written once beside its merged weights (`rqrag.gguf_export`)."""
+    checkpoint folder) a float16 GGUF written once beside its merged weights (`rqrag.inference.backends.gguf_export`)."""
 
-    from rqrag.gguf_export import GGUFExportError, gguf_for_checkpoint
     from rqrag.gguf_files import SPLIT_MODELS, gguf_path
+    from rqrag.inference.backends.gguf_export import GGUFExportError, gguf_for_checkpoint
     from rqrag.models import PACKAGED_MODELS, materialized_dir, resolve_model
     from rqrag.models import _packaged_gguf_path as packaged
 

@@ -32,7 +32,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from rqrag.review.field_sentences import is_field_sentence, joined_paragraphs, prose_sentences
-from rqrag.text_quality import fold
+from rqrag.text.text_quality import fold
 
 
 FIELDS = ("objective", "method", "data", "result", "conclusion")

@@ -26,7 +26,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from rqrag.answer import check_answer
-from rqrag.text_quality import content_words, fold, stem
+from rqrag.text.text_quality import content_words, fold, stem
 
 
 MAX_TOKEN_CHARS = 40  # longer than any word or real identifier in a sentence: "x86_64.tar.xzaab.tar.xzaab..."
@@ -121,7 +121,7 @@ def check_review(topic: str, document, language: str, quoter=None, quote_fields:
 def _stating(hits: Sequence, field: str) -> list:
     """The sentences of `hits` that carry the field's cue words, each a hit of its own (its chunk's pages), or all
     of `hits` when none does."""
-    from rqrag.sentences import split_sentences
+    from rqrag.text.sentences import split_sentences
 
     cue = FIELD_CUES[field]
     if cue is None:

@@ -29,8 +29,8 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
-from rqrag.answer_text import normalize_answer
-from rqrag.text_quality import fold
+from rqrag.text.answer_text import normalize_answer
+from rqrag.text.text_quality import fold
 
 
 LANGUAGES = ("pt", "en")

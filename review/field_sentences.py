@@ -21,8 +21,8 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from rqrag.sentences import split_sentences
-from rqrag.text_quality import fold
+from rqrag.text.sentences import split_sentences
+from rqrag.text.text_quality import fold
 
 
 _UPPER = "A-ZÀ-ÖØ-Þ"
@@ -151,7 +151,7 @@ def joined_paragraphs(paragraphs: Sequence[tuple[int | None, str]]) -> list[tupl
 
 
 def prose_sentences(text: str) -> list[str]:
-    """A paragraph's sentences (`rqrag.sentences.split_sentences`), with what it cut after an abbreviation that
+    """A paragraph's sentences (`rqrag.text.sentences.split_sentences`), with what it cut after an abbreviation that
     ends no sentence there joined again: "… descrito por Allen et al." + "(1998). …" is one sentence."""
     out: list[str] = []
     for piece in split_sentences(text):

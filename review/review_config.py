@@ -8,7 +8,7 @@ from typing import Literal
 from rqrag.writing_config import WritingConfig
 
 
-# The local model's context: SmolLM2's own 8192 tokens, not the 2048 `rqrag.local_server` starts with, so that
+# The local model's context: SmolLM2's own 8192 tokens, not the 2048 `rqrag.local_servers.local_server` starts with, so that
 # `per_document` chunks of `passage_chars` (5 x 1500 characters) fit beside the instructions and the reply.
 LOCAL_CONTEXT_TOKENS = 8192
 # For the model started here, unless told otherwise: each text of the reply bounded (vLLM enforces `maxLength`), as

@@ -8,7 +8,7 @@
 2. Chunks are grouped by the document they come from — `extra.doc_id` (then `extra.file`) when the index was
    built by the document ingestion, else the title — keeping at most `per_document` chunks of each, best first.
    Documents are ordered by their best chunk.
-3. Each document's chunks go to the chat LLM (`rqrag.llm_client.ChatClient`: concurrency, retries,
+3. Each document's chunks go to the chat LLM (`rqrag.llm.client.ChatClient`: concurrency, retries,
    optional reply cache) with a JSON schema (`REVIEW_SCHEMA`): summary, objectives, conclusions, and relevance
    to the topic on four levels (high / medium / low / none) with its reason. The instructions are in the
    review's language (`--language pt`: Portuguese; default: the library's or index's own language when it records one).
@@ -32,7 +32,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from rqrag.llm_client import NotAJSONObject, load_json_object
+from rqrag.llm.client import NotAJSONObject, load_json_object
 from rqrag.retrieval.base import Hit
 from rqrag.retrieval.citations import cite_pages
 
@@ -281,7 +281,7 @@ async def review_documents(
 ):
     """Ask for every document's review at once (the client limits concurrency); each failure stays with its
     document. 401/403/404 from the endpoint propagate: the run cannot succeed."""
-    from rqrag.llm_client import LLMRejected, LLMUnavailable
+    from rqrag.llm.client import LLMRejected, LLMUnavailable
 
     async def one(document: DocumentGroup) -> None:
         messages = review_messages(topic, document, language, passage_chars)

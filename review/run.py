@@ -69,9 +69,9 @@ async def _review_all(client, topic, documents, language, config: ReviewConfig) 
 
 def _ask_model(config: ReviewConfig, topic, documents, language, out: Path, stack: contextlib.ExitStack):
     """The model's reviews of every document (into each `document.review` / `.error`); returns the client stats."""
-    from rqrag.llm_client import ChatClient
-    from rqrag.local_server import OpenAIServerError, serve_for_run
-    from rqrag.openai_endpoint import EndpointRefused
+    from rqrag.llm.client import ChatClient
+    from rqrag.llm.openai_endpoint import EndpointRefused
+    from rqrag.local_servers.local_server import OpenAIServerError, serve_for_run
 
     settings = dataclasses.replace(config, timeout=config.timeout or ENDPOINT_TIMEOUT_S)
     if config.llm_base_url is None:
@@ -202,8 +202,8 @@ def _article_writer(config: ReviewConfig):
 
 def _written_texts(writer, topic: str, title: str, document, language: str) -> dict:
     """One article's four texts, in the article's own language (its passages'), from its own passages."""
-    from rqrag.languages import ANSWER_LANGUAGES, question_language
     from rqrag.review.article_passages import article_passages
+    from rqrag.text.languages import ANSWER_LANGUAGES, question_language
 
     passages = article_passages(document)  # in the article's own language
     sample = " ".join(h.text for h in passages[:2])

@@ -96,7 +96,7 @@ def hit_extras(hits, index_dir: Path | None) -> list[dict]:
 
 def review_language(said: Iterable[str | None]) -> str | None:
     """The first language in `said` the review has instructions for ("pt-BR" -> "pt"), or None."""
-    from rqrag.languages import ANSWER_LANGUAGES
+    from rqrag.text.languages import ANSWER_LANGUAGES
 
     for language in said:
         code = str(language or "").lower()[:2]

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from rqrag.text_quality import fold
+from rqrag.text.text_quality import fold
 
 
 # Share of word triples two copies of one article have in common (Jaccard). Measured on the tuning articles: the

@@ -4,8 +4,8 @@ One import namespace, three layers (checked by import-linter, see pyproject.toml
 
 * the core, imported by everything and importing no stage: the trajectory language (`rqrag.trajectory`),
   model resolution (`rqrag.models`, `rqrag.adapters`), retrieval (`rqrag.retrieval`), benchmark loaders and
-  id splits (`rqrag.benchmarks`), answer normalisation (`rqrag.answer_text`), JSONL input/output (`rqrag.records`,
-  `rqrag.resumable`), process supervision (`rqrag.processes`, `rqrag.local_server`) and configs (`rqrag.config_loader`);
+  id splits (`rqrag.benchmarks`), answer normalisation (`rqrag.text.answer_text`), JSONL input/output (`rqrag.records`,
+  `rqrag.resumable`), process supervision (`rqrag.local_servers.processes`, `rqrag.local_servers.local_server`) and configs (`rqrag.config_loader`);
 * the stages, in data-flow order, each importing only earlier ones: `rqrag.data_construction`,
   `rqrag.training`, `rqrag.inference` (the tree), `rqrag.answer` (the answer a person reads), `rqrag.serve` (the
   served application), `rqrag.eval`, `rqrag.self_training` (in the checkout: the top-level folders of those names);

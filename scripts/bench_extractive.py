@@ -39,7 +39,7 @@ from rqrag.answer.extractive import ExtractiveAnswerer, Weights
 from rqrag.eval.experiments.metrics import normalise_for_quotes
 from rqrag.eval.golden import load_questions
 from rqrag.eval.text_table import print_table
-from rqrag.sentences import is_title, split_sentences
+from rqrag.text.sentences import is_title, split_sentences
 
 
 REPO_ROOT = Path(__file__).resolve().parent.parent

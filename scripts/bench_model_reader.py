@@ -25,8 +25,8 @@ def replay(records: list[dict], reader_spec: str, out: Path, judge: bool = True)
     from rqrag.answer.grounding import ExtractiveQuoter
     from rqrag.answer.reading.model_decision import decide_by_model, judge_for
     from rqrag.answer.reading.model_reader import ModelReader
-    from rqrag.answer_text import answer_f1
     from rqrag.fit.decision_fit import pooled_hits
+    from rqrag.text.answer_text import answer_f1
 
     model, _, sentences = reader_spec.partition(":")
     reader = ModelReader(model, int(sentences or 12))

@@ -85,7 +85,7 @@ def throughput(out: Path, replicas: int, questions: list[str], clients: int, mod
 def shared_model_server(out: Path):
     """One vLLM server with the shipped model; yields the `rqrag serve` flags that send every replica to it."""
     from rqrag.config_loader import read_yaml_layers, resolve_config
-    from rqrag.local_server import start_openai_server
+    from rqrag.local_servers.local_server import start_openai_server
     from rqrag.models import resolve_model
 
     folder = resolve_model(read_yaml_layers(resolve_config("default"))["model"])  # the served config's model

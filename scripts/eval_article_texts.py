@@ -38,7 +38,7 @@ class EvalTextsConfig:
 
 
 def held(text: str, facts: list[list[str]]) -> float:
-    from rqrag.text_quality import fold
+    from rqrag.text.text_quality import fold
 
     said = " ".join(fold(text).split())
     return sum(any(" ".join(fold(a).split()) in said for a in alternatives) for alternatives in facts) / len(facts)

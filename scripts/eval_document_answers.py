@@ -31,7 +31,7 @@ import httpx
 
 from rqrag.eval.golden import load_questions
 from rqrag.serve.server.process import RQRAGServer
-from rqrag.text_quality import echoes, fold, guess_language
+from rqrag.text.text_quality import echoes, fold, guess_language
 
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -39,7 +39,7 @@ ARTICLES = ROOT / "tests" / "data" / "articles"
 
 
 def folded(text: str) -> str:
-    from rqrag.text_quality import fold
+    from rqrag.text.text_quality import fold
 
     return " ".join(fold(text).replace("-", " ").split()).strip(" .")
 

@@ -34,12 +34,12 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from rqrag.answer_text import word_jaccard
 from rqrag.eval.benchmark_report import mean_present
 from rqrag.eval.significance import paired_bootstrap
 from rqrag.inference.decoding.select import STRATEGIES
 from rqrag.records import read_records
-from rqrag.text_quality import invented_entities, restates
+from rqrag.text.answer_text import word_jaccard
+from rqrag.text.text_quality import invented_entities, restates
 
 
 TREE, STANDARD, DIRECT = "rqrag", "standard_rag", "no_retrieval"

@@ -47,9 +47,9 @@ def today_scores(records: list[dict], commit: str) -> list[float]:
     passages, as that commit's pipeline did after its first quote: its default quoter, once set, turned the
     relevant-sentence narrowing off)."""
     from rqrag.answer.extractive import ExtractiveAnswerer
-    from rqrag.answer_text import answer_f1
     from rqrag.eval.saved_trees import golds
     from rqrag.inference.decoding.tree import QuestionResult
+    from rqrag.text.answer_text import answer_f1
 
     ground = today_rule(commit)
     answerer = ExtractiveAnswerer(language="en", max_sentences=3)  # that commit's quote: up to 3 sentences

@@ -39,7 +39,7 @@ def main(argv=None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("records", type=Path, help="answers.jsonl (documents) or predictions.jsonl (rqrag eval)")
     args = parser.parse_args(argv)
-    from rqrag.text_quality import fold
+    from rqrag.text.text_quality import fold
 
     def norm(text: str) -> str:
         return " ".join(fold(text).split())

@@ -44,7 +44,7 @@ from typing import Literal
 
 from rqrag.data_construction.query_filter import filter_new_evidence, text_reason
 from rqrag.eval import metrics
-from rqrag.text_quality import invented_entities
+from rqrag.text.text_quality import invented_entities
 from rqrag.trajectory import Action, Step, Trajectory
 
 

@@ -16,7 +16,7 @@ from typing import Annotated, Literal
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field
 
 from rqrag.answer import StrategyName
-from rqrag.languages import ANSWER_LANGUAGES
+from rqrag.text.languages import ANSWER_LANGUAGES
 
 
 def unicode_text(value: str) -> str:

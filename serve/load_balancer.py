@@ -22,7 +22,7 @@ import os
 from collections.abc import Sequence
 from pathlib import Path
 
-from rqrag.processes import ServerProcess, free_port, start_server_process
+from rqrag.local_servers.processes import ServerProcess, free_port, start_server_process
 
 
 HAPROXY = "/usr/sbin/haproxy"

@@ -104,7 +104,7 @@ def make_app(tmp_path, request):
         service.close()
 
 
-# One real vLLM OpenAI-compatible server (rqrag.local_server) for every test that needs an OpenAI endpoint:
+# One real vLLM OpenAI-compatible server (rqrag.local_servers.local_server) for every test that needs an OpenAI endpoint:
 # the code under test speaks the OpenAI API, and what breaks in practice (chat templates, structured output,
 # queueing, errors) is what a stub would hide.
 @pytest.fixture(scope="session", name="openai_server")
@@ -121,7 +121,7 @@ def openai_server_fixture(tmp_path_factory) -> Iterator:
 
     model_dir = resolve_model("smollm2-135m-instruct")
     log_path = tmp_path_factory.mktemp("vllm-openai-server") / "server.log"
-    from rqrag.local_server import start_openai_server
+    from rqrag.local_servers.local_server import start_openai_server
 
     with start_openai_server(model_dir, log_path=log_path) as server:
         yield server

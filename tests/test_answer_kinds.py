@@ -10,7 +10,7 @@ import pytest
 from rqrag.answer import AnswerKind, Failure, FailureKind, Message, said
 from rqrag.answer.messages import MESSAGES
 from rqrag.inference.decoding.tree import FinishedTrajectory, QuestionResult
-from rqrag.languages import ANSWER_LANGUAGES
+from rqrag.text.languages import ANSWER_LANGUAGES
 from rqrag.trajectory import Trajectory
 
 

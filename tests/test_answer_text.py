@@ -1,10 +1,10 @@
-"""`rqrag.answer_text.contains_phrase`: the one whole-word containment test of choice labels and answer types."""
+"""`rqrag.text.answer_text.contains_phrase`: the one whole-word containment test of choice labels and answer types."""
 
 from __future__ import annotations
 
 import pytest
 
-from rqrag.answer_text import choice_label, contains_phrase
+from rqrag.text.answer_text import choice_label, contains_phrase
 
 
 @pytest.mark.parametrize(

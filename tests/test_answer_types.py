@@ -1,11 +1,11 @@
-"""What a question asks for and whether an answer is that kind of thing (rqrag.answer_types). The questions are the
+"""What a question asks for and whether an answer is that kind of thing (rqrag.answer.answer_types). The questions are the
 ones a new user asked in the issue that wanted the decision to check the answer against the question."""
 
 from __future__ import annotations
 
 import pytest
 
-from rqrag.answer_types import (
+from rqrag.answer.answer_types import (
     DATE,
     KIND,
     NUMBER,
@@ -104,7 +104,7 @@ def test_options_reads_a_question_once_and_skips_one_that_names_no_alternative(m
     # The comparison patterns backtrack over the whole question when it has no "or": on the longest question
     # the server takes they cost 35 ms a call, and the reader asks for the options of each candidate. A question
     # without "or"/"ou" is not searched at all, and a question's options are computed once.
-    import rqrag.answer_types as answer_types
+    import rqrag.answer.answer_types as answer_types
 
     counting = [_CountingPattern(answer_types._OPTIONS), _CountingPattern(answer_types._OPTIONS_LOOSE)]
     monkeypatch.setattr(answer_types, "_OPTIONS", counting[0])

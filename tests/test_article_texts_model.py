@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from rqrag.text_quality import guess_language
+from rqrag.text.text_quality import guess_language
 
 
 pytestmark = [pytest.mark.slow, pytest.mark.heavy]

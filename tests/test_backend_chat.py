@@ -10,12 +10,12 @@ from collections import Counter
 
 import pytest
 
-from rqrag.answer_text import answer_key
 from rqrag.inference.backends.base import ChatPrompt, Completion, GenerationRequest, Generator, SamplingParams
 from rqrag.inference.backends.chat_endpoint import ChatGenerationError, ChatGenerator
 from rqrag.inference.decoding.decode_config import DecodeConfig
 from rqrag.inference.decoding.prompting import ChatPrompter, make_prompter
 from rqrag.inference.decoding.select import STRATEGIES, Scored, select_all
+from rqrag.text.answer_text import answer_key
 from rqrag.trajectory import Action, ParseStatus
 
 

@@ -66,7 +66,7 @@ def kill(parent: subprocess.Popen, signum: int) -> None:
 
 LAUNCHED = """
     import subprocess, sys, time
-    from rqrag.processes import with_parent_death
+    from rqrag.local_servers.processes import with_parent_death
     child = subprocess.Popen(with_parent_death({sleeper!r}), start_new_session=True)
     print(child.pid, flush=True)
     time.sleep(600)
@@ -89,7 +89,7 @@ def test_a_server_started_from_a_thread_that_ends_keeps_running():
     so a server started from a worker thread (a restart in a thread pool) is not stopped when that thread is done."""
     code = f"""
         import subprocess, sys, threading, time
-        from rqrag.processes import with_parent_death
+        from rqrag.local_servers.processes import with_parent_death
         started = []
         worker = threading.Thread(target=lambda: started.append(
             subprocess.Popen(with_parent_death({SLEEPER!r}), start_new_session=True)))

@@ -10,7 +10,7 @@ import json
 import pytest
 
 from rqrag.cli.commands import ask
-from rqrag.text_quality import echoes
+from rqrag.text.text_quality import echoes
 
 
 pytestmark = pytest.mark.slow

@@ -27,7 +27,7 @@ from rqrag.retrieval.bm25 import BM25Retriever
 from rqrag.retrieval.passages import Passage
 from rqrag.serve.serve_config import ServeConfig
 from rqrag.serve.server.app import create_app
-from rqrag.text_quality import guess_language
+from rqrag.text.text_quality import guess_language
 
 
 DECODE_GROUPS = [

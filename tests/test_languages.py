@@ -6,11 +6,11 @@ import pytest
 
 from rqrag.inference.decoding.prompt_text import PROMPT_TEXT
 from rqrag.ingest.language import language_of
-from rqrag.languages import ANSWER_LANGUAGES, DEFAULT_LANGUAGE, question_language
 from rqrag.retrieval.bm25 import DEFAULT_LANGUAGE as BM25_DEFAULT
 from rqrag.retrieval.bm25 import SUPPORTED_LANGUAGES
 from rqrag.review import reviewer
 from rqrag.serve.memory import dates, writer
+from rqrag.text.languages import ANSWER_LANGUAGES, DEFAULT_LANGUAGE, question_language
 
 
 @pytest.mark.parametrize(

@@ -104,7 +104,7 @@ def _closed_port() -> int:
 
 
 def test_an_unreachable_model_falls_back_to_the_rule_and_says_why():
-    from rqrag.llm_client import ChatClient
+    from rqrag.llm.client import ChatClient
 
     client = ChatClient(base_url=f"http://127.0.0.1:{_closed_port()}/v1", model="none", max_retries=0, timeout=5)
     decision = decide_memory("Prefiro respostas em tópicos.", "Combinado.", client=client, language="pt")
@@ -127,7 +127,7 @@ def test_the_sync_entry_point_refuses_to_run_inside_an_event_loop():
 def test_the_model_path_on_a_real_endpoint(openai_server):
     """SmolLM2-135M under guided JSON decoding: whatever it decides must be well formed, and when its reply is
     not the schema the rule decides, with the reason recorded."""
-    from rqrag.llm_client import ChatClient
+    from rqrag.llm.client import ChatClient
 
     client = ChatClient(
         base_url=openai_server.base_url, model=openai_server.served_name, max_tokens=120, max_retries=1, timeout=120

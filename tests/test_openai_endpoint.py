@@ -1,4 +1,4 @@
-"""One endpoint policy for every caller of an OpenAI-compatible endpoint: the JSON chat client (`rqrag.llm_client`),
+"""One endpoint policy for every caller of an OpenAI-compatible endpoint: the JSON chat client (`rqrag.llm.client`),
 the chat backend and the completions backend, against a real HTTP server on localhost that answers as scripted
 (401, 500, slow replies). A refusal, an outage and the concurrency limit must look the same from all three."""
 
@@ -16,8 +16,8 @@ import pytest
 from rqrag.inference.backends.base import ChatPrompt, GenerationRequest, SamplingParams
 from rqrag.inference.backends.chat_endpoint import ChatGenerationError, ChatGenerator
 from rqrag.inference.backends.remote import RemoteGenerationError, RemoteGenerator
-from rqrag.llm_client import ChatClient, LLMUnavailable
-from rqrag.openai_endpoint import EndpointError, EndpointRefused, EndpointUnavailable, OpenAIEndpoint
+from rqrag.llm.client import ChatClient, LLMUnavailable
+from rqrag.llm.openai_endpoint import EndpointError, EndpointRefused, EndpointUnavailable, OpenAIEndpoint
 
 
 MODEL = "scripted-model"

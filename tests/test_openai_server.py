@@ -19,7 +19,7 @@ import time
 import openai
 import pytest
 
-from rqrag.local_server import OpenAIServerError, start_openai_server
+from rqrag.local_servers.local_server import OpenAIServerError, start_openai_server
 
 
 pytestmark = [pytest.mark.slow, pytest.mark.vllm]

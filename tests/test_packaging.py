@@ -119,7 +119,7 @@ def test_import_contracts_are_kept(unpacked, tmp_path):
 @pytest.mark.parametrize(
     ("module", "bad_import"),
     [
-        ("rqrag/answer_text.py", "import rqrag.inference.decoding.select"),  # the core reaching up into a stage
+        ("rqrag/text/answer_text.py", "import rqrag.inference.decoding.select"),  # the core reaching up into a stage
         ("rqrag/paths.py", "import rqrag.cli.commands.config_catalog"),  # the core reaching up into the CLI
         ("rqrag/inference/decoding/select.py", "import rqrag.eval.metrics"),  # a stage importing a later one
         ("rqrag/adapters.py", "import rqrag.models"),  # a circle between core modules (models imports adapters)

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from rqrag.answer_types import picked_option
+from rqrag.answer.answer_types import picked_option
 from rqrag.benchmarks.splits import load_split
 from rqrag.retrieval.base import Hit
 
@@ -113,7 +113,7 @@ def test_no_eval_id_reaches_the_readers_training_data():
 @pytest.mark.slow
 def test_the_shipped_reader_reads_the_answer_and_the_sentence_that_states_it():
     from rqrag.answer.reading.span_reader import Reader
-    from rqrag.answer_text import normalize_answer
+    from rqrag.text.answer_text import normalize_answer
 
     readings = Reader.default().read(
         ["Who did the 39th Vice President of the United States serve under?"], [[GARNER, AGNEW]]
@@ -181,8 +181,8 @@ GOSA = Hit(
 
 
 def test_a_value_is_a_signed_number_and_a_name_with_a_digit_is_not():
+    from rqrag.answer.answer_types import NUMBER, asked_type, fits
     from rqrag.answer.reading.candidate_spans import candidate_spans
-    from rqrag.answer_types import NUMBER, asked_type, fits
 
     assert asked_type("Que valor de tempo limite esconde o menu iPXE dos clientes LTSP?") == NUMBER
     assert asked_type("What value should MaxClients have?") == NUMBER

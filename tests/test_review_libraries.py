@@ -78,7 +78,7 @@ def test_a_missing_index_is_said_before_anything_starts(tmp_path):
 
 
 def test_a_model_asked_for_without_vllm_says_what_to_do(notes_library, tmp_path, monkeypatch, capsys):
-    """`--serve_model` and no --llm_base_url: the command starts it through `rqrag.local_server.serve_for_run` (here
+    """`--serve_model` and no --llm_base_url: the command starts it through `rqrag.local_servers.local_server.serve_for_run` (here
     it finds no vLLM, and says what to do), after the library was searched."""
     find_spec = importlib.util.find_spec
     monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None if name == "vllm" else find_spec(name, *a))

@@ -7,7 +7,6 @@ from typing import get_args
 
 import pytest
 
-from rqrag.answer_text import normalize_answer
 from rqrag.inference.decoding.decode_config import DecodeConfig
 from rqrag.inference.decoding.select import (
     DEFINITIONS,
@@ -27,6 +26,7 @@ from rqrag.inference.decoding.select import (
 )
 from rqrag.inference.decoding.tree import FinishedTrajectory
 from rqrag.retrieval.base import Hit
+from rqrag.text.answer_text import normalize_answer
 from rqrag.trajectory import Action, Step, Trajectory
 
 

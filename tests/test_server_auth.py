@@ -20,8 +20,8 @@ from fastapi.testclient import TestClient
 
 from rqrag.config_loader import ConfigError
 from rqrag.inference.decoding.decode_config import DecodeConfig
+from rqrag.local_servers.processes import free_port
 from rqrag.paths import PROJECT_ROOT
-from rqrag.processes import free_port
 from rqrag.serve.serve_config import ServeConfig
 from rqrag.serve.server.app import create_app
 from rqrag.serve.users import UserFile

@@ -1,5 +1,5 @@
 """The writer with real models: Qwen2.5-Coder-0.5B behind llama.cpp's own OpenAI-compatible HTTP server (started
-here, `rqrag.gguf_server`), read through the `openai` SDK, and the same model in-process; a served question whose
+here, `rqrag.local_servers.gguf_server`), read through the `openai` SDK, and the same model in-process; a served question whose
 written sentences stream through `/v1/chat/completions`."""
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ import pytest
 from rqrag.answer.claim_check import ClaimCheck
 from rqrag.answer.writer import AnswerWriter
 from rqrag.answer.writer_models import LocalChatModel, OpenAIChatModel
-from rqrag.gguf_server import serve_gguf
+from rqrag.local_servers.gguf_server import serve_gguf
 from rqrag.retrieval.base import Hit
 
 

@@ -1,5 +1,5 @@
 """The written answer on the chat page, in a real browser (Debian's headless Chromium, as tests/test_chat_browser.py):
-a real `rqrag serve` whose writer is Qwen2.5-Coder-0.5B behind llama.cpp's own HTTP server (`rqrag.gguf_server`).
+a real `rqrag serve` whose writer is Qwen2.5-Coder-0.5B behind llama.cpp's own HTTP server (`rqrag.local_servers.gguf_server`).
 
 The page shows what a person reads: the checked sentences with their [n] marks, the badge saying the answer was
 written and checked, and under it the sentence each cited source holds, verbatim; a mark opens the source viewer
@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from test_chat_browser import CHROMEDRIVER, CHROMIUM, ask, browser, wait_for
 
-from rqrag.gguf_server import serve_gguf
+from rqrag.local_servers.gguf_server import serve_gguf
 from rqrag.serve.server.process import RQRAGServer
 
 

@@ -62,7 +62,7 @@ class ScriptArguments:
 
 def answer_f1(completions, final_answer, answers, **kwargs) -> list[float]:
     """Token F1 of the rollout's final answer against the gold answers; 0 for a rollout with no answer."""
-    from rqrag.answer_text import answer_f1 as f1
+    from rqrag.text.answer_text import answer_f1 as f1
 
     return [f1(prediction, golds) if prediction else 0.0 for prediction, golds in zip(final_answer, answers)]
 

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import re
 
-from rqrag.text_quality import IDENTIFIER, fold
+from rqrag.text.text_quality import IDENTIFIER, fold
 
 
 # Small words inside names, titles and positions (en, pt, and the particles of European names).

@@ -38,7 +38,7 @@ from rqrag.answer.grounding import GroundedAnswer
 from rqrag.answer.messages import AnswerKind, Message, said
 from rqrag.answer.reading.model_reader import ModelReading, Numbered
 from rqrag.answer.verifier import VERIFIER_FILE, Verifier
-from rqrag.answer_text import normalize_answer
+from rqrag.text.answer_text import normalize_answer
 
 
 # Words an answer may add that the sentence need not repeat (articles are gone after normalize_answer already).
@@ -96,7 +96,7 @@ def yes_no_word(answer: str, language: str) -> str | None:
 def echoes_question(answer: str, question: str) -> bool:
     """Whether the answer only says back words of the question ("Lisbon" for "Which river flows through Lisbon?"),
     unless it is one of the options the question names ("Who is older, A or B?")."""
-    from rqrag.answer_types import options
+    from rqrag.answer.answer_types import options
 
     words = normalize_answer(answer).split()
     asked = set(normalize_answer(question).split())
@@ -132,7 +132,7 @@ def quote_of(sentences: Sequence[Numbered]) -> Quote:
 
 def question_overlap(question: str, text: str, language: str) -> float:
     """The share of the question's content words (by crude stem) that `text` holds."""
-    from rqrag.text_quality import content_words, stem
+    from rqrag.text.text_quality import content_words, stem
 
     asked = {stem(w) for w in content_words(question, language)}
     if not asked:

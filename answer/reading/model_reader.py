@@ -140,7 +140,7 @@ def number_sentences(hits: Sequence[Hit], ranked: Sequence[tuple[float, str]] | 
     every sentence in reading order), each once, numbered in reading order: grouped by passage, passages in the order
     the tree read them, so a page's sentences stay together as the page tells them."""
     if ranked is None:
-        from rqrag.sentences import split_sentences
+        from rqrag.text.sentences import split_sentences
 
         ranked = [(0.0, s) for hit in hits for s in split_sentences(hit.text)]
     chosen: list[tuple[int, str, Hit]] = []

@@ -23,10 +23,10 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from rqrag.answer.answer_types import OPTION, OTHER, asked_type, entities, fits, holds_type, options
 from rqrag.answer.reading.candidate_spans import candidate_spans, name_runs
-from rqrag.answer_text import normalize_answer
-from rqrag.answer_types import OPTION, OTHER, asked_type, entities, fits, holds_type, options
-from rqrag.text_quality import IDENTIFIER, content_words, echoes, fold, stem, words
+from rqrag.text.answer_text import normalize_answer
+from rqrag.text.text_quality import IDENTIFIER, content_words, echoes, fold, stem, words
 
 
 SENTENCE_FEATURES = (

@@ -31,6 +31,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from rqrag.answer.answer_types import OPTION, asked_type, options
 from rqrag.answer.extractive import ExtractiveAnswerer, Quote, _language
 from rqrag.answer.reading.candidate_spans import candidate_spans
 from rqrag.answer.reading.span_features import (
@@ -41,10 +42,9 @@ from rqrag.answer.reading.span_features import (
     span_features,
 )
 from rqrag.answer.reading.year_comparison import compare_by_years
-from rqrag.answer_text import normalize_answer
-from rqrag.answer_types import OPTION, asked_type, options
 from rqrag.logistic import LogisticScorer, sigmoid
 from rqrag.retrieval.base import Hit
+from rqrag.text.answer_text import normalize_answer
 
 
 READER_FILE = "reader.json"

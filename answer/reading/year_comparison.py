@@ -16,11 +16,11 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from rqrag.answer_text import normalize_answer
-from rqrag.answer_types import options
+from rqrag.answer.answer_types import options
 from rqrag.retrieval.base import Hit
-from rqrag.sentences import split_sentences
-from rqrag.text_quality import fold
+from rqrag.text.answer_text import normalize_answer
+from rqrag.text.sentences import split_sentences
+from rqrag.text.text_quality import fold
 
 
 _EARLIER = re.compile(r"\b(older|oldest|first|earlier|earliest|before|sooner|mais velh[oa]|primeiro|antes)\b")

@@ -48,7 +48,7 @@ def build(argv: Sequence[str]) -> int:
     tokenizer = load_tokenizer(config.tokenizer, add_rqrag_tokens=True)
     with contextlib.ExitStack() as stack:
         if config.serve_model:  # a local annotator for the length of the run
-            from rqrag.local_server import serve_for_run
+            from rqrag.local_servers.local_server import serve_for_run
 
             config = serve_for_run(config, stack, out_dir / "annotator_server.log")
         result = asyncio.run(run_build(config, out_dir, tokenizer))

@@ -75,7 +75,7 @@ def generated_query_retrieval(config: ExperimentConfig, llm_base_url=None, llm_m
 
     client = None
     if llm_base_url:
-        from rqrag.llm_client import ChatClient
+        from rqrag.llm.client import ChatClient
 
         client = ChatClient(base_url=llm_base_url, model=llm_model or "default", max_tokens=300, max_retries=1)
     queries = []

@@ -18,7 +18,7 @@ endpoint returns no logprobs (many hosted APIs, Ollama) or `chat_logprobs: false
 `rqrag.inference.decoding.select.select_all` chooses by answer agreement (its module docstring says what each strategy
 then means); `stop_confidence` needs logprobs and is refused without them.
 
-Transport: `rqrag.openai_endpoint.OpenAIEndpoint` (shared with the JSON chat client and the completions backend),
+Transport: `rqrag.llm.openai_endpoint.OpenAIEndpoint` (shared with the JSON chat client and the completions backend),
 one request per expansion, at most `concurrency` in flight, a per-request timeout, the SDK's own retries on
 timeouts, connection errors, 429 and 5xx. What still fails is a `ChatGenerationError` (a `GenerationError`: the
 decoder marks the batch's paths failed) with the endpoint's message; 401, 403 and 404 (wrong key, URL or model
@@ -40,7 +40,7 @@ from rqrag.inference.backends.base import (
     GenerationRequest,
     GeneratorStats,
 )
-from rqrag.openai_endpoint import EndpointError, EndpointRejected, OpenAIEndpoint
+from rqrag.llm.openai_endpoint import EndpointError, EndpointRejected, OpenAIEndpoint
 
 
 logger = logging.getLogger(__name__)

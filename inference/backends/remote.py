@@ -11,7 +11,7 @@ groups concurrently; the server batches and prefix-caches them. vLLM extensions 
 `min_tokens`, `skip_special_tokens`, `return_tokens_as_token_ids`. The server should run with
 `--logprobs-mode raw_logprobs` so scores are the model's raw distribution, as with the other backends.
 
-Transport: `rqrag.openai_endpoint.OpenAIEndpoint` (shared with the chat backend and the JSON chat client): at most
+Transport: `rqrag.llm.openai_endpoint.OpenAIEndpoint` (shared with the chat backend and the JSON chat client): at most
 `concurrency` groups in flight, the SDK's retries on timeouts, 429 and 5xx, 401/403/404 not retried; whatever still
 fails is a `RemoteGenerationError` with the endpoint's message.
 """
@@ -24,7 +24,7 @@ from collections import defaultdict
 from collections.abc import Sequence
 
 from rqrag.inference.backends.base import Completion, GenerationRequest, GeneratorStats
-from rqrag.openai_endpoint import EndpointError, OpenAIEndpoint
+from rqrag.llm.openai_endpoint import EndpointError, OpenAIEndpoint
 
 
 logger = logging.getLogger(__name__)

@@ -1,7 +1,7 @@
 """Refinement guards: a generated query that can add nothing to its path is not searched or not extended.
 
 The tests and the threshold are the training-data filter's (`rqrag.data_construction.query_filter`), defined once in
-the core (`rqrag.text_quality.restates`: word-set Jaccard >= 0.8 after normalisation; `rqrag.retrieval.base.new_docids`:
+the core (`rqrag.text.text_quality.restates`: word-set Jaccard >= 0.8 after normalisation; `rqrag.retrieval.base.new_docids`:
 "no passage the trajectory had not found"), applied to what the search would *repeat*:
 
 * `repeats_query` — the query restates an earlier query of its own path: its search was already done on the
@@ -48,7 +48,7 @@ from collections.abc import Sequence
 
 from rqrag.inference.decoding.tree import Path, Question
 from rqrag.retrieval.base import Hit, new_docids
-from rqrag.text_quality import guess_language, loops, restates
+from rqrag.text.text_quality import guess_language, loops, restates
 
 
 def text_guards(queries: Sequence[tuple[str, Question, Path]]) -> list[str | None]:

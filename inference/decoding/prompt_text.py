@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from rqrag.languages import DEFAULT_LANGUAGE
+from rqrag.text.languages import DEFAULT_LANGUAGE
 from rqrag.trajectory import Action
 
 

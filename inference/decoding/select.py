@@ -18,13 +18,13 @@ passage the trajectory retrieved (titles included, as the model read them).
   so the two can be compared; sampled queries make it favour the paths that searched least.
 * `confidence` — **answer confidence**: the highest conf = (1/|A|) Σ_{t∈A} p_t, the mean token *probability*
   of the answer. Without the terminator a one-token answer is no longer half `[EOS]`.
-* `ensemble` — answers are grouped by `rqrag.answer_text.answer_key` (the option picked on a multiple-choice
+* `ensemble` — answers are grouped by `rqrag.text.answer_text.answer_key` (the option picked on a multiple-choice
   question, the normalised text otherwise); a group scores Σ conf of its members; the best group wins,
   represented by its most confident member.
 * `support` — **evidence support**: prefer answers found in the trajectory's own evidence, then the higher
   confidence, i.e. the highest (supported, conf). `supported` means the normalised answer (on a
   multiple-choice question, the normalised text of the option it picks) occurs as whole words in the
-  normalised E (`rqrag.answer_text.normalize_answer`), and — on an open question — not inside the question or one
+  normalised E (`rqrag.text.answer_text.normalize_answer`), and — on an open question — not inside the question or one
   of the trajectory's own queries: an echo of what was asked is found in any evidence retrieved for it, so it
   is no support. A path without evidence is never supported; when no candidate is, this is `confidence`.
 * `vote` — **supported agreement**: answers grouped as in `ensemble`, each member weighing
@@ -54,7 +54,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import Literal, get_args
 
-from rqrag.answer_text import answer_key, choice_label, normalize_answer
+from rqrag.text.answer_text import answer_key, choice_label, normalize_answer
 
 
 @dataclass(frozen=True)

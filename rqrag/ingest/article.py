@@ -25,7 +25,7 @@ from dataclasses import asdict, dataclass, field
 from rqrag.ingest.article_layout import MAX_HEADING_WORDS, LayoutHints, heading_key, layout_hints
 from rqrag.ingest.front_matter import read_front_matter
 from rqrag.ingest.section_names import section_role
-from rqrag.text_quality import guess_language
+from rqrag.text.text_quality import guess_language
 
 
 # Captions and table rows are set bold or large too, and are never headings.

@@ -24,7 +24,7 @@ import statistics
 from collections import Counter
 from dataclasses import dataclass, field
 
-from rqrag.text_quality import fold
+from rqrag.text.text_quality import fold
 
 
 logger = logging.getLogger(__name__)

@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 
 from rqrag.ingest.article_layout import YEAR, LayoutHints
 from rqrag.ingest.section_names import section_role
-from rqrag.text_quality import fold
+from rqrag.text.text_quality import fold
 
 
 PAGES_READ = 4  # covers, title page, catalogue card and approval page come first

@@ -8,7 +8,7 @@ A new library without a `--language` takes the language of its first document: t
 stopwords), PostgreSQL's text-search configuration and the prompts and "not found" messages all follow it.
 
 The answer is one of the languages the BM25 index has an analyzer for (`rqrag.retrieval.bm25.ANALYZERS`). It falls
-back to `rqrag.languages.DEFAULT_LANGUAGE` (English), with a `note` and a low confidence, when there is too little
+back to `rqrag.text.languages.DEFAULT_LANGUAGE` (English), with a `note` and a low confidence, when there is too little
 text to tell, when no supported language stands out, or when the text reads as a language without an analyzer
 (Polish gets English analysis rather than a confident guess of the nearest supported language).
 
@@ -35,7 +35,7 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from rqrag.languages import DEFAULT_LANGUAGE
+from rqrag.text.languages import DEFAULT_LANGUAGE
 
 
 logger = logging.getLogger(__name__)

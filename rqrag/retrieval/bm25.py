@@ -24,10 +24,10 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from rqrag.languages import DEFAULT_LANGUAGE
 from rqrag.retrieval.base import Hit, check_qids
 from rqrag.retrieval.passages import Passage, corpus_fingerprint, indexed_text, read_passages, write_passages
 from rqrag.retrieval.renamed import warn_renamed
+from rqrag.text.languages import DEFAULT_LANGUAGE
 
 
 if TYPE_CHECKING:

@@ -155,12 +155,20 @@ class LocalPostgres:
 
 def _watch(data_dir: Path) -> subprocess.Popen:
     """A watchdog that stops the server over `data_dir` when this process dies without stopping it (SIGKILL, a
-    test runner's timeout): PostgreSQL daemonizes, so it would otherwise outlive us (`rqrag.child_launcher`)."""
+    test runner's timeout): PostgreSQL daemonizes, so it would otherwise outlive us (`rqrag.local_servers.child_launcher`)."""
     import shlex
     import sys
 
     stop = shlex.join([sys.executable, "-m", "rqrag.retrieval.postgres_server", "stop", "--data-dir", str(data_dir)])
-    command = [sys.executable, "-m", "rqrag.child_launcher", "--parent", str(os.getpid()), "--on_parent_death", stop]
+    command = [
+        sys.executable,
+        "-m",
+        "rqrag.local_servers.child_launcher",
+        "--parent",
+        str(os.getpid()),
+        "--on_parent_death",
+        stop,
+    ]
     return subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, start_new_session=True)
 
 

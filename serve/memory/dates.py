@@ -38,7 +38,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 
-from rqrag.languages import ANSWER_LANGUAGES
+from rqrag.text.languages import ANSWER_LANGUAGES
 
 
 HEMISPHERES = ("south", "north")
@@ -135,7 +135,7 @@ _KEYWORDS: tuple[tuple[re.Pattern, str, int], ...] = (
 def _date_tokens(text: str) -> list[str]:
     """Lower-case tokens as a date is written: 02/01/2024, 2024-01-02 and 02.01.2024 stay one token, accents stay
     (the word lists above carry them), and ':' splits, so a clock time (10:30) reads as two numbers, not a date.
-    Not `rqrag.text_quality.words`, which keeps 10:30 whole and would let a time of day narrow a search to a day."""
+    Not `rqrag.text.text_quality.words`, which keeps 10:30 whole and would let a time of day narrow a search to a day."""
     return [w.lower() for w in _DATE_TOKEN.findall(text)]
 
 

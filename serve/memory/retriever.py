@@ -21,11 +21,11 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from datetime import datetime
 
-from rqrag.languages import ANSWER_LANGUAGES
 from rqrag.retrieval.base import Hit, check_qids
 from rqrag.retrieval.fusion import FusedRetriever  # noqa: F401  (re-exported: memories are fused from here)
 from rqrag.serve.memory.dates import asks_when_told, date_range_in
 from rqrag.serve.memory.store import MemoryStore
+from rqrag.text.languages import ANSWER_LANGUAGES
 
 
 # A memory joins a documents question's sources only when it shares a content word with the question and its cosine
@@ -40,7 +40,7 @@ def shares_words(question: str, memory: str) -> bool:
     """Whether a memory says something the question asks about: a content word (by stem) in common, the rule's
     "O usuário disse:" left out."""
     from rqrag.serve.memory.writer import strip_rule_prefix
-    from rqrag.text_quality import content_words, stem
+    from rqrag.text.text_quality import content_words, stem
 
     asked = {stem(w) for w in content_words(question)}
     return bool(asked & {stem(w) for w in content_words(strip_rule_prefix(memory))})

@@ -5,7 +5,7 @@ The store (`serve/memory/store.py`) shares `database_url` with the conversation 
 PostgreSQL database) holds a user's conversations and memories; its vectors come from the same multilingual
 embedder the document library uses by default, loaded once per process (`SharedEncoder`).
 
-The judge is a chat model asked with a JSON schema (`rqrag.llm_client.ChatClient`): the endpoint
+The judge is a chat model asked with a JSON schema (`rqrag.llm.client.ChatClient`): the endpoint
 `memory_llm_base_url` names, else the chat backend's own when the server generates through one. Without
 either, `serve/memory/writer.py` decides by its rule (first-person statements).
 """
@@ -35,7 +35,7 @@ def open_memories(serve: ServeConfig):
 
 def memory_judge(serve: ServeConfig, decode: DecodeConfig):
     """A JSON-schema chat client for the memory decision, or None (the rule decides)."""
-    from rqrag.llm_client import ChatClient
+    from rqrag.llm.client import ChatClient
 
     if serve.memory_llm_base_url:
         base_url, model = serve.memory_llm_base_url, serve.memory_llm_model

@@ -4,7 +4,7 @@
     if decision.remember:
         store.add(user_id, decision.description, conversation_id=cid, source=decision.source, ...)
 
-With a chat client (`rqrag.llm_client.ChatClient`), the model is asked, in the conversation's
+With a chat client (`rqrag.llm.client.ChatClient`), the model is asked, in the conversation's
 language and under a JSON schema (`MEMORY_SCHEMA`), whether the exchange tells something lasting about the user
 or their work — a preference, a plan, a fact about them, a decision — and for a third-person sentence stating
 it. Without a client, or when the call fails or the reply is not the requested JSON, a plain rule decides: the
@@ -23,8 +23,8 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from rqrag.languages import ANSWER_LANGUAGES
-from rqrag.llm_client import NotAJSONObject, load_json_object
+from rqrag.llm.client import NotAJSONObject, load_json_object
+from rqrag.text.languages import ANSWER_LANGUAGES
 
 
 DESCRIPTION_MAX_CHARS = 200
@@ -197,7 +197,7 @@ _NEEDS = re.compile(
 
 def _sentences(text: str) -> list[str]:
     """The sentences of a message; a decimal, a version or an amount ("10.15", "2.24.1", "R$ 3,50") ends none."""
-    from rqrag.sentences import split_sentences
+    from rqrag.text.sentences import split_sentences
 
     return [s.strip() for s in split_sentences(text or "") if s.strip()]
 

@@ -5,7 +5,7 @@ Used by the server tests and `scripts/bench_server.py`, which exercise the real 
     with RQRAGServer(log_dir, database, ["--max_depth", "1"]) as server:
         server.client().chat.completions.create(model="rqrag", messages=[...])
 
-Process supervision (own process group, health wait, SIGTERM then SIGKILL) is `rqrag.processes`, shared with
+Process supervision (own process group, health wait, SIGTERM then SIGKILL) is `rqrag.local_servers.processes`, shared with
 the vLLM server helper. Nothing here needs the checkout: the config is the shipped one by name, the child runs in
 the caller's folder, and `python` may be another environment's interpreter (tests/test_wheel_standalone.py starts
 the server installed from the wheels).
@@ -18,7 +18,7 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from rqrag.processes import free_port, start_server_process
+from rqrag.local_servers.processes import free_port, start_server_process
 
 
 class RQRAGServer:

@@ -1,6 +1,6 @@
 """One OpenAI-compatible endpoint as every caller talks to it: the client, the concurrency limit, the error policy.
 
-Three callers send requests to such endpoints: the JSON chat client (`rqrag.llm_client`: the data builder's
+Three callers send requests to such endpoints: the JSON chat client (`rqrag.llm.client`: the data builder's
 annotators, the memory judge, the literature review) and the tree decoder's chat and completions backends
 (`rqrag.inference.backends.chat_endpoint`, `.remote`). They differ in what they ask and how they read the reply;
 how a request goes out and what its failure means lives here, so a wrong key reads the same wherever it happens.

@@ -26,7 +26,7 @@ from __future__ import annotations
 
 from collections.abc import Collection
 
-from rqrag.text_quality import guess_language
+from rqrag.text.text_quality import guess_language
 
 
 DEFAULT_LANGUAGE = "en"
@@ -40,7 +40,7 @@ def question_language(
     among: Collection[str] | None = None,
 ) -> str:
     """The language to answer `text` in: `given` when the caller was told one (a setting, the library's language),
-    else the one its function words show (`rqrag.text_quality.guess_language`), else `default`. With `among`, a
+    else the one its function words show (`rqrag.text.text_quality.guess_language`), else `default`. With `among`, a
     language outside it (one with no wording) also gives `default`."""
     language = given or guess_language(text) or default
     if among is not None and language not in among:

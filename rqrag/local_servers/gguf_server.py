@@ -1,6 +1,6 @@
 """llama.cpp's OpenAI-compatible HTTP server for a GGUF model, on CPUs, from the `xllamacpp` wheel (no build).
 
-    python -m rqrag.gguf_server --model qwen2.5-1.5b --port 8080        # serve until Ctrl-C
+    python -m rqrag.local_servers.gguf_server --model qwen2.5-1.5b --port 8080        # serve until Ctrl-C
     rqrag ask "..." --writer openai --writer_base_url http://127.0.0.1:8080/v1 --writer_model qwen2.5-1.5b
 
     with serve_gguf("qwen2.5-0.5b") as server:                           # a child process, stopped on exit
@@ -22,7 +22,7 @@ import threading
 from collections.abc import Iterator
 from pathlib import Path
 
-from rqrag.processes import ServerProcess, free_port, start_server_process
+from rqrag.local_servers.processes import ServerProcess, free_port, start_server_process
 
 
 def run(model: str, port: int, host: str = "127.0.0.1", n_ctx: int = 4096, parallel: int = 2) -> None:
@@ -50,7 +50,7 @@ def serve_gguf(model: str, port: int | None = None, startup_timeout: float = 120
     process group is stopped on exit."""
     port = port or free_port()
     log = Path(tempfile.mkdtemp(prefix="gguf-server-")) / "server.log"
-    command = [sys.executable, "-m", "rqrag.gguf_server", "--model", model, "--port", str(port)]
+    command = [sys.executable, "-m", "rqrag.local_servers.gguf_server", "--model", model, "--port", str(port)]
     env = {**os.environ, "HF_HUB_OFFLINE": "1"}
     server = start_server_process(
         command, port=port, log_path=log, env=env, startup_timeout=startup_timeout, name=f"llama.cpp {model}"
@@ -62,7 +62,9 @@ def serve_gguf(model: str, port: int | None = None, startup_timeout: float = 120
 
 
 def main(argv=None) -> None:
-    parser = argparse.ArgumentParser(prog="python -m rqrag.gguf_server", description=__doc__.split("\n\n")[0])
+    parser = argparse.ArgumentParser(
+        prog="python -m rqrag.local_servers.gguf_server", description=__doc__.split("\n\n")[0]
+    )
     parser.add_argument("--model", default="qwen2.5-1.5b", help="a reader model key or a .gguf path")
     parser.add_argument("--port", type=int, default=8080, help="the port to listen on")
     parser.add_argument("--host", default="127.0.0.1", help="the address to listen on")

@@ -22,8 +22,8 @@ from __future__ import annotations
 import functools
 import re
 
-from rqrag.answer_text import contains_phrase, normalize_answer
-from rqrag.text_quality import fold
+from rqrag.text.answer_text import contains_phrase, normalize_answer
+from rqrag.text.text_quality import fold
 
 
 PERSON, PLACE, DATE, NUMBER, POSITION, KIND, YES_NO, OPTION, OTHER = (

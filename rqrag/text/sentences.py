@@ -2,7 +2,7 @@
 (headings, list items and code lines stand alone; "e.g." and 10.0.2.2 never end one), and `is_title` tells a line
 that titles what follows from a statement.
 
-`is_title` is broader than `rqrag.text_quality.is_heading`, which judges an *answer*: a quote must not be a short
+`is_title` is broader than `rqrag.text.text_quality.is_heading`, which judges an *answer*: a quote must not be a short
 capitalised title ("Alguma história e o porquê de dois nomes"), while an answer of that shape ("Shirley Temple")
 is often right.
 """
@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 
-from rqrag.text_quality import fold
+from rqrag.text.text_quality import fold
 
 
 _BULLET = re.compile(r"^\s*(?:[•●▪◦‣∙·*–—-]|\d{1,2}[.)]|[a-z][.)])\s+")

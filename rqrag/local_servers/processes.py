@@ -1,14 +1,14 @@
 """Supervise a local HTTP server process: start it on a free port, wait until it is healthy, stop all of it.
 
 One helper for every server rq-rag starts on this machine — the vLLM OpenAI-compatible server
-(`rqrag.local_server`) and `rqrag serve` itself (`rqrag.serve.server.process`, used by tests and benchmarks):
+(`rqrag.local_servers.local_server`) and `rqrag serve` itself (`rqrag.serve.server.process`, used by tests and benchmarks):
 
     with start_server_process(cmd, port=port, log_path=log) as proc:
         httpx.get(f"{proc.root_url}/health")
 
 The process runs in its own session (process group), so `stop()` signals the server and every worker it forked
 (vLLM's engine core and CPU worker among them) at once: SIGTERM, then SIGKILL after `stop_timeout` s. It is started
-under `rqrag.child_launcher`, which stops it when this process dies without stopping it (SIGKILL, a test runner's
+under `rqrag.local_servers.child_launcher`, which stops it when this process dies without stopping it (SIGKILL, a test runner's
 timeout): no server is left behind holding a core. Output goes
 to a log file, never a pipe, so a chatty server cannot block on a full pipe; errors quote the log's tail.
 """
@@ -121,9 +121,9 @@ class ServerProcess:
 
 
 def with_parent_death(command: Sequence[str]) -> list[str]:
-    """`command` run under `rqrag.child_launcher`, which stops it when this process dies, even by SIGKILL (it
+    """`command` run under `rqrag.local_servers.child_launcher`, which stops it when this process dies, even by SIGKILL (it
     watches this process, whichever thread started it, and exits with the command's status)."""
-    return [sys.executable, "-m", "rqrag.child_launcher", "--parent", str(os.getpid()), "--", *command]
+    return [sys.executable, "-m", "rqrag.local_servers.child_launcher", "--parent", str(os.getpid()), "--", *command]
 
 
 def start_server_process(

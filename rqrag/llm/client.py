@@ -3,7 +3,7 @@
 Core, because every stage that asks a chat model for JSON uses it: the data builder's annotators
 (`rqrag.data_construction`), the memory writer's judge, the literature review, the experiments' analysis.
 
-- Transport, concurrency and errors: `rqrag.openai_endpoint.OpenAIEndpoint`, shared with the tree decoder's
+- Transport, concurrency and errors: `rqrag.llm.openai_endpoint.OpenAIEndpoint`, shared with the tree decoder's
   endpoint backends: the SDK's own retries with backoff, at most `concurrency` calls in flight however many
   examples wait, one error policy.
 - Cache: every successful reply is stored in SQLite under a hash of (model, messages, parameters), so a rerun
@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from rqrag.openai_endpoint import EndpointRejected, EndpointStats, EndpointUnavailable, OpenAIEndpoint
+from rqrag.llm.openai_endpoint import EndpointRejected, EndpointStats, EndpointUnavailable, OpenAIEndpoint
 
 
 RESPONSE_FORMATS = ("json_schema", "json_object", "text")

@@ -1,7 +1,7 @@
 """Run a command that ends when the process that started it dies, or a watchdog that runs a stop command then.
 
-    python -m rqrag.child_launcher --parent PID -- vllm serve ...      # the server, stopped if PID dies
-    python -m rqrag.child_launcher --parent PID --on_parent_death "python -m rqrag.retrieval.postgres_server stop ..."
+    python -m rqrag.local_servers.child_launcher --parent PID -- vllm serve ...      # the server, stopped if PID dies
+    python -m rqrag.local_servers.child_launcher --parent PID --on_parent_death "python -m rqrag.retrieval.postgres_server stop ..."
 
 A server rq-rag or its tests start (vLLM, `rqrag serve`) runs in its own process group, so it can be stopped with
 every worker it forked; but a process group outlives a parent killed by SIGKILL or by a test runner's timeout, and

