@@ -40,7 +40,7 @@ from rqrag.serve.documents.job_queue import JobQueue
 from rqrag.serve.documents.jobs import IngestionJob, JobCancelled, JobStatus
 from rqrag.serve.documents.review_jobs import ReviewJobs
 from rqrag.serve.errors import BadRequest, Forbidden, NotFound, Unavailable
-from rqrag.serve.serve_config import DocumentsConfig
+from rqrag.serve.serve_config import DocumentsConfig, ServeConfig
 
 
 if TYPE_CHECKING:
@@ -67,9 +67,9 @@ class DocumentsSettings(DocumentsConfig):
         self.shared_libraries = list(self.shared_libraries or [self.documents_index])
 
     @classmethod
-    def from_serve(cls, serve: Any) -> DocumentsSettings:
+    def from_serve(cls, serve: ServeConfig) -> DocumentsSettings:
         values = {f.name: getattr(serve, f.name) for f in fields(DocumentsConfig)}
-        jobs_url = getattr(serve, "database_url", None)
+        jobs_url = serve.database_url
         if (
             values["documents_database_url"] is None
             and values["documents_dir"] is None
@@ -78,12 +78,7 @@ class DocumentsSettings(DocumentsConfig):
         ):
             # servers sharing one PostgreSQL share their libraries too (unless told to keep them in a folder)
             values["documents_database_url"] = jobs_url
-        return cls(
-            **values,
-            jobs_database_url=jobs_url,
-            job_lease_s=getattr(serve, "job_lease_seconds", 30.0),
-            users=bool(getattr(serve, "users", None)),
-        )
+        return cls(**values, jobs_database_url=jobs_url, job_lease_s=serve.job_lease_seconds, users=bool(serve.users))
 
     def chunking(self):
         """The chunking of a library the server creates: the library default, with the sizes the config gives."""
