@@ -12,12 +12,12 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+from stack_files import documented_files
 
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -25,14 +25,6 @@ ARCHITECTURE = ROOT / "docs" / "ARCHITECTURE.md"
 MAX_FILES = 9  # issue 65: a chat request reaches its first model call through at most nine files
 
 pytestmark = pytest.mark.slow  # a real server with the shipped model and index: ~45 s
-
-
-def documented_chat_path() -> list[str]:
-    block = re.search(
-        r"<!-- chat-first-model-call:start -->(.*?)<!-- chat-first-model-call:end -->", ARCHITECTURE.read_text(), re.S
-    )
-    assert block, "docs/ARCHITECTURE.md lost its chat-first-model-call markers"
-    return re.findall(r"^\d+\. `([^`]+)`", block.group(1), re.M)
 
 
 PROBE = r"""
@@ -48,20 +40,16 @@ from rqrag.serve.serve_config import ServeConfig
 from rqrag.serve.server.app import create_app
 
 root, workdir = Path(sys.argv[1]), Path(sys.argv[2])
+sys.path.insert(0, str(root / "tests"))
+from stack_files import package_file
+
 seen = []
-
-
-def package_file(filename):
-    path = Path(filename).resolve()
-    if path.is_file() and path.is_relative_to(root) and ".venv" not in path.relative_to(root).parts:
-        return path.relative_to(root).as_posix()
-
 
 def live_coroutines():
     for obj in gc.get_objects():
         if inspect.iscoroutine(obj) or inspect.isasyncgen(obj):
             frame = obj.cr_frame if inspect.iscoroutine(obj) else obj.ag_frame
-            if frame is not None and package_file(frame.f_code.co_filename):
+            if frame is not None and package_file(root, frame.f_code.co_filename):
                 yield obj, frame
 
 
@@ -72,11 +60,11 @@ def record(self, requests, *args, **kwargs):
         names = {thread.ident: thread.name for thread in threading.enumerate()}
         for _, frame in live_coroutines():
             if id(frame) not in before:
-                files.append(package_file(frame.f_code.co_filename))
+                files.append(package_file(root, frame.f_code.co_filename))
         for ident, frame in sys._current_frames().items():
             if ident == caller or not names.get(ident, "").startswith("rqrag-"):
-                files += [package_file(entry.filename) for entry in traceback.extract_stack(frame)]
-        seen.append(sorted({f for f in files if f} | {package_file(hf.__file__)}))
+                files += [package_file(root, entry.filename) for entry in traceback.extract_stack(frame)]
+        seen.append(sorted({f for f in files if f} | {package_file(root, hf.__file__)}))
     raise RuntimeError("stopped at the first model call")
 
 
@@ -124,7 +112,7 @@ def chat_path(tmp_path_factory) -> list[str]:
 
 
 def test_a_chat_request_reaches_the_model_through_the_documented_files(chat_path):
-    documented = documented_chat_path()
+    documented = documented_files(ARCHITECTURE.read_text(), "chat-first-model-call")
     assert sorted(documented) == chat_path
     assert len(documented) <= MAX_FILES
     assert documented[0] == "serve/server/body_limit.py" and documented[-1] == "inference/backends/hf.py"

@@ -15,6 +15,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from stack_files import documented_files
 
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -27,9 +28,7 @@ pytestmark = pytest.mark.slow  # the real model and index are loaded (not run): 
 def documented_path() -> tuple[list[str], int]:
     """The files listed between the markers, in order, and the documented count of modules imported by then."""
     text = ARCHITECTURE.read_text()
-    block = re.search(r"<!-- first-model-call:start -->(.*?)<!-- first-model-call:end -->", text, re.S)
-    assert block, "docs/ARCHITECTURE.md lost its first-model-call markers"
-    files = re.findall(r"^\d+\. `([^`]+)`", block.group(1), re.M)
+    files = documented_files(text, "first-model-call")
     modules = re.search(r"(\d+) modules\s+of\s+the\s+package\s+are\s+imported", text)
     assert modules, "docs/ARCHITECTURE.md no longer says how many modules `rqrag ask` imports"
     return files, int(modules.group(1))
@@ -42,17 +41,18 @@ from pathlib import Path
 from rqrag.inference.backends import hf
 
 root = Path(sys.argv[1])
+sys.path.insert(0, str(root / "tests"))
+from stack_files import package_file
+
 seen = []
 
 def record(self, requests, *args, **kwargs):
     if not seen:
         files = []
         for frame in traceback.extract_stack():
-            path = Path(frame.filename).resolve()
-            if path.is_file() and path.is_relative_to(root) and ".venv" not in path.relative_to(root).parts:
-                relative = path.relative_to(root).as_posix()
-                if relative not in files:
-                    files.append(relative)
+            relative = package_file(root, frame.filename)
+            if relative and relative not in files:
+                files.append(relative)
         files.append(Path(hf.__file__).resolve().relative_to(root).as_posix())  # the callee: the model call itself
         modules = sorted(m for m in sys.modules if m == "rqrag" or m.startswith("rqrag."))
         seen.append({"files": files, "modules": modules})
